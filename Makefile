@@ -1,0 +1,39 @@
+# simtgpu top-level Makefile. The README's two commands:
+#   make demo   set up everything, boot the guest, run the CUDA examples
+#   make test   build and run every test, then print one summary line
+# CMake does the userspace build underneath; kmd/ and QEMU have their own.
+
+BUILD_TYPE ?= Release
+BUILD_DIR ?= build
+SAN_BUILD_DIR ?= build-asan
+JOBS ?= $(shell nproc)
+PREFIX ?= /usr/local
+
+CMAKE_FLAGS = -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+
+.PHONY: all deps build test test-unit test-asan test-guest clean install
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD_DIR)/build.ninja: | deps
+	cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS)
+
+build: deps $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+$(SAN_BUILD_DIR)/build.ninja: | deps
+	cmake -S . -B $(SAN_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+		-DSIMTGPU_SANITIZE=ON -DSIMTGPU_SIM_ONLY=ON
+
+test: build $(SAN_BUILD_DIR)/build.ninja
+	cmake --build $(SAN_BUILD_DIR) -j $(JOBS)
+	scripts/run-tests.sh $(BUILD_DIR) $(SAN_BUILD_DIR)
+
+install: build
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD_DIR) $(SAN_BUILD_DIR)

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * simtgpu uAPI: the interface between the simtgpu kernel driver (kmd/) and
+ * userspace (umd/, and umd's in-process transport, which implements the same
+ * ioctls on the simulator).
+ *
+ * DOC: Rules
+ *
+ * - Every struct is 64-bit aligned and uses only __u32/__u64; pointers are
+ *   __u64. Padding and reserved fields must be zero (-EINVAL otherwise).
+ * - Unknown flag bits are -EINVAL. Flags are added, never removed.
+ * - New fields go at the end or into padding; zero keeps the old behaviour.
+ *   Each struct's `extensions` pointer (0 today) allows chained growth.
+ * - Arrays carry a stride so that their elements may grow.
+ * - Ioctl numbers are only appended. Each addition bumps
+ *   SIMTGPU_UAPI_VERSION_MINOR; an incompatible change bumps the major.
+ *
+ * docs/uapi.md documents each ioctl, its fields and every errno.
+ */
+#ifndef _UAPI_SIMTGPU_DRM_H_
+#define _UAPI_SIMTGPU_DRM_H_
+
+#include "drm.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+#define SIMTGPU_UAPI_VERSION_MAJOR 1
+#define SIMTGPU_UAPI_VERSION_MINOR 0
+
+#define DRM_SIMTGPU_GET_PARAM 0x00
+#define DRM_SIMTGPU_BO_CREATE 0x01
+#define DRM_SIMTGPU_BO_MMAP_OFFSET 0x02
+#define DRM_SIMTGPU_BO_INFO 0x03
+#define DRM_SIMTGPU_SUBMIT 0x04
+#define DRM_SIMTGPU_WAIT_BO 0x05
+#define DRM_SIMTGPU_QUEUE_CREATE 0x06
+#define DRM_SIMTGPU_QUEUE_DESTROY 0x07
+#define DRM_SIMTGPU_QUEUE_GET_STATE 0x08
+
+#define DRM_IOCTL_SIMTGPU_GET_PARAM \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_GET_PARAM, \
+		 struct drm_simtgpu_get_param)
+#define DRM_IOCTL_SIMTGPU_BO_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_BO_CREATE, \
+		 struct drm_simtgpu_bo_create)
+#define DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_BO_MMAP_OFFSET, \
+		 struct drm_simtgpu_bo_mmap_offset)
+#define DRM_IOCTL_SIMTGPU_BO_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_BO_INFO, \
+		 struct drm_simtgpu_bo_info)
+#define DRM_IOCTL_SIMTGPU_SUBMIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_SUBMIT, \
+		 struct drm_simtgpu_submit)
+#define DRM_IOCTL_SIMTGPU_WAIT_BO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_WAIT_BO, \
+		 struct drm_simtgpu_wait_bo)
+#define DRM_IOCTL_SIMTGPU_QUEUE_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_QUEUE_CREATE, \
+		 struct drm_simtgpu_queue_create)
+#define DRM_IOCTL_SIMTGPU_QUEUE_DESTROY \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_QUEUE_DESTROY, \
+		 struct drm_simtgpu_queue_destroy)
+#define DRM_IOCTL_SIMTGPU_QUEUE_GET_STATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_QUEUE_GET_STATE, \
+		 struct drm_simtgpu_queue_get_state)
+
+/* GET_PARAM: read one device or driver property. */
+enum drm_simtgpu_param {
+	SIMTGPU_PARAM_UAPI_VERSION = 0, /* major << 16 | minor */
+	SIMTGPU_PARAM_HW_VERSION = 1, /* SIMTGPU_REG_HW_VERSION */
+	SIMTGPU_PARAM_ARCH = 2, /* SIMTGPU_ARCH_* */
+	SIMTGPU_PARAM_NUM_SMS = 3,
+	SIMTGPU_PARAM_WARPS_PER_SM = 4,
+	SIMTGPU_PARAM_WARP_SIZE = 5,
+	SIMTGPU_PARAM_CTAS_PER_SM = 6,
+	SIMTGPU_PARAM_SHARED_PER_SM = 7,
+	SIMTGPU_PARAM_MAX_THREADS_PER_CTA = 8,
+	SIMTGPU_PARAM_VRAM_SIZE = 9, /* bytes */
+	SIMTGPU_PARAM_VRAM_USED = 10, /* bytes, whole device */
+	SIMTGPU_PARAM_VRAM_LIMIT = 11, /* this file's limit, 0 = none */
+	SIMTGPU_PARAM_CLOCK_KHZ = 12,
+	SIMTGPU_PARAM_MAX_STACK_PER_THREAD = 13,
+	SIMTGPU_PARAM_TIMESTAMP = 14, /* current global timer, ns */
+	SIMTGPU_PARAM_CAPS = 15, /* SIMTGPU_CAP_* */
+	SIMTGPU_PARAM_NUM_QUEUES_MAX = 16, /* queues per file */
+};
+
+struct drm_simtgpu_get_param {
+	__u32 param; /* in: enum drm_simtgpu_param */
+	__u32 pad; /* in: must be 0 */
+	__u64 value; /* out */
+};
+
+/* BO_CREATE: allocate a buffer object in VRAM and map it into this file's
+ * GPU address space. */
+#define SIMTGPU_BO_EXEC (1u << 0) /* map executable (device code) */
+#define SIMTGPU_BO_READ_ONLY (1u << 1) /* GPU may not write it */
+#define SIMTGPU_BO_FLAGS (SIMTGPU_BO_EXEC | SIMTGPU_BO_READ_ONLY)
+
+struct drm_simtgpu_bo_create {
+	__u64 size; /* in: bytes, > 0; rounded up to 4 KiB */
+	__u32 flags; /* in: SIMTGPU_BO_* */
+	__u32 handle; /* out: GEM handle */
+	__u64 gpu_va; /* out: GPU virtual address in this file's VM */
+	__u64 extensions; /* in: must be 0 */
+};
+
+/* BO_MMAP_OFFSET: the fake offset to mmap() the BO on this fd. */
+struct drm_simtgpu_bo_mmap_offset {
+	__u32 handle; /* in */
+	__u32 flags; /* in: must be 0 */
+	__u64 offset; /* out */
+};
+
+/* BO_INFO: size, flags and address of a BO. */
+struct drm_simtgpu_bo_info {
+	__u32 handle; /* in */
+	__u32 flags; /* out: SIMTGPU_BO_* it was created with */
+	__u64 size; /* out: bytes (page aligned) */
+	__u64 gpu_va; /* out */
+};
+
+/* QUEUE_CREATE: a submission queue (a drm_sched entity). */
+enum drm_simtgpu_priority {
+	SIMTGPU_PRIORITY_LOW = 0,
+	SIMTGPU_PRIORITY_NORMAL = 1,
+	SIMTGPU_PRIORITY_HIGH = 2,
+};
+
+struct drm_simtgpu_queue_create {
+	__u32 priority; /* in: enum drm_simtgpu_priority */
+	__u32 flags; /* in: must be 0 */
+	__u32 queue_id; /* out */
+	__u32 pad; /* in: must be 0 */
+};
+
+struct drm_simtgpu_queue_destroy {
+	__u32 queue_id; /* in */
+	__u32 pad; /* in: must be 0 */
+};
+
+/* QUEUE_GET_STATE: why a queue's jobs failed. */
+#define SIMTGPU_QUEUE_STATE_FAULTED (1u << 0) /* a job faulted */
+#define SIMTGPU_QUEUE_STATE_GUILTY (1u << 1) /* a job timed out (reset) */
+
+struct drm_simtgpu_fault_info {
+	__u32 kind; /* SIMTGPU_EXC_* */
+	__u32 access; /* SIMTGPU_ACCESS_* */
+	__u64 address; /* faulting VA */
+	__u64 pc;
+	__u32 sm, warp, lane, detail;
+	__u32 ctaid[3];
+	__u32 tid[3];
+};
+
+struct drm_simtgpu_queue_get_state {
+	__u32 queue_id; /* in */
+	__u32 state; /* out: SIMTGPU_QUEUE_STATE_* */
+	__s32 last_error; /* out: -errno of the last failed job, or 0 */
+	__u32 pad; /* in: must be 0 */
+	struct drm_simtgpu_fault_info fault; /* out: the first exception */
+};
+
+/* SUBMIT: run an indirect buffer (packets of include/simtgpu/hw.h) in this
+ * file's address space on a queue. */
+#define SIMTGPU_SUBMIT_NO_IMPLICIT_SYNC (1u << 0)
+#define SIMTGPU_SUBMIT_FLAGS (SIMTGPU_SUBMIT_NO_IMPLICIT_SYNC)
+
+struct drm_simtgpu_bo_ref {
+	__u32 handle;
+	__u32 flags; /* SIMTGPU_BO_REF_WRITE when the job writes it */
+};
+#define SIMTGPU_BO_REF_WRITE (1u << 0)
+
+struct drm_simtgpu_sync {
+	__u32 handle; /* syncobj handle */
+	__u32 pad; /* must be 0 */
+	__u64 point; /* timeline point, 0 for a binary syncobj */
+};
+
+struct drm_simtgpu_submit {
+	__u64 ib_va; /* in: GPU VA of the indirect buffer, 4-byte aligned */
+	__u32 ib_dwords; /* in: length, 1..SIMTGPU_MAX_IB_DWORDS */
+	__u32 queue_id; /* in */
+	__u64 bos; /* in: pointer to drm_simtgpu_bo_ref[bo_count] */
+	__u32 bo_count; /* in */
+	__u32 bo_stride; /* in: sizeof(struct drm_simtgpu_bo_ref) */
+	__u64 in_syncs; /* in: pointer to drm_simtgpu_sync[in_sync_count] */
+	__u32 in_sync_count;
+	__u32 sync_stride; /* in: sizeof(struct drm_simtgpu_sync) */
+	__u64 out_syncs; /* in: drm_simtgpu_sync[out_sync_count], signalled */
+	__u32 out_sync_count;
+	__u32 flags; /* in: SIMTGPU_SUBMIT_* */
+	__u64 extensions; /* in: must be 0 */
+};
+#define SIMTGPU_MAX_IB_DWORDS (1u << 22)
+#define SIMTGPU_MAX_SUBMIT_BOS 4096
+#define SIMTGPU_MAX_SUBMIT_SYNCS 64
+
+/* WAIT_BO: wait until the GPU is done with a BO. */
+struct drm_simtgpu_wait_bo {
+	__u32 handle; /* in */
+	__u32 flags; /* in: must be 0 */
+	__s64 timeout_ns; /* in: absolute CLOCK_MONOTONIC, as in v3d */
+};
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* _UAPI_SIMTGPU_DRM_H_ */

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Runs every test suite of `make test` and prints one summary line:
+#   "summary: N passed, N failed"
+# Usage: scripts/run-tests.sh BUILD_DIR SANITIZER_BUILD_DIR
+set -uo pipefail
+build_dir=$1
+san_dir=$2
+top=$(cd "$(dirname "$0")/.." && pwd)
+jobs=$(nproc)
+
+passed=0
+failed=0
+failed_suites=()
+
+# ctest prints "N% tests passed, F tests failed out of T".
+run_ctest() {
+	local name=$1 dir=$2 log
+	log=$(mktemp)
+	echo "== $name: ctest in $dir"
+	ctest --test-dir "$dir" --output-on-failure -j "$jobs" 2>&1 | tee "$log"
+	local line total bad
+	line=$(grep -E 'tests failed out of [0-9]+' "$log" | tail -n 1)
+	rm -f "$log"
+	if [[ -z "$line" ]]; then
+		echo "$name: ctest did not report a result"
+		failed=$((failed + 1))
+		failed_suites+=("$name")
+		return
+	fi
+	total=$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$line")
+	bad=$(sed -E 's/.*, ([0-9]+) tests failed.*/\1/' <<<"$line")
+	passed=$((passed + total - bad))
+	failed=$((failed + bad))
+	((bad == 0)) || failed_suites+=("$name")
+}
+
+# Suites that print their own "N passed, N failed" line.
+run_counted() {
+	local name=$1
+	shift
+	local log
+	log=$(mktemp)
+	echo "== $name: $*"
+	"$@" 2>&1 | tee "$log"
+	local status=${PIPESTATUS[0]}
+	local line
+	line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	rm -f "$log"
+	if [[ -z "$line" ]]; then
+		echo "$name: exited $status without a result line"
+		failed=$((failed + 1))
+		failed_suites+=("$name")
+		return
+	fi
+	local p f
+	p=$(sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed.*/\2/' <<<"$line")
+	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if ((f != 0 || status != 0)); then
+		((f == 0)) && failed=$((failed + 1))
+		failed_suites+=("$name")
+	fi
+}
+
+run_ctest unit "$build_dir"
+run_ctest sanitizers "$san_dir"
+if [[ -x "$top/scripts/guest-tests.sh" ]]; then
+	run_counted guest "$top/scripts/guest-tests.sh" "$build_dir"
+fi
+
+echo
+if ((${#failed_suites[@]})); then
+	echo "failing suites: ${failed_suites[*]}"
+fi
+echo "summary: $passed passed, $failed failed"
+((failed == 0))

@@ -1,0 +1,35 @@
+// The simulated device's configuration: a runtime object, validated when it
+// is built, shared by every part of the simulator.
+#pragma once
+
+#include "simtgpu/sim.h"
+#include "support/expected.h"
+
+#include <cstdint>
+#include <string>
+
+namespace simtgpu::sim {
+
+struct DeviceConfig {
+    uint32_t arch = 2;                  // SIMTGPU_ARCH_*
+    uint64_t vram_bytes = 256ull << 20; // multiple of 2 MiB
+    uint32_t num_sms = 4;
+    uint32_t warps_per_sm = 16;
+    uint32_t warp_size = 32; // 1..64
+    uint32_t ctas_per_sm = 8;
+    uint32_t shared_bytes_per_sm = 64 << 10;
+    uint32_t max_threads_per_cta = 1024;
+    uint32_t max_stack_per_thread = 1 << 20;
+    uint32_t clock_khz = 1000000;
+    uint32_t mem_latency = 20; // cycles a global access adds to its warp
+    std::string warp_scheduler = "round-robin";
+    std::string reconvergence = "min-pc";
+
+    // Validates every field (ranges, names of policies) and fills defaults
+    // for zeros, as documented in simtgpu/sim.h.
+    static Expected<DeviceConfig> from(const simtgpu_sim_config &config);
+    // The defaults, validated.
+    static DeviceConfig defaults() { return DeviceConfig{}; }
+};
+
+} // namespace simtgpu::sim

@@ -1,0 +1,32 @@
+// How an SM reaches memory outside its shared and local windows: through the
+// MMU of the launch's context (implemented in sim/src/device/mmu.*).
+#pragma once
+
+#include <cstdint>
+
+namespace simtgpu::sim {
+
+enum class Access : uint8_t { Read = 0, Write = 1, Exec = 2, Atomic = 3 }; // = SIMTGPU_ACCESS_*
+
+// Result of translating one virtual page.
+struct PageTranslation {
+    uint32_t fault = 0;       // 0, or SIMTGPU_FAULT_*
+    uint8_t *host = nullptr;  // host pointer of the page start when it is in VRAM
+    uint64_t bus_address = 0; // page bus address when it is host memory (host == nullptr)
+    bool readable = false, writable = false, executable = false;
+};
+
+// One context's view of memory. translate() is the TLB-miss path; the SM
+// keeps its own per-launch TLB of the results (valid for one launch: page
+// tables do not change under a running job). Pages in host memory have no
+// host pointer and go through dma_read/dma_write.
+class GlobalMemory {
+public:
+    virtual ~GlobalMemory() = default;
+    virtual PageTranslation translate(uint64_t page_va) = 0;
+    // Host-memory pages: returns false when the host refused the access.
+    virtual bool dma_read(uint64_t bus_address, void *dst, uint64_t bytes) = 0;
+    virtual bool dma_write(uint64_t bus_address, const void *src, uint64_t bytes) = 0;
+};
+
+} // namespace simtgpu::sim
