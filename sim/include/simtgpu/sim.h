@@ -23,6 +23,13 @@
 extern "C" {
 #endif
 
+/* Exported from libsimtgpu-sim.so, which hides everything else. */
+#if defined(SIMTGPU_SIM_BUILDING_DSO)
+#define SIMTGPU_SIM_API __attribute__((visibility("default")))
+#else
+#define SIMTGPU_SIM_API
+#endif
+
 #define SIMTGPU_SIM_ABI_VERSION 1
 
 /* Name of the library and of its version query, for dlopen()/dlsym(). */
@@ -86,36 +93,36 @@ typedef struct simtgpu_sim_stats {
 	double occupancy; /* mean resident warps / warp slots while busy */
 } simtgpu_sim_stats;
 
-uint32_t simtgpu_sim_abi_version(void);
+SIMTGPU_SIM_API uint32_t simtgpu_sim_abi_version(void);
 
 /* Returns 0 and *out, or a negative errno and a message in err. */
-int simtgpu_sim_create(const simtgpu_sim_config *config, simtgpu_sim **out,
+SIMTGPU_SIM_API int simtgpu_sim_create(const simtgpu_sim_config *config, simtgpu_sim **out,
 		       char *err, size_t err_size);
-void simtgpu_sim_destroy(simtgpu_sim *sim);
+SIMTGPU_SIM_API void simtgpu_sim_destroy(simtgpu_sim *sim);
 
 /* BAR0 access; offset and size as the guest issued them. Bad accesses are
  * ignored (writes) or read as 0, and counted. */
-uint64_t simtgpu_sim_mmio_read(simtgpu_sim *sim, uint64_t offset,
+SIMTGPU_SIM_API uint64_t simtgpu_sim_mmio_read(simtgpu_sim *sim, uint64_t offset,
 			       unsigned size);
-void simtgpu_sim_mmio_write(simtgpu_sim *sim, uint64_t offset, uint64_t value,
+SIMTGPU_SIM_API void simtgpu_sim_mmio_write(simtgpu_sim *sim, uint64_t offset, uint64_t value,
 			    unsigned size);
 
 /* The VRAM backing (BAR2), vram_bytes long. */
-void *simtgpu_sim_vram(simtgpu_sim *sim, uint64_t *size);
+SIMTGPU_SIM_API void *simtgpu_sim_vram(simtgpu_sim *sim, uint64_t *size);
 
 /* Device reset (as SIMTGPU_REG_RESET): waits for the engines to stop. */
-void simtgpu_sim_reset(simtgpu_sim *sim);
+SIMTGPU_SIM_API void simtgpu_sim_reset(simtgpu_sim *sim);
 
 /* Blocks until every ring is idle or stalled, or timeout_ms passes
  * (0 = no wait). Returns 1 when idle, 0 on timeout. */
-int simtgpu_sim_wait_idle(simtgpu_sim *sim, uint32_t timeout_ms);
+SIMTGPU_SIM_API int simtgpu_sim_wait_idle(simtgpu_sim *sim, uint32_t timeout_ms);
 
-int simtgpu_sim_get_stats(simtgpu_sim *sim, simtgpu_sim_stats *out);
+SIMTGPU_SIM_API int simtgpu_sim_get_stats(simtgpu_sim *sim, simtgpu_sim_stats *out);
 
 /* Statistics as a JSON object (NUL-terminated, owned by the caller: free
  * with simtgpu_sim_free_string). */
-char *simtgpu_sim_stats_json(simtgpu_sim *sim);
-void simtgpu_sim_free_string(char *s);
+SIMTGPU_SIM_API char *simtgpu_sim_stats_json(simtgpu_sim *sim);
+SIMTGPU_SIM_API void simtgpu_sim_free_string(char *s);
 
 #ifdef __cplusplus
 }
