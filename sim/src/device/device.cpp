@@ -1,0 +1,535 @@
+#include "device/device.h"
+
+#include "simtgpu/hw.h"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+
+namespace simtgpu::sim {
+namespace {
+
+static_assert(SIMTGPU_NUM_RINGS == 4, "Device::rings_ has SIMTGPU_NUM_RINGS entries");
+
+constexpr uint32_t kRingMinSize = 4u << 10;
+constexpr uint32_t kRingMaxSize = 16u << 20;
+constexpr uint32_t kRingRegsEnd = SIMTGPU_RING_BASE(SIMTGPU_NUM_RINGS);
+constexpr uint32_t kPerfFirst = SIMTGPU_REG_PERF_CYCLES_LO;
+constexpr uint32_t kPerfCount = (SIMTGPU_REG_PERF_BYTES_DMA_HI + 4 - kPerfFirst) / 8;
+constexpr uint32_t kTimerLatch = 15;
+constexpr uint32_t kIrqBits = SIMTGPU_IRQ_FENCE | SIMTGPU_IRQ_EXCEPTION | SIMTGPU_IRQ_RING_ERROR;
+
+// A window of a ring: `size` dwords from byte offset `head`, wrapping.
+class RingSource final : public DwordSource {
+public:
+    RingSource(const Vram &vram, uint64_t base, uint32_t ring_bytes, uint32_t head,
+               uint32_t dwords)
+        : vram_(vram), base_(base), mask_(ring_bytes - 1), head_(head), dwords_(dwords) {}
+    uint32_t size() const override { return dwords_; }
+    uint32_t at(uint32_t i) const override {
+        return vram_.read32(base_ + ((head_ + 4ull * i) & mask_));
+    }
+
+private:
+    const Vram &vram_;
+    uint64_t base_;
+    uint32_t mask_, head_, dwords_;
+};
+
+} // namespace
+
+double DeviceStats::ipc() const {
+    return sms.busy_cycles ? double(sms.warp_instructions) / double(sms.busy_cycles) : 0.0;
+}
+
+double DeviceStats::occupancy(uint32_t warps_per_sm) const {
+    return sms.busy_cycles
+               ? double(sms.resident_warp_cycles) / (double(sms.busy_cycles) * warps_per_sm)
+               : 0.0;
+}
+
+Expected<std::unique_ptr<Device>> Device::create(const DeviceConfig &config, const HostBus &bus,
+                                                 void *vram_backing) {
+    auto vram = Vram::create(config.vram_bytes, vram_backing);
+    if (!vram)
+        return Error{vram.error()};
+    return std::unique_ptr<Device>(new Device(config, bus, std::move(*vram)));
+}
+
+Device::Device(const DeviceConfig &config, const HostBus &bus, std::unique_ptr<Vram> vram)
+    : config_(config), bus_(bus), vram_(std::move(vram)), dispatcher_(config_),
+      cp_(config_, *vram_, bus_, dispatcher_, counters_,
+          [this] { return engine_progress(engine_generation_); }) {
+    published_.per_sm.resize(config_.num_sms);
+    published_.temperature_mc = kAmbientMc;
+    engine_ = std::thread([this] { engine_main(); });
+}
+
+Device::~Device() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+        ++generation_; // cancels a launch in flight
+    }
+    work_cv_.notify_all();
+    engine_.join();
+}
+
+// ------------------------------------------------------------- engine ---
+
+bool Device::ring_ready(const Ring &r) const {
+    return (r.ctrl & SIMTGPU_RING_CTRL_ENABLE) && !r.error && !r.stalled && r.head != r.tail;
+}
+
+bool Device::all_idle_locked() const {
+    return !engine_busy_ && engine_generation_ == generation_ &&
+           std::none_of(rings_.begin(), rings_.end(), [this](auto &r) { return ring_ready(r); });
+}
+
+// Highest PRIORITY first; among equals, round robin from the ring after
+// the one serviced last. One packet per decision.
+std::optional<uint32_t> Device::pick_ring_locked() {
+    std::optional<uint32_t> best;
+    for (uint32_t k = 0; k < SIMTGPU_NUM_RINGS; ++k) {
+        const uint32_t i = (next_ring_ + k) % SIMTGPU_NUM_RINGS;
+        if (ring_ready(rings_[i]) && (!best || rings_[i].priority > rings_[*best].priority))
+            best = i;
+    }
+    return best;
+}
+
+void Device::engine_main() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        work_cv_.wait(lock, [this] {
+            return stopping_ || engine_generation_ != generation_ || pick_ring_locked();
+        });
+        if (stopping_)
+            return;
+        if (engine_generation_ != generation_) {
+            // A reset happened: drop everything the engine holds.
+            engine_generation_ = generation_;
+            dispatcher_.reset();
+            counters_ = {};
+            temperature_mc_ = kAmbientMc;
+            idle_cv_.notify_all();
+            continue;
+        }
+        const uint32_t index = *pick_ring_locked();
+        next_ring_ = (index + 1) % SIMTGPU_NUM_RINGS;
+        const Ring ring = rings_[index];
+        const uint64_t generation = generation_;
+        const uint64_t launches_before = counters_.launches;
+        engine_busy_ = true;
+        lock.unlock();
+
+        const uint32_t available = ((ring.tail - ring.head) & (ring.size - 1)) / 4;
+        RingSource source(*vram_, ring.addr, ring.size, ring.head, available);
+        const PacketResult result = cp_.execute_ring_packet(source, ring.context);
+
+        lock.lock();
+        engine_busy_ = false;
+        if (generation != generation_) {
+            idle_cv_.notify_all();
+            continue; // reset while it ran: its effects on registers are dropped
+        }
+        publish_locked();
+        if (counters_.launches != launches_before)
+            published_launch_ = cp_.last_launch();
+
+        Vectors vectors;
+        Ring &r = rings_[index];
+        r.head = (ring.head + 4 * result.dwords) & (ring.size - 1);
+        if (result.context)
+            r.context = *result.context;
+        if (result.fence_irq)
+            raise_locked(SIMTGPU_IRQ_FENCE, vectors);
+        if (result.exception) {
+            ExceptionRecord record{*result.exception, index, r.context.id, ring.head};
+            ++published_.exceptions;
+            r.stalled = true;
+            if (record_)
+                r.pending = record;
+            else
+                publish_exception_locked(record, vectors);
+        }
+        if (all_idle_locked())
+            idle_cv_.notify_all();
+        raise_unlocked(lock, vectors);
+    }
+}
+
+bool Device::engine_progress(uint64_t generation) {
+    std::lock_guard lock(mutex_);
+    if (generation_ != generation || stopping_)
+        return false;
+    publish_locked();
+    return true;
+}
+
+void Device::publish_locked() {
+    // Temperature: first-order approach to ambient + rise * utilisation of
+    // the work since the last sample, with time constant kThermalTauCycles.
+    if (counters_.sample_cycles) {
+        const double utilisation = double(counters_.sample_sm_busy) /
+                                   (double(counters_.sample_cycles) * config_.num_sms);
+        const double target = kAmbientMc + kFullLoadRiseMc * std::min(utilisation, 1.0);
+        const double alpha = 1.0 - std::exp(-double(counters_.sample_cycles) / kThermalTauCycles);
+        temperature_mc_ += (target - temperature_mc_) * alpha;
+        counters_.sample_cycles = 0;
+        counters_.sample_sm_busy = 0;
+    }
+    published_.engine = counters_;
+    published_.sms = dispatcher_.total_stats();
+    for (uint32_t i = 0; i < dispatcher_.num_sms(); ++i)
+        published_.per_sm[i] = dispatcher_.sm(i).stats();
+    published_.temperature_mc = uint32_t(std::lround(temperature_mc_));
+}
+
+// ------------------------------------------------ interrupts, exceptions ---
+
+void Device::raise_locked(uint32_t bits, Vectors &vectors) {
+    const uint32_t fresh = bits & ~irq_status_;
+    irq_status_ |= bits;
+    const uint32_t signalled = fresh & irq_mask_;
+    if (signalled & SIMTGPU_IRQ_FENCE)
+        vectors.push_back(SIMTGPU_MSIX_VEC_FENCE);
+    if (signalled & (SIMTGPU_IRQ_EXCEPTION | SIMTGPU_IRQ_RING_ERROR))
+        vectors.push_back(SIMTGPU_MSIX_VEC_ERROR);
+}
+
+void Device::raise_unlocked(std::unique_lock<std::mutex> &lock, const Vectors &vectors) {
+    if (vectors.empty())
+        return;
+    lock.unlock();
+    for (uint32_t v : vectors)
+        bus_.raise_irq(v);
+    lock.lock();
+}
+
+void Device::publish_exception_locked(const ExceptionRecord &record, Vectors &vectors) {
+    record_ = record;
+    raise_locked(SIMTGPU_IRQ_EXCEPTION, vectors);
+}
+
+void Device::acknowledge_locked(uint32_t bits, Vectors &vectors) {
+    irq_status_ &= ~bits;
+    if (!(bits & SIMTGPU_IRQ_EXCEPTION) || !record_)
+        return;
+    rings_[record_->ring].stalled = false;
+    record_.reset();
+    // The next ring waiting to report (lowest index first) takes the record.
+    for (Ring &r : rings_) {
+        if (r.pending) {
+            publish_exception_locked(*r.pending, vectors);
+            r.pending.reset();
+            break;
+        }
+    }
+    work_cv_.notify_all();
+}
+
+// -------------------------------------------------------------- rings ---
+
+bool Device::ring_setup_valid(const Ring &r) const {
+    return r.addr % SIMTGPU_PAGE_SIZE == 0 && std::has_single_bit(r.size) &&
+           r.size >= kRingMinSize && r.size <= kRingMaxSize && vram_->contains(r.addr, r.size) &&
+           r.tail % 4 == 0 && r.tail < r.size;
+}
+
+void Device::ring_error_locked(Ring &r, Vectors &vectors) {
+    r.error = true;
+    raise_locked(SIMTGPU_IRQ_RING_ERROR, vectors);
+}
+
+void Device::ring_write_locked(uint32_t index, uint32_t reg, uint32_t value, Vectors &vectors) {
+    Ring &r = rings_[index];
+    const bool enabled = r.ctrl & SIMTGPU_RING_CTRL_ENABLE;
+    switch (reg) {
+    case SIMTGPU_RING_ADDR_LO:
+    case SIMTGPU_RING_ADDR_HI:
+    case SIMTGPU_RING_SIZE:
+        if (enabled) {
+            ++published_.bad_mmio_accesses; // setup is frozen while enabled
+            return;
+        }
+        if (reg == SIMTGPU_RING_ADDR_LO)
+            r.addr = (r.addr & ~0xffffffffull) | value;
+        else if (reg == SIMTGPU_RING_ADDR_HI)
+            r.addr = (r.addr & 0xffffffffull) | (uint64_t(value) << 32);
+        else
+            r.size = value;
+        return;
+    case SIMTGPU_RING_TAIL:
+        r.tail = value;
+        if (enabled && !r.error && !ring_setup_valid(r))
+            ring_error_locked(r, vectors);
+        work_cv_.notify_all();
+        return;
+    case SIMTGPU_RING_CTRL:
+        if (value & ~SIMTGPU_RING_CTRL_ENABLE) {
+            ++published_.bad_mmio_accesses;
+            return;
+        }
+        if (!enabled && (value & SIMTGPU_RING_CTRL_ENABLE)) {
+            r.head = 0;
+            r.context = {};
+            if (!ring_setup_valid(r))
+                ring_error_locked(r, vectors);
+        }
+        r.ctrl = value;
+        work_cv_.notify_all();
+        return;
+    case SIMTGPU_RING_PRIORITY:
+        if (value > 3) {
+            ++published_.bad_mmio_accesses;
+            return;
+        }
+        r.priority = value;
+        return;
+    default: // HEAD and STATUS are read-only
+        ++published_.bad_mmio_accesses;
+    }
+}
+
+uint32_t Device::ring_read_locked(uint32_t index, uint32_t reg) const {
+    const Ring &r = rings_[index];
+    switch (reg) {
+    case SIMTGPU_RING_ADDR_LO:
+        return uint32_t(r.addr);
+    case SIMTGPU_RING_ADDR_HI:
+        return uint32_t(r.addr >> 32);
+    case SIMTGPU_RING_SIZE:
+        return r.size;
+    case SIMTGPU_RING_HEAD:
+        return r.head;
+    case SIMTGPU_RING_TAIL:
+        return r.tail;
+    case SIMTGPU_RING_CTRL:
+        return r.ctrl;
+    case SIMTGPU_RING_STATUS:
+        if (r.error)
+            return SIMTGPU_RING_STATUS_ERROR;
+        if (r.stalled)
+            return SIMTGPU_RING_STATUS_STALLED;
+        if (!(r.ctrl & SIMTGPU_RING_CTRL_ENABLE) || r.head == r.tail)
+            return SIMTGPU_RING_STATUS_IDLE;
+        return SIMTGPU_RING_STATUS_BUSY;
+    case SIMTGPU_RING_PRIORITY:
+        return r.priority;
+    }
+    return 0;
+}
+
+// --------------------------------------------------------------- MMIO ---
+
+uint64_t Device::timer_ns_locked() const {
+    return uint64_t((unsigned __int128)published_.engine.device_cycles * 1'000'000 /
+                    config_.clock_khz);
+}
+
+uint64_t Device::perf_value_locked(uint32_t index) const {
+    const DeviceStats &s = published_;
+    const uint64_t values[kPerfCount] = {
+        s.engine.device_cycles, s.sms.thread_instructions, s.sms.warp_instructions,
+        s.sms.busy_cycles,      s.engine.launches,         s.engine.ctas,
+        s.sms.mem_reads,        s.sms.mem_writes,          s.engine.dma_bytes,
+    };
+    return values[index];
+}
+
+uint32_t Device::exception_read_locked(uint32_t offset) const {
+    if (!record_)
+        return 0;
+    const Exception &e = record_->exception;
+    switch (offset) {
+    case SIMTGPU_REG_EXC_KIND:
+        return e.kind;
+    case SIMTGPU_REG_EXC_RING:
+        return record_->ring;
+    case SIMTGPU_REG_EXC_CONTEXT:
+        return record_->context;
+    case SIMTGPU_REG_EXC_ACCESS:
+        return e.access;
+    case SIMTGPU_REG_EXC_ADDR_LO:
+        return uint32_t(e.address);
+    case SIMTGPU_REG_EXC_ADDR_HI:
+        return uint32_t(e.address >> 32);
+    case SIMTGPU_REG_EXC_PC_LO:
+        return uint32_t(e.pc);
+    case SIMTGPU_REG_EXC_PC_HI:
+        return uint32_t(e.pc >> 32);
+    case SIMTGPU_REG_EXC_SM:
+        return e.sm;
+    case SIMTGPU_REG_EXC_WARP:
+        return e.warp;
+    case SIMTGPU_REG_EXC_LANE:
+        return e.lane;
+    case SIMTGPU_REG_EXC_CTAID_X:
+    case SIMTGPU_REG_EXC_CTAID_Y:
+    case SIMTGPU_REG_EXC_CTAID_Z:
+        return e.ctaid[(offset - SIMTGPU_REG_EXC_CTAID_X) / 4];
+    case SIMTGPU_REG_EXC_TID_X:
+    case SIMTGPU_REG_EXC_TID_Y:
+    case SIMTGPU_REG_EXC_TID_Z:
+        return e.tid[(offset - SIMTGPU_REG_EXC_TID_X) / 4];
+    case SIMTGPU_REG_EXC_RING_OFFSET:
+        return record_->ring_offset;
+    case SIMTGPU_REG_EXC_DETAIL:
+        return e.detail;
+    }
+    return 0;
+}
+
+uint64_t Device::mmio_read(uint64_t offset, unsigned size) {
+    std::lock_guard lock(mutex_);
+    if (size != 4 || offset % 4 || offset >= SIMTGPU_REGS_SIZE) {
+        ++published_.bad_mmio_accesses;
+        return 0;
+    }
+    const uint32_t off = uint32_t(offset);
+    const uint32_t caps = SIMTGPU_CAP_FP64 | SIMTGPU_CAP_ATOMICS | SIMTGPU_CAP_TIMESTAMP |
+                          (bus_.dma_read_fn ? SIMTGPU_CAP_HOST_PTE : 0);
+    switch (off) {
+    case SIMTGPU_REG_ID:
+        return SIMTGPU_ID_MAGIC;
+    case SIMTGPU_REG_HW_VERSION:
+        return SIMTGPU_HW_VERSION;
+    case SIMTGPU_REG_ARCH:
+        return config_.arch;
+    case SIMTGPU_REG_CAPS:
+        return caps;
+    case SIMTGPU_REG_NUM_SMS:
+        return config_.num_sms;
+    case SIMTGPU_REG_WARPS_PER_SM:
+        return config_.warps_per_sm;
+    case SIMTGPU_REG_WARP_SIZE:
+        return config_.warp_size;
+    case SIMTGPU_REG_CTAS_PER_SM:
+        return config_.ctas_per_sm;
+    case SIMTGPU_REG_SHARED_PER_SM:
+        return config_.shared_bytes_per_sm;
+    case SIMTGPU_REG_MAX_THREADS_PER_CTA:
+        return config_.max_threads_per_cta;
+    case SIMTGPU_REG_VRAM_SIZE_LO:
+        return uint32_t(config_.vram_bytes);
+    case SIMTGPU_REG_VRAM_SIZE_HI:
+        return uint32_t(config_.vram_bytes >> 32);
+    case SIMTGPU_REG_CLOCK_KHZ:
+        return config_.clock_khz;
+    case SIMTGPU_REG_NUM_RINGS:
+        return SIMTGPU_NUM_RINGS;
+    case SIMTGPU_REG_MAX_STACK_PER_THREAD:
+        return config_.max_stack_per_thread;
+    case SIMTGPU_REG_TIMER_LO: {
+        const uint64_t t = timer_ns_locked();
+        latched_high_[kTimerLatch] = uint32_t(t >> 32);
+        return uint32_t(t);
+    }
+    case SIMTGPU_REG_TIMER_HI:
+        return latched_high_[kTimerLatch];
+    case SIMTGPU_REG_TEMPERATURE:
+        return published_.temperature_mc;
+    case SIMTGPU_REG_STATUS:
+        return (all_idle_locked() ? 0 : SIMTGPU_STATUS_BUSY) |
+               (record_ ? SIMTGPU_STATUS_EXCEPTION : 0);
+    case SIMTGPU_REG_SCRATCH:
+        return scratch_;
+    case SIMTGPU_REG_IRQ_STATUS:
+        return irq_status_;
+    case SIMTGPU_REG_IRQ_MASK:
+        return irq_mask_;
+    }
+    if (off >= SIMTGPU_RING_BASE(0) && off < kRingRegsEnd && (off & 0x3f) <= SIMTGPU_RING_PRIORITY)
+        return ring_read_locked((off - SIMTGPU_RING_BASE(0)) / 0x40, off & 0x3f);
+    if (off >= SIMTGPU_REG_EXC_KIND && off <= SIMTGPU_REG_EXC_DETAIL)
+        return exception_read_locked(off);
+    if (off >= kPerfFirst && off < kPerfFirst + 8 * kPerfCount) {
+        const uint32_t index = (off - kPerfFirst) / 8;
+        if (off % 8 == 0) {
+            const uint64_t v = perf_value_locked(index);
+            latched_high_[index] = uint32_t(v >> 32);
+            return uint32_t(v);
+        }
+        return latched_high_[index];
+    }
+    ++published_.bad_mmio_accesses; // write-only or unassigned
+    return 0;
+}
+
+void Device::mmio_write(uint64_t offset, uint64_t value, unsigned size) {
+    std::unique_lock lock(mutex_);
+    if (size != 4 || offset % 4 || offset >= SIMTGPU_REGS_SIZE) {
+        ++published_.bad_mmio_accesses;
+        return;
+    }
+    const uint32_t off = uint32_t(offset);
+    const uint32_t v = uint32_t(value);
+    Vectors vectors;
+    if (off == SIMTGPU_REG_RESET) {
+        if (v == SIMTGPU_RESET_MAGIC)
+            reset_locked();
+        else
+            ++published_.bad_mmio_accesses;
+    } else if (off == SIMTGPU_REG_SCRATCH) {
+        scratch_ = v;
+    } else if (off == SIMTGPU_REG_IRQ_MASK) {
+        const uint32_t unmasked = v & ~irq_mask_;
+        irq_mask_ = v & kIrqBits;
+        // Causes already pending signal as soon as they are unmasked.
+        const uint32_t pending = irq_status_ & unmasked;
+        irq_status_ &= ~pending;
+        raise_locked(pending, vectors);
+    } else if (off == SIMTGPU_REG_IRQ_ACK) {
+        acknowledge_locked(v & kIrqBits, vectors);
+    } else if (off >= SIMTGPU_RING_BASE(0) && off < kRingRegsEnd &&
+               (off & 0x3f) <= SIMTGPU_RING_PRIORITY) {
+        ring_write_locked((off - SIMTGPU_RING_BASE(0)) / 0x40, off & 0x3f, v, vectors);
+    } else {
+        ++published_.bad_mmio_accesses; // read-only or unassigned
+    }
+    raise_unlocked(lock, vectors);
+}
+
+// -------------------------------------------------------------- reset ---
+
+void Device::reset_locked() {
+    ++generation_;
+    rings_ = {};
+    next_ring_ = 0;
+    irq_status_ = 0;
+    irq_mask_ = 0;
+    scratch_ = 0;
+    record_.reset();
+    latched_high_ = {};
+    published_ = DeviceStats{};
+    published_.per_sm.resize(config_.num_sms);
+    published_.temperature_mc = kAmbientMc;
+    published_launch_ = {};
+    work_cv_.notify_all();
+}
+
+void Device::reset() {
+    std::unique_lock lock(mutex_);
+    reset_locked();
+    idle_cv_.wait(lock, [this] { return engine_generation_ == generation_ && !engine_busy_; });
+}
+
+bool Device::wait_idle(uint32_t timeout_ms) {
+    std::unique_lock lock(mutex_);
+    return idle_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                             [this] { return all_idle_locked(); });
+}
+
+DeviceStats Device::stats() {
+    std::lock_guard lock(mutex_);
+    return published_;
+}
+
+LaunchOutcome Device::last_launch() {
+    std::lock_guard lock(mutex_);
+    return published_launch_;
+}
+
+} // namespace simtgpu::sim

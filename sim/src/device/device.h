@@ -1,0 +1,142 @@
+// The simulated device as the host sees it: BAR0 registers, VRAM, rings,
+// interrupts, the exception record, reset and statistics. One engine thread
+// runs the command processor; MMIO calls only read and write registers and
+// wake it (an MMIO handler never executes work).
+//
+// Locking: one mutex guards every register. The engine takes it only
+// between packets and between quanta of a launch, and never holds it while
+// executing or while calling the host's callbacks, so a host may call MMIO
+// from inside a callback.
+#pragma once
+
+#include "config.h"
+#include "device/command_processor.h"
+#include "device/dispatcher.h"
+#include "device/host_bus.h"
+#include "device/vram.h"
+#include "support/expected.h"
+
+#include <array>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace simtgpu::sim {
+
+// Statistics since creation or the last reset (simtgpu_sim_stats and more).
+struct DeviceStats {
+    EngineCounters engine;
+    SmStats sms;                   // summed over SMs
+    std::vector<SmStats> per_sm;
+    uint64_t exceptions = 0;
+    uint64_t bad_mmio_accesses = 0;
+    uint32_t temperature_mc = 0;   // millidegrees Celsius
+    double ipc() const;            // warp instructions per SM busy cycle
+    double occupancy(uint32_t warps_per_sm) const;
+};
+
+class Device {
+public:
+    static Expected<std::unique_ptr<Device>> create(const DeviceConfig &config,
+                                                    const HostBus &bus, void *vram_backing);
+    ~Device();
+    Device(const Device &) = delete;
+    Device &operator=(const Device &) = delete;
+
+    uint64_t mmio_read(uint64_t offset, unsigned size);
+    void mmio_write(uint64_t offset, uint64_t value, unsigned size);
+
+    const DeviceConfig &config() const { return config_; }
+    Vram &vram() { return *vram_; }
+
+    void reset(); // as SIMTGPU_REG_RESET, and waits for the engine to stop
+    // True when every ring is idle, stalled or in error; false on timeout.
+    bool wait_idle(uint32_t timeout_ms);
+    DeviceStats stats();
+    LaunchOutcome last_launch(); // placement of the most recent launch
+
+    // Ambient temperature and the rise at full utilisation (docs/hardware.md).
+    static constexpr uint32_t kAmbientMc = 35'000;
+    static constexpr uint32_t kFullLoadRiseMc = 50'000;
+    static constexpr double kThermalTauCycles = 1e6;
+
+private:
+    struct ExceptionRecord {
+        Exception exception;
+        uint32_t ring = 0;
+        uint32_t context = 0;
+        uint32_t ring_offset = 0;
+    };
+    struct Ring {
+        uint64_t addr = 0;
+        uint32_t size = 0;
+        uint32_t head = 0;
+        uint32_t tail = 0;
+        uint32_t ctrl = 0;
+        uint32_t priority = 0;
+        bool error = false;
+        bool stalled = false;
+        RingContext context;
+        std::optional<ExceptionRecord> pending; // waits for the record to free
+    };
+    using Vectors = std::vector<uint32_t>;
+
+    Device(const DeviceConfig &config, const HostBus &bus, std::unique_ptr<Vram> vram);
+
+    void engine_main();
+    bool engine_progress(uint64_t generation); // engine thread, takes the lock
+    void publish_locked();                      // engine thread, lock held
+    std::optional<uint32_t> pick_ring_locked();
+    bool ring_ready(const Ring &ring) const;
+    bool all_idle_locked() const;
+    void reset_locked();
+    void raise_locked(uint32_t bits, Vectors &vectors);
+    void publish_exception_locked(const ExceptionRecord &record, Vectors &vectors);
+    void ring_error_locked(Ring &ring, Vectors &vectors);
+    bool ring_setup_valid(const Ring &ring) const;
+    void ring_write_locked(uint32_t index, uint32_t reg, uint32_t value, Vectors &vectors);
+    uint32_t ring_read_locked(uint32_t index, uint32_t reg) const;
+    uint32_t exception_read_locked(uint32_t offset) const;
+    void acknowledge_locked(uint32_t bits, Vectors &vectors);
+    void raise_unlocked(std::unique_lock<std::mutex> &lock, const Vectors &vectors);
+    uint64_t timer_ns_locked() const;
+    uint64_t perf_value_locked(uint32_t index) const;
+
+    const DeviceConfig config_;
+    const HostBus bus_;
+    std::unique_ptr<Vram> vram_;
+
+    // Engine-owned state: touched only by the engine thread.
+    Dispatcher dispatcher_;
+    EngineCounters counters_;
+    CommandProcessor cp_;
+    uint64_t engine_generation_ = 0;
+    double temperature_mc_ = kAmbientMc;
+
+    // Registers and published state, guarded by mutex_.
+    std::mutex mutex_;
+    std::condition_variable work_cv_; // the engine waits for work
+    std::condition_variable idle_cv_; // wait_idle() and reset() wait for the engine
+    uint64_t generation_ = 0;         // bumped by reset: the engine drops what it ran
+    bool stopping_ = false;
+    bool engine_busy_ = false;
+    std::array<Ring, 4> rings_{};
+    uint32_t next_ring_ = 0; // round-robin position among equal priorities
+    uint32_t irq_status_ = 0;
+    uint32_t irq_mask_ = 0;
+    uint32_t scratch_ = 0;
+    std::optional<ExceptionRecord> record_;
+    // _HI halves latched by the last read of their _LO: perf counters by
+    // index, the timer in the last slot.
+    std::array<uint32_t, 16> latched_high_{};
+    DeviceStats published_;
+    LaunchOutcome published_launch_;
+
+    std::thread engine_;
+};
+
+} // namespace simtgpu::sim

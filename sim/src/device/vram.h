@@ -1,0 +1,48 @@
+// The device's VRAM (BAR2): either the library's own anonymous mapping,
+// reserved but not committed so that a large VRAM costs host memory only as
+// it is touched, or a buffer the host provides (QEMU's BAR RAM).
+#pragma once
+
+#include "support/expected.h"
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+namespace simtgpu::sim {
+
+class Vram {
+public:
+    // host_backing: NULL to map our own, else `bytes` of host memory that
+    // outlives this object.
+    static Expected<std::unique_ptr<Vram>> create(uint64_t bytes, void *host_backing);
+    ~Vram();
+    Vram(const Vram &) = delete;
+    Vram &operator=(const Vram &) = delete;
+
+    uint8_t *data() const { return data_; }
+    uint64_t size() const { return size_; }
+    // Whether [offset, offset + length) lies inside VRAM (overflow-safe).
+    bool contains(uint64_t offset, uint64_t length) const {
+        return offset <= size_ && length <= size_ - offset;
+    }
+    // Little-endian accessors; the caller checks contains() first.
+    uint32_t read32(uint64_t offset) const {
+        uint32_t v;
+        std::memcpy(&v, data_ + offset, sizeof v);
+        return v;
+    }
+    uint64_t read64(uint64_t offset) const {
+        uint64_t v;
+        std::memcpy(&v, data_ + offset, sizeof v);
+        return v;
+    }
+
+private:
+    Vram(uint8_t *data, uint64_t size, bool owned) : data_(data), size_(size), owned_(owned) {}
+    uint8_t *data_;
+    uint64_t size_;
+    bool owned_;
+};
+
+} // namespace simtgpu::sim
