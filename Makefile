@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 
 CMAKE_FLAGS = -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 
-.PHONY: all deps build test test-unit test-asan test-guest clean install
+.PHONY: all deps build test test-unit test-asan test-guest clean install kmd
 
 all: build
 
@@ -31,6 +31,10 @@ $(SAN_BUILD_DIR)/build.ninja: | deps
 test: build $(SAN_BUILD_DIR)/build.ninja
 	cmake --build $(SAN_BUILD_DIR) -j $(JOBS)
 	scripts/run-tests.sh $(BUILD_DIR) $(SAN_BUILD_DIR)
+
+# The kernel driver, against Debian's headers for the guest kernel.
+kmd: | deps
+	$(MAKE) -C kmd
 
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The simtgpu authors */
+
+/**
+ * DOC: Buffer objects
+ *
+ * A simtgpu BO is a GEM object whose memory is VRAM, taken from drm_buddy
+ * in 4 KiB-or-larger blocks (not necessarily contiguous), cleared, and
+ * mapped at one GPU VA in the address space of the file that created it.
+ * BOs are not shared between files (no PRIME, no flink on render nodes), so
+ * one process can never name another's memory.
+ *
+ * The CPU maps a BO through BAR2, write-combined: each VRAM block is
+ * remapped into the user's VMA with io_remap_pfn_range(), so a CPU access is
+ * a plain load or store to the device's VRAM.
+ *
+ * Releasing a BO is deferred: when its last reference goes, a worker waits
+ * for every fence in the BO's reservation object and for every job ever
+ * submitted in its address space (the VM's reservation object), because a
+ * job may use memory it did not list. Only then are the PTEs cleared and the
+ * VRAM returned.
+ *
+ * VRAM exhaustion, and the optional per-file limit (module parameter
+ * vram_limit_mb), are -ENOSPC.
+ */
+
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+#include <drm/drm_utils.h>
+#include <drm/drm_vma_manager.h>
+
+#include "simtgpu_drv.h"
+
+static void simtgpu_bo_free_work(struct work_struct *work)
+{
+	struct simtgpu_bo *bo = container_of(work, struct simtgpu_bo,
+					     free_work);
+	struct simtgpu_device *sdev = bo->sdev;
+	struct simtgpu_vm *vm = bo->vm;
+
+	dma_resv_wait_timeout(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP, false,
+			      MAX_SCHEDULE_TIMEOUT);
+	if (vm) {
+		dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, false,
+				      MAX_SCHEDULE_TIMEOUT);
+		simtgpu_vm_unmap_bo(vm, bo);
+		atomic64_sub(bo->base.size, &vm->vram_bytes);
+		atomic_dec(&vm->bo_count);
+	}
+	simtgpu_vram_free(sdev, &bo->blocks);
+	simtgpu_vm_put(vm);
+	drm_gem_object_release(&bo->base);
+	kfree(bo);
+	atomic_dec(&sdev->counts.bos);
+}
+
+static void simtgpu_bo_free(struct drm_gem_object *obj)
+{
+	struct simtgpu_bo *bo = to_simtgpu_bo(obj);
+
+	INIT_WORK(&bo->free_work, simtgpu_bo_free_work);
+	queue_work(bo->sdev->free_wq, &bo->free_work);
+}
+
+static int simtgpu_bo_mmap(struct drm_gem_object *obj,
+			   struct vm_area_struct *vma)
+{
+	struct simtgpu_bo *bo = to_simtgpu_bo(obj);
+	struct simtgpu_device *sdev = bo->sdev;
+	u64 skip = (u64)(vma->vm_pgoff - drm_vma_node_start(&obj->vma_node))
+		   << PAGE_SHIFT;
+	unsigned long addr = vma->vm_start;
+	struct drm_buddy_block *block;
+	int ret;
+
+	if (skip + (vma->vm_end - vma->vm_start) > obj->size)
+		return -EINVAL;
+
+	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_page_prot = pgprot_writecombine(vm_get_page_prot(vma->vm_flags));
+
+	list_for_each_entry(block, &bo->blocks, link) {
+		u64 pa = drm_buddy_block_offset(block);
+		u64 len = drm_buddy_block_size(&sdev->mm, block);
+
+		if (skip >= len) {
+			skip -= len;
+			continue;
+		}
+		pa += skip;
+		len -= skip;
+		skip = 0;
+		len = min_t(u64, len, vma->vm_end - addr);
+		ret = io_remap_pfn_range(vma, addr,
+					 (sdev->vram_bus + pa) >> PAGE_SHIFT,
+					 len, vma->vm_page_prot);
+		if (ret)
+			return ret;
+		addr += len;
+		if (addr >= vma->vm_end)
+			break;
+	}
+	return 0;
+}
+
+static const struct vm_operations_struct simtgpu_bo_vm_ops = {
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+static const struct drm_gem_object_funcs simtgpu_gem_funcs = {
+	.free = simtgpu_bo_free,
+	.mmap = simtgpu_bo_mmap,
+	.vm_ops = &simtgpu_bo_vm_ops,
+};
+
+/**
+ * simtgpu_bo_create - allocate a cleared, page-aligned BO of @size bytes in
+ * VRAM and map it into @file's address space.
+ */
+struct simtgpu_bo *simtgpu_bo_create(struct drm_device *dev,
+				     struct drm_file *file, u64 size, u32 flags)
+{
+	struct simtgpu_device *sdev = to_simtgpu_device(dev);
+	struct simtgpu_file_priv *fpriv = file->driver_priv;
+	struct simtgpu_vm *vm = fpriv->vm;
+	struct simtgpu_bo *bo;
+	int ret;
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->sdev = sdev;
+	bo->flags = flags;
+	bo->base.funcs = &simtgpu_gem_funcs;
+	INIT_LIST_HEAD(&bo->blocks);
+	drm_gem_private_object_init(dev, &bo->base, size);
+	atomic_inc(&sdev->counts.bos);
+
+	/* From here the free path undoes whatever was done. */
+	bo->vm = simtgpu_vm_get(vm);
+	atomic_inc(&vm->bo_count);
+	if (atomic64_add_return(size, &vm->vram_bytes) > vm->vram_limit &&
+	    vm->vram_limit) {
+		ret = -ENOSPC;
+		goto err_put;
+	}
+	ret = simtgpu_vram_alloc(sdev, size, SIMTGPU_PAGE_SIZE, &bo->blocks);
+	if (ret)
+		goto err_put;
+	simtgpu_vram_clear(sdev, &bo->blocks);
+	ret = simtgpu_vm_map_bo(vm, bo);
+	if (ret)
+		goto err_put;
+	ret = drm_gem_create_mmap_offset(&bo->base);
+	if (ret)
+		goto err_put;
+	return bo;
+
+err_put:
+	drm_gem_object_put(&bo->base);
+	return ERR_PTR(ret);
+}
+
+int simtgpu_ioctl_bo_create(struct drm_device *dev, void *data,
+			    struct drm_file *file)
+{
+	struct simtgpu_device *sdev = to_simtgpu_device(dev);
+	struct drm_simtgpu_bo_create *args = data;
+	struct simtgpu_bo *bo;
+	u64 size;
+	int ret;
+
+	if (args->extensions || (args->flags & ~SIMTGPU_BO_FLAGS))
+		return -EINVAL;
+	if (!args->size || args->size > U64_MAX - (SIMTGPU_PAGE_SIZE - 1))
+		return -EINVAL;
+	size = round_up(args->size, SIMTGPU_PAGE_SIZE);
+	if (size > sdev->vram_size)
+		return -ENOSPC;
+
+	bo = simtgpu_bo_create(dev, file, size, args->flags);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+	ret = drm_gem_handle_create(file, &bo->base, &args->handle);
+	if (!ret)
+		args->gpu_va = bo->va.start;
+	/* The handle holds the reference now. */
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+int simtgpu_ioctl_bo_mmap_offset(struct drm_device *dev, void *data,
+				 struct drm_file *file)
+{
+	struct drm_simtgpu_bo_mmap_offset *args = data;
+	struct drm_gem_object *obj;
+
+	if (args->flags)
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	args->offset = drm_vma_node_offset_addr(&obj->vma_node);
+	drm_gem_object_put(obj);
+	return 0;
+}
+
+int simtgpu_ioctl_bo_info(struct drm_device *dev, void *data,
+			  struct drm_file *file)
+{
+	struct drm_simtgpu_bo_info *args = data;
+	struct drm_gem_object *obj;
+	struct simtgpu_bo *bo;
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	bo = to_simtgpu_bo(obj);
+	args->flags = bo->flags;
+	args->size = obj->size;
+	args->gpu_va = bo->va.start;
+	drm_gem_object_put(obj);
+	return 0;
+}
+
+int simtgpu_ioctl_wait_bo(struct drm_device *dev, void *data,
+			  struct drm_file *file)
+{
+	struct drm_simtgpu_wait_bo *args = data;
+	struct drm_gem_object *obj;
+	unsigned long timeout;
+	long ret;
+
+	if (args->flags)
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	timeout = drm_timeout_abs_to_jiffies(args->timeout_ns);
+	ret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_READ, true,
+				    timeout);
+	drm_gem_object_put(obj);
+	if (ret == 0)
+		return -ETIME;
+	return ret < 0 ? ret : 0;
+}

@@ -1,0 +1,624 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The simtgpu authors */
+
+/**
+ * DOC: simtgpu driver overview
+ *
+ * simtgpu drives the simulated SIMT GPU that QEMU exposes as PCI device
+ * 1234:5347 (include/simtgpu/hw.h, docs/hardware.md). It is a render-only
+ * DRM driver: userspace opens /dev/dri/renderD*, allocates buffer objects in
+ * VRAM (simtgpu_bo.c), each mapped into the file's own GPU address space
+ * (simtgpu_vm.c), and submits indirect buffers to queues that drm_sched
+ * feeds into the device's kernel rings (simtgpu_sched.c). Interrupts signal
+ * fences and report GPU exceptions (simtgpu_irq.c).
+ *
+ * This file holds the PCI probe and remove, the VRAM allocator around
+ * drm_buddy, GET_PARAM, per-file setup, fdinfo and the sysfs attributes.
+ * Everything probe sets up is a managed resource (devm/pcim/drmm, or a devm
+ * action), so a failed probe and a remove unwind in the reverse order.
+ */
+
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_print.h>
+
+#include "simtgpu_drv.h"
+
+unsigned int simtgpu_timeout_ms = 20000;
+module_param_named(timeout_ms, simtgpu_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(timeout_ms,
+		 "Job timeout in ms of host time before an engine reset (default 20000: a simulated GPU is slow)");
+
+unsigned int simtgpu_vram_limit_mb;
+module_param_named(vram_limit_mb, simtgpu_vram_limit_mb, uint, 0644);
+MODULE_PARM_DESC(vram_limit_mb,
+		 "VRAM each open file may allocate, in MiB (0 = no limit; read at open)");
+
+static atomic64_t simtgpu_next_client_id = ATOMIC64_INIT(0);
+
+u64 simtgpu_read64(struct simtgpu_device *sdev, u32 reg_lo)
+{
+	u32 lo = simtgpu_read(sdev, reg_lo); /* latches the high half */
+
+	return ((u64)simtgpu_read(sdev, reg_lo + 4) << 32) | lo;
+}
+
+/* ------------------------------------------------------------- VRAM --- */
+
+/**
+ * simtgpu_vram_alloc - allocate @size bytes of VRAM as buddy blocks of at
+ * least @min_block bytes (a power of two; @size itself gives one contiguous
+ * block). Returns -ENOSPC when VRAM is exhausted.
+ */
+int simtgpu_vram_alloc(struct simtgpu_device *sdev, u64 size, u64 min_block,
+		       struct list_head *blocks)
+{
+	int ret;
+
+	mutex_lock(&sdev->mm_lock);
+	ret = drm_buddy_alloc_blocks(&sdev->mm, 0, sdev->vram_size, size,
+				     min_block, blocks, 0);
+	if (!ret)
+		sdev->vram_used += size;
+	mutex_unlock(&sdev->mm_lock);
+	/* The buddy allocator says -ENOSPC, or -EINVAL for a size it can
+	 * never satisfy (larger than VRAM): both are "out of VRAM".
+	 */
+	return ret == -EINVAL ? -ENOSPC : ret;
+}
+
+void simtgpu_vram_free(struct simtgpu_device *sdev, struct list_head *blocks)
+{
+	struct drm_buddy_block *block;
+	u64 size = 0;
+
+	if (list_empty(blocks))
+		return;
+	mutex_lock(&sdev->mm_lock);
+	list_for_each_entry(block, blocks, link)
+		size += drm_buddy_block_size(&sdev->mm, block);
+	drm_buddy_free_list(&sdev->mm, blocks);
+	sdev->vram_used -= size;
+	mutex_unlock(&sdev->mm_lock);
+	INIT_LIST_HEAD(blocks);
+}
+
+/* Zero fresh VRAM: a new buffer never shows another process's data. */
+void simtgpu_vram_clear(struct simtgpu_device *sdev, struct list_head *blocks)
+{
+	struct drm_buddy_block *block;
+
+	list_for_each_entry(block, blocks, link)
+		memset_io(sdev->vram + drm_buddy_block_offset(block), 0,
+			  drm_buddy_block_size(&sdev->mm, block));
+	wmb(); /* cleared before the GPU is told about the memory */
+}
+
+/* ------------------------------------------------------- GET_PARAM --- */
+
+static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
+				   struct drm_file *file)
+{
+	struct simtgpu_device *sdev = to_simtgpu_device(dev);
+	struct simtgpu_file_priv *fpriv = file->driver_priv;
+	struct drm_simtgpu_get_param *args = data;
+
+	if (args->pad)
+		return -EINVAL;
+
+	switch (args->param) {
+	case SIMTGPU_PARAM_UAPI_VERSION:
+		args->value = (SIMTGPU_UAPI_VERSION_MAJOR << 16) |
+			      SIMTGPU_UAPI_VERSION_MINOR;
+		break;
+	case SIMTGPU_PARAM_HW_VERSION:
+		args->value = sdev->hw_version;
+		break;
+	case SIMTGPU_PARAM_ARCH:
+		args->value = sdev->arch;
+		break;
+	case SIMTGPU_PARAM_NUM_SMS:
+		args->value = sdev->num_sms;
+		break;
+	case SIMTGPU_PARAM_WARPS_PER_SM:
+		args->value = sdev->warps_per_sm;
+		break;
+	case SIMTGPU_PARAM_WARP_SIZE:
+		args->value = sdev->warp_size;
+		break;
+	case SIMTGPU_PARAM_CTAS_PER_SM:
+		args->value = sdev->ctas_per_sm;
+		break;
+	case SIMTGPU_PARAM_SHARED_PER_SM:
+		args->value = sdev->shared_per_sm;
+		break;
+	case SIMTGPU_PARAM_MAX_THREADS_PER_CTA:
+		args->value = sdev->max_threads_per_cta;
+		break;
+	case SIMTGPU_PARAM_VRAM_SIZE:
+		args->value = sdev->vram_size;
+		break;
+	case SIMTGPU_PARAM_VRAM_USED:
+		mutex_lock(&sdev->mm_lock);
+		args->value = sdev->vram_used;
+		mutex_unlock(&sdev->mm_lock);
+		break;
+	case SIMTGPU_PARAM_VRAM_LIMIT:
+		args->value = fpriv->vm->vram_limit;
+		break;
+	case SIMTGPU_PARAM_CLOCK_KHZ:
+		args->value = sdev->clock_khz;
+		break;
+	case SIMTGPU_PARAM_MAX_STACK_PER_THREAD:
+		args->value = sdev->max_stack_per_thread;
+		break;
+	case SIMTGPU_PARAM_TIMESTAMP:
+		args->value = simtgpu_read64(sdev, SIMTGPU_REG_TIMER_LO);
+		break;
+	case SIMTGPU_PARAM_CAPS:
+		args->value = sdev->caps;
+		break;
+	case SIMTGPU_PARAM_NUM_QUEUES_MAX:
+		args->value = SIMTGPU_MAX_QUEUES_PER_FILE;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------ open / close --- */
+
+static int simtgpu_open(struct drm_device *dev, struct drm_file *file)
+{
+	struct simtgpu_device *sdev = to_simtgpu_device(dev);
+	struct simtgpu_file_priv *fpriv;
+
+	fpriv = kzalloc(sizeof(*fpriv), GFP_KERNEL);
+	if (!fpriv)
+		return -ENOMEM;
+	fpriv->sdev = sdev;
+	fpriv->client_id = atomic64_inc_return(&simtgpu_next_client_id);
+	fpriv->pid = task_tgid_nr(current);
+	get_task_comm(fpriv->comm, current);
+	mutex_init(&fpriv->queues_lock);
+	xa_init_flags(&fpriv->queues, XA_FLAGS_ALLOC1);
+
+	fpriv->vm = simtgpu_vm_create(sdev, (u32)fpriv->client_id);
+	if (IS_ERR(fpriv->vm)) {
+		int ret = PTR_ERR(fpriv->vm);
+
+		kfree(fpriv);
+		return ret;
+	}
+	fpriv->vm->vram_limit = (u64)READ_ONCE(simtgpu_vram_limit_mb) << 20;
+
+	mutex_lock(&sdev->clients_lock);
+	list_add_tail(&fpriv->link, &sdev->clients);
+	mutex_unlock(&sdev->clients_lock);
+	file->driver_priv = fpriv;
+	return 0;
+}
+
+static void simtgpu_postclose(struct drm_device *dev, struct drm_file *file)
+{
+	struct simtgpu_device *sdev = to_simtgpu_device(dev);
+	struct simtgpu_file_priv *fpriv = file->driver_priv;
+
+	simtgpu_queues_destroy_all(fpriv);
+	mutex_lock(&sdev->clients_lock);
+	list_del(&fpriv->link);
+	mutex_unlock(&sdev->clients_lock);
+	/* BOs still referenced (mmaps, jobs) keep the VM alive. */
+	simtgpu_vm_put(fpriv->vm);
+	xa_destroy(&fpriv->queues);
+	mutex_destroy(&fpriv->queues_lock);
+	kfree(fpriv);
+}
+
+/* drm_show_fdinfo() only arrived in 6.5: print the DRM fdinfo keys here. */
+static void simtgpu_show_fdinfo(struct seq_file *m, struct file *f)
+{
+	static const char *const class_names[SIMTGPU_PRIORITY_COUNT] = {
+		"low", "normal", "high"
+	};
+	struct drm_file *file = f->private_data;
+	struct simtgpu_device *sdev = to_simtgpu_device(file->minor->dev);
+	struct simtgpu_file_priv *fpriv = file->driver_priv;
+	int i;
+
+	seq_printf(m, "drm-driver:\t%s\n", SIMTGPU_DRIVER_NAME);
+	seq_printf(m, "drm-pdev:\t%s\n", pci_name(sdev->pdev));
+	seq_printf(m, "drm-client-id:\t%llu\n", fpriv->client_id);
+	for (i = 0; i < SIMTGPU_PRIORITY_COUNT; i++)
+		seq_printf(m, "drm-engine-%s:\t%llu ns\n", class_names[i],
+			   (u64)atomic64_read(&fpriv->vm->engine_ns[i]));
+	seq_printf(m, "drm-memory-vram:\t%llu KiB\n",
+		   (u64)atomic64_read(&fpriv->vm->vram_bytes) >> 10);
+}
+
+static const struct file_operations simtgpu_fops = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+	.show_fdinfo = simtgpu_show_fdinfo,
+};
+
+static const struct drm_ioctl_desc simtgpu_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(SIMTGPU_GET_PARAM, simtgpu_ioctl_get_param,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMTGPU_BO_CREATE, simtgpu_ioctl_bo_create,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMTGPU_BO_MMAP_OFFSET, simtgpu_ioctl_bo_mmap_offset,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMTGPU_BO_INFO, simtgpu_ioctl_bo_info,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMTGPU_SUBMIT, simtgpu_ioctl_submit,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMTGPU_WAIT_BO, simtgpu_ioctl_wait_bo,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMTGPU_QUEUE_CREATE, simtgpu_ioctl_queue_create,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMTGPU_QUEUE_DESTROY, simtgpu_ioctl_queue_destroy,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMTGPU_QUEUE_GET_STATE,
+			  simtgpu_ioctl_queue_get_state, DRM_RENDER_ALLOW),
+};
+
+static const struct drm_driver simtgpu_drm_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
+			   DRIVER_SYNCOBJ_TIMELINE,
+	.open = simtgpu_open,
+	.postclose = simtgpu_postclose,
+	.ioctls = simtgpu_ioctls,
+	.num_ioctls = ARRAY_SIZE(simtgpu_ioctls),
+	.fops = &simtgpu_fops,
+#ifdef CONFIG_DEBUG_FS
+	.debugfs_init = simtgpu_debugfs_init,
+#endif
+	.name = SIMTGPU_DRIVER_NAME,
+	.desc = "simtgpu simulated SIMT GPU",
+	.date = "20261202",
+	.major = SIMTGPU_UAPI_VERSION_MAJOR,
+	.minor = SIMTGPU_UAPI_VERSION_MINOR,
+};
+
+/* ------------------------------------------------------------ sysfs --- */
+
+static struct simtgpu_device *dev_to_sdev(struct device *dev)
+{
+	return pci_get_drvdata(to_pci_dev(dev));
+}
+
+static ssize_t vram_total_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", dev_to_sdev(dev)->vram_size);
+}
+static DEVICE_ATTR_RO(vram_total);
+
+static ssize_t vram_used_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct simtgpu_device *sdev = dev_to_sdev(dev);
+	u64 used;
+
+	mutex_lock(&sdev->mm_lock);
+	used = sdev->vram_used;
+	mutex_unlock(&sdev->mm_lock);
+	return sysfs_emit(buf, "%llu\n", used);
+}
+static DEVICE_ATTR_RO(vram_used);
+
+/*
+ * Percentage of time since the previous read during which at least one
+ * job was on the device, as nvidia-smi's utilization.gpu.
+ */
+static ssize_t utilisation_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	struct simtgpu_device *sdev = dev_to_sdev(dev);
+	ktime_t now = ktime_get();
+	u64 busy, elapsed, percent = 0;
+
+	spin_lock_irq(&sdev->util_lock);
+	busy = sdev->busy_ns;
+	if (sdev->active_jobs)
+		busy += ktime_to_ns(ktime_sub(now, sdev->busy_since));
+	elapsed = ktime_to_ns(ktime_sub(now, sdev->util_last_time));
+	if (elapsed)
+		percent = div64_u64((busy - sdev->util_last_busy) * 100,
+				    elapsed);
+	sdev->util_last_time = now;
+	sdev->util_last_busy = busy;
+	spin_unlock_irq(&sdev->util_lock);
+	return sysfs_emit(buf, "%llu\n", min_t(u64, percent, 100));
+}
+static DEVICE_ATTR_RO(utilisation);
+
+static ssize_t sm_count_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", dev_to_sdev(dev)->num_sms);
+}
+static DEVICE_ATTR_RO(sm_count);
+
+static ssize_t arch_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "simt_%u\n", dev_to_sdev(dev)->arch);
+}
+static DEVICE_ATTR_RO(arch);
+
+static struct attribute *simtgpu_attrs[] = {
+	&dev_attr_vram_total.attr,
+	&dev_attr_vram_used.attr,
+	&dev_attr_utilisation.attr,
+	&dev_attr_sm_count.attr,
+	&dev_attr_arch.attr,
+	NULL,
+};
+
+static const struct attribute_group simtgpu_attr_group = {
+	.attrs = simtgpu_attrs,
+};
+
+/* ------------------------------------------------------ probe/remove --- */
+
+/* Stop every engine and return the registers to their reset values. */
+static int simtgpu_hw_reset(struct simtgpu_device *sdev)
+{
+	u32 id;
+
+	simtgpu_write(sdev, SIMTGPU_REG_RESET, SIMTGPU_RESET_MAGIC);
+	id = simtgpu_read(sdev, SIMTGPU_REG_ID);
+	if (id != SIMTGPU_ID_MAGIC) {
+		drm_err(&sdev->drm, "no simtgpu behind BAR0 (id %#x)\n", id);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static int simtgpu_hw_identify(struct simtgpu_device *sdev)
+{
+	u64 vram_reg;
+
+	sdev->hw_version = simtgpu_read(sdev, SIMTGPU_REG_HW_VERSION);
+	if ((sdev->hw_version >> 16) != SIMTGPU_HW_VERSION_MAJOR) {
+		drm_err(&sdev->drm, "hardware interface %u.%u, driver speaks %u.x\n",
+			sdev->hw_version >> 16, sdev->hw_version & 0xffff,
+			SIMTGPU_HW_VERSION_MAJOR);
+		return -ENODEV;
+	}
+	/* A register sanity check before trusting anything else. */
+	simtgpu_write(sdev, SIMTGPU_REG_SCRATCH, 0x5a5aa5a5);
+	if (simtgpu_read(sdev, SIMTGPU_REG_SCRATCH) != 0x5a5aa5a5) {
+		drm_err(&sdev->drm, "scratch register does not hold a value\n");
+		return -ENODEV;
+	}
+	if (simtgpu_read(sdev, SIMTGPU_REG_NUM_RINGS) < SIMTGPU_NUM_RINGS) {
+		drm_err(&sdev->drm, "device has fewer than %d rings\n",
+			SIMTGPU_NUM_RINGS);
+		return -ENODEV;
+	}
+
+	sdev->arch = simtgpu_read(sdev, SIMTGPU_REG_ARCH);
+	sdev->caps = simtgpu_read(sdev, SIMTGPU_REG_CAPS);
+	sdev->num_sms = simtgpu_read(sdev, SIMTGPU_REG_NUM_SMS);
+	sdev->warps_per_sm = simtgpu_read(sdev, SIMTGPU_REG_WARPS_PER_SM);
+	sdev->warp_size = simtgpu_read(sdev, SIMTGPU_REG_WARP_SIZE);
+	sdev->ctas_per_sm = simtgpu_read(sdev, SIMTGPU_REG_CTAS_PER_SM);
+	sdev->shared_per_sm = simtgpu_read(sdev, SIMTGPU_REG_SHARED_PER_SM);
+	sdev->max_threads_per_cta =
+		simtgpu_read(sdev, SIMTGPU_REG_MAX_THREADS_PER_CTA);
+	sdev->clock_khz = simtgpu_read(sdev, SIMTGPU_REG_CLOCK_KHZ);
+	sdev->max_stack_per_thread =
+		simtgpu_read(sdev, SIMTGPU_REG_MAX_STACK_PER_THREAD);
+
+	vram_reg = simtgpu_read64(sdev, SIMTGPU_REG_VRAM_SIZE_LO);
+	sdev->vram_size = min_t(u64, vram_reg,
+				pci_resource_len(sdev->pdev, SIMTGPU_BAR_VRAM));
+	sdev->vram_size = rounddown_pow_of_two(sdev->vram_size);
+	if (sdev->vram_size < SZ_4M) {
+		drm_err(&sdev->drm, "only %llu bytes of VRAM\n",
+			sdev->vram_size);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static void simtgpu_buddy_fini(void *data)
+{
+	struct simtgpu_device *sdev = data;
+
+	drm_buddy_fini(&sdev->mm);
+}
+
+static void simtgpu_wq_fini(void *data)
+{
+	struct simtgpu_device *sdev = data;
+
+	destroy_workqueue(sdev->free_wq);
+	destroy_workqueue(sdev->reset_wq);
+}
+
+static void simtgpu_fence_page_fini(void *data)
+{
+	struct simtgpu_device *sdev = data;
+
+	simtgpu_vram_free(sdev, &sdev->fence_vram);
+}
+
+static void simtgpu_rings_fini_action(void *data)
+{
+	simtgpu_rings_fini(data);
+}
+
+static int simtgpu_map_bars(struct simtgpu_device *sdev)
+{
+	struct pci_dev *pdev = sdev->pdev;
+	struct device *dev = &pdev->dev;
+	resource_size_t start, len;
+	int ret;
+
+	if (pci_resource_len(pdev, SIMTGPU_BAR_REGS) < SIMTGPU_REGS_SIZE ||
+	    !(pci_resource_flags(pdev, SIMTGPU_BAR_VRAM) & IORESOURCE_MEM))
+		return -ENODEV;
+
+	ret = pcim_iomap_regions(pdev, BIT(SIMTGPU_BAR_REGS),
+				 SIMTGPU_DRIVER_NAME);
+	if (ret)
+		return ret;
+	sdev->regs = pcim_iomap_table(pdev)[SIMTGPU_BAR_REGS];
+
+	start = pci_resource_start(pdev, SIMTGPU_BAR_VRAM);
+	len = pci_resource_len(pdev, SIMTGPU_BAR_VRAM);
+	if (!devm_request_mem_region(dev, start, len, "simtgpu-vram"))
+		return -EBUSY;
+	sdev->vram = devm_ioremap_wc(dev, start, len);
+	if (!sdev->vram)
+		return -ENOMEM;
+	sdev->vram_bus = start;
+	return 0;
+}
+
+static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct device *dev = &pdev->dev;
+	struct simtgpu_device *sdev;
+	int ret;
+
+	sdev = devm_drm_dev_alloc(dev, &simtgpu_drm_driver,
+				  struct simtgpu_device, drm);
+	if (IS_ERR(sdev))
+		return PTR_ERR(sdev);
+	sdev->pdev = pdev;
+	pci_set_drvdata(pdev, sdev);
+	mutex_init(&sdev->mm_lock);
+	mutex_init(&sdev->clients_lock);
+	INIT_LIST_HEAD(&sdev->clients);
+	INIT_LIST_HEAD(&sdev->fence_vram);
+	spin_lock_init(&sdev->util_lock);
+	sdev->util_last_time = ktime_get();
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (ret)
+		return ret;
+	ret = simtgpu_map_bars(sdev);
+	if (ret)
+		return ret;
+
+	ret = simtgpu_hw_reset(sdev);
+	if (ret)
+		return ret;
+	ret = simtgpu_hw_identify(sdev);
+	if (ret)
+		return ret;
+
+	ret = drm_buddy_init(&sdev->mm, sdev->vram_size, SIMTGPU_PAGE_SIZE);
+	if (ret)
+		return ret;
+	ret = devm_add_action_or_reset(dev, simtgpu_buddy_fini, sdev);
+	if (ret)
+		return ret;
+
+	sdev->reset_wq = alloc_ordered_workqueue("simtgpu-reset", 0);
+	sdev->free_wq = alloc_workqueue("simtgpu-free", WQ_UNBOUND, 0);
+	if (!sdev->reset_wq || !sdev->free_wq) {
+		if (sdev->reset_wq)
+			destroy_workqueue(sdev->reset_wq);
+		if (sdev->free_wq)
+			destroy_workqueue(sdev->free_wq);
+		return -ENOMEM;
+	}
+	ret = devm_add_action_or_reset(dev, simtgpu_wq_fini, sdev);
+	if (ret)
+		return ret;
+
+	/* One page holds every ring's 64-bit fence slot. */
+	ret = simtgpu_vram_alloc(sdev, SIMTGPU_PAGE_SIZE, SIMTGPU_PAGE_SIZE,
+				 &sdev->fence_vram);
+	if (ret)
+		return ret;
+	ret = devm_add_action_or_reset(dev, simtgpu_fence_page_fini, sdev);
+	if (ret)
+		return ret;
+	simtgpu_vram_clear(sdev, &sdev->fence_vram);
+	sdev->fence_page = drm_buddy_block_offset(
+		list_first_entry(&sdev->fence_vram, struct drm_buddy_block,
+				 link));
+
+	ret = simtgpu_rings_init(sdev);
+	if (ret)
+		return ret;
+	ret = devm_add_action_or_reset(dev, simtgpu_rings_fini_action, sdev);
+	if (ret)
+		return ret;
+
+	ret = simtgpu_irq_init(sdev);
+	if (ret)
+		return ret;
+	simtgpu_rings_hw_init(sdev);
+	simtgpu_irq_enable(sdev);
+
+	ret = devm_device_add_group(dev, &simtgpu_attr_group);
+	if (ret)
+		goto err_irq;
+
+	ret = drm_dev_register(&sdev->drm, 0);
+	if (ret)
+		goto err_irq;
+
+	drm_info(&sdev->drm,
+		 "simt_%u, %u SMs x %u warps of %u, %llu MiB VRAM, hw %u.%u\n",
+		 sdev->arch, sdev->num_sms, sdev->warps_per_sm,
+		 sdev->warp_size, sdev->vram_size >> 20,
+		 sdev->hw_version >> 16, sdev->hw_version & 0xffff);
+	return 0;
+
+err_irq:
+	simtgpu_irq_disable(sdev);
+	simtgpu_write(sdev, SIMTGPU_REG_RESET, SIMTGPU_RESET_MAGIC);
+	return ret;
+}
+
+static void simtgpu_remove(struct pci_dev *pdev)
+{
+	struct simtgpu_device *sdev = pci_get_drvdata(pdev);
+
+	drm_dev_unplug(&sdev->drm);
+	/* Buffers whose release waits for the GPU go back to VRAM first. */
+	drain_workqueue(sdev->free_wq);
+	simtgpu_irq_disable(sdev);
+	simtgpu_write(sdev, SIMTGPU_REG_RESET, SIMTGPU_RESET_MAGIC);
+	/* The devm actions now finish the rings, the fence page, the
+	 * workqueues and the buddy allocator, in that order.
+	 */
+}
+
+static const struct pci_device_id simtgpu_pci_ids[] = {
+	{ PCI_DEVICE(SIMTGPU_PCI_VENDOR_ID, SIMTGPU_PCI_DEVICE_ID) },
+	{}
+};
+MODULE_DEVICE_TABLE(pci, simtgpu_pci_ids);
+
+static struct pci_driver simtgpu_pci_driver = {
+	.name = SIMTGPU_DRIVER_NAME,
+	.id_table = simtgpu_pci_ids,
+	.probe = simtgpu_probe,
+	.remove = simtgpu_remove,
+};
+module_pci_driver(simtgpu_pci_driver);
+
+MODULE_DESCRIPTION("DRM render driver for the simtgpu simulated SIMT GPU");
+MODULE_AUTHOR("The simtgpu authors");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Copyright (C) 2026 The simtgpu authors */
+#ifndef SIMTGPU_DRV_H
+#define SIMTGPU_DRV_H
+
+#include <linux/io.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+#include <linux/dma-resv.h>
+#include <drm/drm_buddy.h>
+#include <drm/drm_device.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_mm.h>
+#include <drm/gpu_scheduler.h>
+
+#include <simtgpu/hw.h>
+#include <drm/simtgpu_drm.h>
+
+#define SIMTGPU_DRIVER_NAME "simtgpu"
+#define SIMTGPU_MAX_QUEUES_PER_FILE 64
+/* Each job takes 64 bytes of ring; 64 in flight per ring fit 16 KiB. */
+#define SIMTGPU_RING_BYTES (16 * 1024)
+#define SIMTGPU_JOBS_IN_FLIGHT 64
+/* GPU VAs handed out: above a guard for NULL, below the local window. */
+#define SIMTGPU_VA_START 0x100000ull
+#define SIMTGPU_VA_END SIMTGPU_LOCAL_BASE
+
+struct simtgpu_device;
+struct simtgpu_vm;
+
+/* Module parameters (simtgpu_drv.c). */
+extern unsigned int simtgpu_timeout_ms;
+extern unsigned int simtgpu_vram_limit_mb;
+
+/* Objects alive now, shown in debugfs "objects" to find leaks. */
+struct simtgpu_counts {
+	atomic_t bos;
+	atomic_t vms;
+	atomic_t queues;
+	atomic_t jobs;
+	atomic_t fences;
+	atomic_t page_tables;
+};
+
+/**
+ * struct simtgpu_fence - the hardware fence of one job on one ring: signalled
+ * by the fence interrupt once the ring's fence slot reaches @seqno.
+ */
+struct simtgpu_fence {
+	struct dma_fence base;
+	struct simtgpu_device *sdev;
+	struct list_head link; /* in simtgpu_ring.pending, under ring->lock */
+	struct simtgpu_ring *ring;
+	u64 seqno;
+	/* The job, while the fence is unsignalled and still the job's. */
+	struct simtgpu_job *job;
+	ktime_t emitted;
+	u64 busy_ns; /* set when signalled */
+};
+
+/**
+ * struct simtgpu_ring - one of the device's kernel rings and the drm_sched
+ * scheduler that feeds it.
+ */
+struct simtgpu_ring {
+	struct simtgpu_device *sdev;
+	unsigned int index;
+	char name[16];
+	struct drm_gpu_scheduler sched;
+	bool sched_ready;
+	u32 hw_priority;
+
+	struct list_head vram; /* buddy blocks of the ring buffer */
+	u64 vram_offset;
+	u32 tail; /* byte offset where the next packet goes */
+	u64 fence_offset; /* VRAM offset of this ring's 64-bit fence slot */
+
+	spinlock_t lock; /* pending, emitted, completed, busy accounting */
+	struct list_head pending; /* simtgpu_fence, oldest first */
+	u64 fence_context;
+	u64 emitted;
+	u64 completed;
+	ktime_t last_end; /* when the ring last finished a job */
+
+	/* Progress seen by the previous timeout on this ring. */
+	u32 timeout_head;
+	u64 timeout_completed;
+};
+
+struct simtgpu_device {
+	struct drm_device drm;
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	void __iomem *vram; /* BAR2, write-combined */
+	resource_size_t vram_bus;
+	u64 vram_size;
+
+	u32 hw_version;
+	u32 arch;
+	u32 caps;
+	u32 num_sms;
+	u32 warps_per_sm;
+	u32 warp_size;
+	u32 ctas_per_sm;
+	u32 shared_per_sm;
+	u32 max_threads_per_cta;
+	u32 clock_khz;
+	u32 max_stack_per_thread;
+
+	struct mutex mm_lock; /* buddy and vram_used */
+	struct drm_buddy mm;
+	u64 vram_used;
+
+	struct list_head fence_vram; /* the fence page */
+	u64 fence_page;
+	struct simtgpu_ring rings[SIMTGPU_NUM_RINGS];
+	struct workqueue_struct *reset_wq; /* ordered: one reset at a time */
+	struct workqueue_struct *free_wq; /* deferred BO and VM release */
+	unsigned int resets;
+
+	struct mutex clients_lock;
+	struct list_head clients; /* simtgpu_file_priv */
+
+	/* Time during which any job was on the device, for sysfs. */
+	spinlock_t util_lock;
+	unsigned int active_jobs;
+	ktime_t busy_since;
+	u64 busy_ns;
+	ktime_t util_last_time;
+	u64 util_last_busy;
+
+	struct simtgpu_counts counts;
+};
+
+static inline struct simtgpu_device *to_simtgpu_device(struct drm_device *dev)
+{
+	return container_of(dev, struct simtgpu_device, drm);
+}
+
+static inline u32 simtgpu_read(struct simtgpu_device *sdev, u32 reg)
+{
+	return readl(sdev->regs + reg);
+}
+
+static inline void simtgpu_write(struct simtgpu_device *sdev, u32 reg, u32 val)
+{
+	writel(val, sdev->regs + reg);
+}
+
+static inline u32 simtgpu_ring_read(struct simtgpu_ring *ring, u32 reg)
+{
+	return simtgpu_read(ring->sdev, SIMTGPU_RING_BASE(ring->index) + reg);
+}
+
+static inline void simtgpu_ring_write(struct simtgpu_ring *ring, u32 reg,
+				      u32 val)
+{
+	simtgpu_write(ring->sdev, SIMTGPU_RING_BASE(ring->index) + reg, val);
+}
+
+u64 simtgpu_read64(struct simtgpu_device *sdev, u32 reg_lo);
+
+/* Queue priority classes, each fed to its own ring(s). */
+#define SIMTGPU_PRIORITY_COUNT (SIMTGPU_PRIORITY_HIGH + 1)
+
+/**
+ * struct simtgpu_queue - a userspace submission queue: one drm_sched entity.
+ */
+struct simtgpu_queue {
+	struct kref refcount;
+	struct simtgpu_device *sdev;
+	u32 id;
+	u32 priority;
+	struct drm_sched_entity entity;
+	struct drm_gpu_scheduler *scheds[SIMTGPU_NUM_RINGS];
+
+	spinlock_t state_lock; /* state, last_error, fault */
+	u32 state; /* SIMTGPU_QUEUE_STATE_* */
+	s32 last_error;
+	struct drm_simtgpu_fault_info fault;
+};
+
+/**
+ * struct simtgpu_file_priv - per open file: its GPU address space, its queues
+ * and its usage statistics.
+ */
+struct simtgpu_file_priv {
+	struct simtgpu_device *sdev;
+	struct simtgpu_vm *vm;
+	u64 client_id;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	struct list_head link; /* in sdev->clients */
+
+	struct mutex queues_lock;
+	struct xarray queues;
+
+};
+
+/**
+ * struct simtgpu_bo - a GEM buffer object in VRAM, mapped at one VA of its
+ * creator's address space.
+ */
+struct simtgpu_bo {
+	struct drm_gem_object base;
+	struct simtgpu_device *sdev;
+	struct list_head blocks; /* drm_buddy_block, in mapping order */
+	struct simtgpu_vm *vm;
+	struct drm_mm_node va;
+	u32 flags; /* SIMTGPU_BO_* */
+	struct work_struct free_work;
+};
+
+static inline struct simtgpu_bo *to_simtgpu_bo(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct simtgpu_bo, base);
+}
+
+/**
+ * struct simtgpu_job - one SUBMIT: an indirect buffer run in a file's VM.
+ */
+struct simtgpu_job {
+	struct drm_sched_job base;
+	struct simtgpu_queue *queue;
+	struct simtgpu_vm *vm;
+	struct drm_gem_object **bos;
+	u32 bo_count;
+	u64 ib_va;
+	u32 ib_dwords;
+	struct dma_fence *hw_fence;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+};
+
+static inline struct simtgpu_job *to_simtgpu_job(struct drm_sched_job *job)
+{
+	return container_of(job, struct simtgpu_job, base);
+}
+
+/* simtgpu_drv.c */
+int simtgpu_vram_alloc(struct simtgpu_device *sdev, u64 size, u64 min_block,
+		       struct list_head *blocks);
+void simtgpu_vram_free(struct simtgpu_device *sdev, struct list_head *blocks);
+void simtgpu_vram_clear(struct simtgpu_device *sdev, struct list_head *blocks);
+
+/* simtgpu_bo.c */
+struct simtgpu_bo *simtgpu_bo_create(struct drm_device *dev,
+				     struct drm_file *file, u64 size, u32 flags);
+int simtgpu_ioctl_bo_create(struct drm_device *dev, void *data,
+			    struct drm_file *file);
+int simtgpu_ioctl_bo_mmap_offset(struct drm_device *dev, void *data,
+				 struct drm_file *file);
+int simtgpu_ioctl_bo_info(struct drm_device *dev, void *data,
+			  struct drm_file *file);
+int simtgpu_ioctl_wait_bo(struct drm_device *dev, void *data,
+			  struct drm_file *file);
+
+/* simtgpu_vm.c */
+struct simtgpu_vm {
+	struct kref refcount;
+	struct simtgpu_device *sdev;
+	u32 id; /* the context id of SET_CONTEXT */
+	struct mutex lock; /* mm, page tables */
+	struct drm_mm mm;
+	struct simtgpu_pt *root;
+	struct list_head tables; /* every simtgpu_pt, for teardown */
+	/* Bytes of BOs in this VM, for the VRAM limit and fdinfo. */
+	atomic64_t vram_bytes;
+	u64 vram_limit; /* 0: none */
+	atomic_t bo_count;
+	/* Busy time of the VM's jobs per queue priority class, for fdinfo. */
+	atomic64_t engine_ns[SIMTGPU_PRIORITY_COUNT];
+	/* Every job's finished fence: BOs are freed only once these signal. */
+	struct dma_resv resv;
+};
+
+struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev, u32 id);
+void simtgpu_vm_put(struct simtgpu_vm *vm);
+struct simtgpu_vm *simtgpu_vm_get(struct simtgpu_vm *vm);
+u64 simtgpu_vm_root(struct simtgpu_vm *vm);
+int simtgpu_vm_map_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo);
+void simtgpu_vm_unmap_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo);
+bool simtgpu_vm_range_mapped(struct simtgpu_vm *vm, u64 va, u64 size);
+
+/* simtgpu_sched.c */
+int simtgpu_rings_init(struct simtgpu_device *sdev);
+void simtgpu_rings_fini(struct simtgpu_device *sdev);
+void simtgpu_rings_hw_init(struct simtgpu_device *sdev);
+void simtgpu_ring_signal_fences(struct simtgpu_ring *ring);
+void simtgpu_ring_fail_current(struct simtgpu_ring *ring, int error,
+			       const struct drm_simtgpu_fault_info *fault,
+			       u32 context);
+int simtgpu_ioctl_submit(struct drm_device *dev, void *data,
+			 struct drm_file *file);
+int simtgpu_ioctl_queue_create(struct drm_device *dev, void *data,
+			       struct drm_file *file);
+int simtgpu_ioctl_queue_destroy(struct drm_device *dev, void *data,
+				struct drm_file *file);
+int simtgpu_ioctl_queue_get_state(struct drm_device *dev, void *data,
+				  struct drm_file *file);
+void simtgpu_queues_destroy_all(struct simtgpu_file_priv *fpriv);
+void simtgpu_queue_release_kref(struct kref *kref);
+
+/* simtgpu_irq.c */
+int simtgpu_irq_init(struct simtgpu_device *sdev);
+void simtgpu_irq_enable(struct simtgpu_device *sdev);
+void simtgpu_irq_disable(struct simtgpu_device *sdev);
+const char *simtgpu_exception_name(u32 kind);
+const char *simtgpu_access_name(u32 access);
+
+/* simtgpu_debugfs.c */
+#ifdef CONFIG_DEBUG_FS
+void simtgpu_debugfs_init(struct drm_minor *minor);
+#endif
+
+#endif /* SIMTGPU_DRV_H */

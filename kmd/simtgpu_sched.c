@@ -1,0 +1,985 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The simtgpu authors */
+
+/**
+ * DOC: Job submission, rings and recovery
+ *
+ * The device has SIMTGPU_NUM_RINGS kernel rings; each is fed by its own
+ * drm_gpu_scheduler. A userspace queue is a drm_sched entity whose priority
+ * class picks its rings: low-priority queues use ring 0, normal ones rings 1
+ * and 2 (drm_sched balances an idle entity onto the less busy one), high
+ * ones ring 3. The ring's PRIORITY register tells the device's command
+ * processor the same class.
+ *
+ * Each job becomes three packets on its ring: SET_CONTEXT (the file's page
+ * tables, context id = the file's client id), INDIRECT (the user's buffer,
+ * run at user privilege) and FENCE (PHYSICAL | IRQ) writing the ring's next
+ * sequence number into the ring's slot of the fence page. The fence
+ * interrupt reads the slots and signals every hardware fence whose number
+ * has been reached.
+ *
+ * An exception (page fault, trap, ...) aborts the indirect buffer; the
+ * interrupt handler fails the job running on that ring with -EFAULT, marks
+ * its queue faulted, keeps the first exception for QUEUE_GET_STATE and acks,
+ * after which the ring runs the job's FENCE packet and goes on.
+ *
+ * A job that runs past the timeout (module parameter timeout_ms, host time,
+ * so large by default: the GPU is simulated) is checked for progress: if its
+ * ring's head or fence has moved since the last check it gets another
+ * period. Otherwise the whole device is reset (the reset register stops
+ * every engine): every scheduler is stopped, the guilty job fails with
+ * -ETIMEDOUT and its queue is marked guilty, the rings are reprogrammed, and
+ * the innocent jobs that were on the rings are submitted again. Faulted and
+ * guilty queues refuse new submissions with -ECANCELED, and jobs already
+ * queued behind the failure are cancelled with -ECANCELED, as a CUDA context
+ * stays broken after an illegal address.
+ */
+
+#include <linux/delay.h>
+#include <linux/dma-fence-chain.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+#include <drm/drm_syncobj.h>
+
+#include "simtgpu_drv.h"
+
+/* SET_CONTEXT, INDIRECT and FENCE: a header and four dwords each. */
+#define SIMTGPU_JOB_DWORDS 15
+
+/* ------------------------------------------------------ hw fences --- */
+
+static const char *simtgpu_fence_driver_name(struct dma_fence *fence)
+{
+	return SIMTGPU_DRIVER_NAME;
+}
+
+static const char *simtgpu_fence_timeline_name(struct dma_fence *fence)
+{
+	return container_of(fence, struct simtgpu_fence, base)->ring->name;
+}
+
+static void simtgpu_fence_release(struct dma_fence *fence)
+{
+	struct simtgpu_fence *f = container_of(fence, struct simtgpu_fence,
+					       base);
+
+	atomic_dec(&f->sdev->counts.fences);
+	dma_fence_free(fence);
+}
+
+static const struct dma_fence_ops simtgpu_fence_ops = {
+	.get_driver_name = simtgpu_fence_driver_name,
+	.get_timeline_name = simtgpu_fence_timeline_name,
+	.release = simtgpu_fence_release,
+};
+
+static void simtgpu_util_start(struct simtgpu_device *sdev, ktime_t now)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sdev->util_lock, flags);
+	if (sdev->active_jobs++ == 0)
+		sdev->busy_since = now;
+	spin_unlock_irqrestore(&sdev->util_lock, flags);
+}
+
+static void simtgpu_util_end(struct simtgpu_device *sdev, ktime_t now)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sdev->util_lock, flags);
+	if (!WARN_ON(!sdev->active_jobs) && --sdev->active_jobs == 0)
+		sdev->busy_ns += ktime_to_ns(ktime_sub(now, sdev->busy_since));
+	spin_unlock_irqrestore(&sdev->util_lock, flags);
+}
+
+/* Signal @f, with @error if non-zero; called with ring->lock held. */
+static void simtgpu_fence_complete(struct simtgpu_ring *ring,
+				   struct simtgpu_fence *f, int error)
+{
+	ktime_t now = ktime_get();
+	ktime_t start = ktime_after(ring->last_end, f->emitted) ?
+			ring->last_end : f->emitted;
+
+	/* A job queued behind another starts when that one ends. */
+	f->busy_ns = ktime_to_ns(ktime_sub(now, start));
+	ring->last_end = now;
+	list_del(&f->link);
+	if (error)
+		dma_fence_set_error(&f->base, error);
+	f->job = NULL;
+	dma_fence_signal_locked(&f->base);
+	simtgpu_util_end(ring->sdev, now);
+	dma_fence_put(&f->base); /* the pending list's reference */
+}
+
+/* Fence interrupt: signal what the ring's fence slot says is done. */
+void simtgpu_ring_signal_fences(struct simtgpu_ring *ring)
+{
+	u64 seqno = readq(ring->sdev->vram + ring->fence_offset);
+	struct simtgpu_fence *f, *tmp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	if (seqno > ring->completed && seqno <= ring->emitted)
+		ring->completed = seqno;
+	list_for_each_entry_safe(f, tmp, &ring->pending, link) {
+		if (f->seqno > ring->completed)
+			break;
+		simtgpu_fence_complete(ring, f, 0);
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+}
+
+/* After a reset nothing on the rings will complete: finish their fences. */
+static void simtgpu_ring_cancel_fences(struct simtgpu_ring *ring)
+{
+	struct simtgpu_fence *f, *tmp;
+	unsigned long flags;
+
+	simtgpu_ring_signal_fences(ring);
+	spin_lock_irqsave(&ring->lock, flags);
+	list_for_each_entry_safe(f, tmp, &ring->pending, link)
+		simtgpu_fence_complete(ring, f, -ECANCELED);
+	ring->completed = ring->emitted;
+	spin_unlock_irqrestore(&ring->lock, flags);
+}
+
+/* ------------------------------------------------------ queue state --- */
+
+static void simtgpu_queue_mark(struct simtgpu_queue *queue, u32 state,
+			       int error,
+			       const struct drm_simtgpu_fault_info *fault)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&queue->state_lock, flags);
+	if (fault && !(queue->state & SIMTGPU_QUEUE_STATE_FAULTED))
+		queue->fault = *fault;
+	queue->state |= state;
+	queue->last_error = error;
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+}
+
+static u32 simtgpu_queue_state(struct simtgpu_queue *queue)
+{
+	unsigned long flags;
+	u32 state;
+
+	spin_lock_irqsave(&queue->state_lock, flags);
+	state = queue->state;
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+	return state;
+}
+
+/**
+ * simtgpu_ring_fail_current - the exception interrupt's verdict on the job
+ * executing on @ring: its fences carry @error, its queue is faulted, and one
+ * line names the process, the queue, the address and the access.
+ */
+void simtgpu_ring_fail_current(struct simtgpu_ring *ring, int error,
+			       const struct drm_simtgpu_fault_info *fault,
+			       u32 context)
+{
+	struct simtgpu_device *sdev = ring->sdev;
+	struct simtgpu_fence *f;
+	struct simtgpu_job *job = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	f = list_first_entry_or_null(&ring->pending, struct simtgpu_fence,
+				     link);
+	if (f && f->job) {
+		job = f->job;
+		dma_fence_set_error(&f->base, error);
+		dma_fence_set_error(&job->base.s_fence->finished, error);
+		simtgpu_queue_mark(job->queue, SIMTGPU_QUEUE_STATE_FAULTED,
+				   error, fault);
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+
+	if (!job) {
+		dev_err_ratelimited(sdev->drm.dev,
+				    "GPU exception on %s (context %u) with no job: %s @ 0x%llx\n",
+				    ring->name, context,
+				    simtgpu_exception_name(fault->kind),
+				    fault->address);
+		return;
+	}
+	dev_err_ratelimited(sdev->drm.dev,
+			    "GPU exception: pid=%d, name=%s, queue %u, context %u, %s: %s @ 0x%llx, access %s, detail %#x, pc 0x%llx, sm %u warp %u lane %u, block (%u,%u,%u) thread (%u,%u,%u)\n",
+			    job->pid, job->comm, job->queue->id, context,
+			    ring->name, simtgpu_exception_name(fault->kind),
+			    fault->address, simtgpu_access_name(fault->access),
+			    fault->detail, fault->pc, fault->sm, fault->warp,
+			    fault->lane, fault->ctaid[0], fault->ctaid[1],
+			    fault->ctaid[2], fault->tid[0], fault->tid[1],
+			    fault->tid[2]);
+}
+
+/* ------------------------------------------------------------- rings --- */
+
+static void simtgpu_ring_emit(struct simtgpu_ring *ring, const u32 *dwords,
+			      unsigned int count)
+{
+	void __iomem *base = ring->sdev->vram + ring->vram_offset;
+	unsigned int i;
+
+	for (i = 0; i < count; i++) {
+		writel(dwords[i], base + ring->tail);
+		ring->tail = (ring->tail + 4) & (SIMTGPU_RING_BYTES - 1);
+	}
+}
+
+/* Emit @job's packets. Packets never wrap: a NOP fills the ring's end. */
+static void simtgpu_ring_emit_job(struct simtgpu_ring *ring,
+				  struct simtgpu_job *job, u64 seqno)
+{
+	u64 root = simtgpu_vm_root(job->vm);
+	u64 fence = ring->fence_offset;
+	u32 room = SIMTGPU_RING_BYTES - ring->tail;
+	u32 packets[SIMTGPU_JOB_DWORDS] = {
+		SIMTGPU_PKT_HEADER(SIMTGPU_PKT_SET_CONTEXT, 0, 4),
+		job->vm->id, 0, lower_32_bits(root), upper_32_bits(root),
+		SIMTGPU_PKT_HEADER(SIMTGPU_PKT_INDIRECT, 0, 4),
+		lower_32_bits(job->ib_va), upper_32_bits(job->ib_va),
+		job->ib_dwords, 0,
+		SIMTGPU_PKT_HEADER(SIMTGPU_PKT_FENCE,
+				   SIMTGPU_PKTF_IRQ | SIMTGPU_PKTF_PHYSICAL, 4),
+		lower_32_bits(fence), upper_32_bits(fence),
+		lower_32_bits(seqno), upper_32_bits(seqno),
+	};
+
+	if (room < sizeof(packets)) {
+		u32 nop = SIMTGPU_PKT_HEADER(SIMTGPU_PKT_NOP, 0, room / 4 - 1);
+
+		simtgpu_ring_emit(ring, &nop, 1);
+		ring->tail = 0;
+	}
+	simtgpu_ring_emit(ring, packets, ARRAY_SIZE(packets));
+	wmb(); /* the packets are in VRAM before the doorbell */
+	simtgpu_ring_write(ring, SIMTGPU_RING_TAIL, ring->tail);
+}
+
+static struct simtgpu_ring *to_simtgpu_ring(struct drm_gpu_scheduler *sched)
+{
+	return container_of(sched, struct simtgpu_ring, sched);
+}
+
+static struct dma_fence *simtgpu_run_job(struct drm_sched_job *sched_job)
+{
+	struct simtgpu_job *job = to_simtgpu_job(sched_job);
+	struct simtgpu_ring *ring = to_simtgpu_ring(sched_job->sched);
+	struct simtgpu_device *sdev = ring->sdev;
+	struct simtgpu_fence *f;
+	unsigned long flags;
+
+	/* Already failed (the guilty job of a reset): just complete it. */
+	if (sched_job->s_fence->finished.error)
+		return NULL;
+	if (simtgpu_queue_state(job->queue))
+		return ERR_PTR(-ECANCELED);
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return ERR_PTR(-ENOMEM);
+	f->sdev = sdev;
+	f->ring = ring;
+	f->job = job;
+	atomic_inc(&sdev->counts.fences);
+
+	spin_lock_irqsave(&ring->lock, flags);
+	f->seqno = ++ring->emitted;
+	f->emitted = ktime_get();
+	dma_fence_init(&f->base, &simtgpu_fence_ops, &ring->lock,
+		       ring->fence_context, f->seqno);
+	dma_fence_get(&f->base);
+	list_add_tail(&f->link, &ring->pending);
+	spin_unlock_irqrestore(&ring->lock, flags);
+	simtgpu_util_start(sdev, f->emitted);
+
+	dma_fence_put(job->hw_fence); /* from a run before a reset */
+	job->hw_fence = dma_fence_get(&f->base);
+	simtgpu_ring_emit_job(ring, job, f->seqno);
+	return &f->base;
+}
+
+static enum drm_gpu_sched_stat
+simtgpu_timedout_job(struct drm_sched_job *sched_job);
+
+static void simtgpu_free_job(struct drm_sched_job *sched_job)
+{
+	struct simtgpu_job *job = to_simtgpu_job(sched_job);
+	struct simtgpu_device *sdev = job->vm->sdev;
+	u32 i;
+
+	if (job->hw_fence) {
+		struct simtgpu_fence *f = container_of(job->hw_fence,
+						       struct simtgpu_fence,
+						       base);
+
+		if (dma_fence_is_signaled(job->hw_fence))
+			atomic64_add(f->busy_ns,
+				     &job->vm->engine_ns[job->queue->priority]);
+		dma_fence_put(job->hw_fence);
+	}
+	drm_sched_job_cleanup(sched_job);
+	for (i = 0; i < job->bo_count; i++)
+		drm_gem_object_put(job->bos[i]);
+	kvfree(job->bos);
+	kref_put(&job->queue->refcount, simtgpu_queue_release_kref);
+	simtgpu_vm_put(job->vm);
+	kfree(job);
+	atomic_dec(&sdev->counts.jobs);
+}
+
+static const struct drm_sched_backend_ops simtgpu_sched_ops = {
+	.run_job = simtgpu_run_job,
+	.timedout_job = simtgpu_timedout_job,
+	.free_job = simtgpu_free_job,
+};
+
+/* Program the rings after probe or a reset; the device is idle. */
+void simtgpu_rings_hw_init(struct simtgpu_device *sdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
+		struct simtgpu_ring *ring = &sdev->rings[i];
+
+		ring->tail = 0;
+		simtgpu_ring_write(ring, SIMTGPU_RING_CTRL, 0);
+		simtgpu_ring_write(ring, SIMTGPU_RING_ADDR_LO,
+				   lower_32_bits(ring->vram_offset));
+		simtgpu_ring_write(ring, SIMTGPU_RING_ADDR_HI,
+				   upper_32_bits(ring->vram_offset));
+		simtgpu_ring_write(ring, SIMTGPU_RING_SIZE, SIMTGPU_RING_BYTES);
+		simtgpu_ring_write(ring, SIMTGPU_RING_PRIORITY,
+				   ring->hw_priority);
+		simtgpu_ring_write(ring, SIMTGPU_RING_TAIL, 0);
+		simtgpu_ring_write(ring, SIMTGPU_RING_CTRL,
+				   SIMTGPU_RING_CTRL_ENABLE);
+	}
+}
+
+static int simtgpu_sched_init(struct simtgpu_ring *ring)
+{
+	struct simtgpu_device *sdev = ring->sdev;
+	long timeout = msecs_to_jiffies(max(simtgpu_timeout_ms, 100u));
+#ifdef SIMTGPU_SCHED_INIT_ARGS
+	const struct drm_sched_init_args args = {
+		.ops = &simtgpu_sched_ops,
+		.timeout_wq = sdev->reset_wq,
+		.credit_limit = SIMTGPU_JOBS_IN_FLIGHT,
+		.hang_limit = 0,
+		.timeout = timeout,
+		.name = ring->name,
+		.dev = sdev->drm.dev,
+	};
+
+	return drm_sched_init(&ring->sched, &args);
+#else
+	return drm_sched_init(&ring->sched, &simtgpu_sched_ops,
+			      SIMTGPU_JOBS_IN_FLIGHT, 0, timeout,
+			      sdev->reset_wq, NULL, ring->name,
+			      sdev->drm.dev);
+#endif
+}
+
+int simtgpu_rings_init(struct simtgpu_device *sdev)
+{
+	/* Ring n's PRIORITY register: the class of the queues it serves. */
+	static const u32 hw_priority[SIMTGPU_NUM_RINGS] = { 0, 1, 1, 2 };
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
+		struct simtgpu_ring *ring = &sdev->rings[i];
+
+		ring->sdev = sdev;
+		ring->index = i;
+		snprintf(ring->name, sizeof(ring->name), "simtgpu-ring%u", i);
+		spin_lock_init(&ring->lock);
+		INIT_LIST_HEAD(&ring->pending);
+		INIT_LIST_HEAD(&ring->vram);
+		ring->fence_context = dma_fence_context_alloc(1);
+		ring->fence_offset = sdev->fence_page + i * sizeof(u64);
+		ring->hw_priority = hw_priority[i];
+		ring->last_end = ktime_get();
+
+		ret = simtgpu_vram_alloc(sdev, SIMTGPU_RING_BYTES,
+					 SIMTGPU_RING_BYTES, &ring->vram);
+		if (ret)
+			goto err;
+		simtgpu_vram_clear(sdev, &ring->vram);
+		ring->vram_offset = drm_buddy_block_offset(
+			list_first_entry(&ring->vram, struct drm_buddy_block,
+					 link));
+
+		ret = simtgpu_sched_init(ring);
+		if (ret)
+			goto err;
+		ring->sched_ready = true;
+	}
+	return 0;
+
+err:
+	simtgpu_rings_fini(sdev);
+	return ret;
+}
+
+void simtgpu_rings_fini(struct simtgpu_device *sdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
+		struct simtgpu_ring *ring = &sdev->rings[i];
+		unsigned long deadline = jiffies + 5 * HZ;
+
+		/* drm_sched_fini() does not free finished jobs still on its
+		 * list: give the scheduler thread time to free them.
+		 */
+		while (ring->sched_ready &&
+		       !list_empty_careful(&ring->sched.pending_list) &&
+		       time_before(jiffies, deadline))
+			msleep(10);
+		if (ring->sched_ready)
+			drm_sched_fini(&ring->sched);
+		ring->sched_ready = false;
+		if (ring->sdev)
+			simtgpu_ring_cancel_fences(ring);
+		if (ring->sdev)
+			simtgpu_vram_free(sdev, &ring->vram);
+	}
+}
+
+/* ---------------------------------------------------- reset/timeout --- */
+
+static void simtgpu_reset(struct simtgpu_device *sdev, struct simtgpu_job *bad)
+{
+	struct drm_sched_job *bad_base = &bad->base;
+	unsigned int i;
+
+	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
+		struct drm_gpu_scheduler *sched = &sdev->rings[i].sched;
+
+		drm_sched_stop(sched, sched == bad_base->sched ? bad_base : NULL);
+	}
+
+	/* It may have finished after all while the schedulers stopped. */
+	if (!dma_fence_is_signaled(&bad_base->s_fence->finished)) {
+		dma_fence_set_error(&bad_base->s_fence->finished, -ETIMEDOUT);
+		simtgpu_queue_mark(bad->queue, SIMTGPU_QUEUE_STATE_GUILTY,
+				   -ETIMEDOUT, NULL);
+	}
+
+	simtgpu_irq_disable(sdev);
+	simtgpu_write(sdev, SIMTGPU_REG_RESET, SIMTGPU_RESET_MAGIC);
+	sdev->resets++;
+	for (i = 0; i < SIMTGPU_NUM_RINGS; i++)
+		simtgpu_ring_cancel_fences(&sdev->rings[i]);
+	simtgpu_rings_hw_init(sdev);
+	simtgpu_irq_enable(sdev);
+
+	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
+		drm_sched_resubmit_jobs(&sdev->rings[i].sched);
+		drm_sched_start(&sdev->rings[i].sched, true);
+	}
+}
+
+static enum drm_gpu_sched_stat
+simtgpu_timedout_job(struct drm_sched_job *sched_job)
+{
+	struct simtgpu_job *job = to_simtgpu_job(sched_job);
+	struct simtgpu_ring *ring = to_simtgpu_ring(sched_job->sched);
+	struct simtgpu_device *sdev = ring->sdev;
+	unsigned long flags;
+	u64 completed;
+	u32 head;
+
+	if (!job->hw_fence || dma_fence_is_signaled(job->hw_fence))
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+
+	/* Slow is not hung: a ring that moved since the last check waits. */
+	head = simtgpu_ring_read(ring, SIMTGPU_RING_HEAD);
+	spin_lock_irqsave(&ring->lock, flags);
+	completed = ring->completed;
+	spin_unlock_irqrestore(&ring->lock, flags);
+	if (head != ring->timeout_head ||
+	    completed != ring->timeout_completed) {
+		ring->timeout_head = head;
+		ring->timeout_completed = completed;
+		/* Put the job back where drm_sched took it from. */
+		drm_sched_stop(sched_job->sched, sched_job);
+		drm_sched_start(sched_job->sched, true);
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
+
+	drm_err(&sdev->drm,
+		"GPU hang: pid=%d, name=%s, queue %u, %s: job ran over %u ms without progress, resetting the GPU\n",
+		job->pid, job->comm, job->queue->id, ring->name,
+		simtgpu_timeout_ms);
+	simtgpu_reset(sdev, job);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+/* ------------------------------------------------------------ queues --- */
+
+void simtgpu_queue_release_kref(struct kref *kref)
+{
+	struct simtgpu_queue *queue = container_of(kref, struct simtgpu_queue,
+						   refcount);
+
+	atomic_dec(&queue->sdev->counts.queues);
+	kfree(queue);
+}
+
+int simtgpu_ioctl_queue_create(struct drm_device *dev, void *data,
+			       struct drm_file *file)
+{
+	static const enum drm_sched_priority sched_priority[] = {
+		[SIMTGPU_PRIORITY_LOW] = DRM_SCHED_PRIORITY_MIN,
+		[SIMTGPU_PRIORITY_NORMAL] = DRM_SCHED_PRIORITY_NORMAL,
+		[SIMTGPU_PRIORITY_HIGH] = DRM_SCHED_PRIORITY_HIGH,
+	};
+	struct simtgpu_device *sdev = to_simtgpu_device(dev);
+	struct simtgpu_file_priv *fpriv = file->driver_priv;
+	struct drm_simtgpu_queue_create *args = data;
+	struct simtgpu_queue *queue;
+	unsigned int nscheds = 0;
+	u32 id;
+	int ret;
+
+	if (args->flags || args->pad || args->priority > SIMTGPU_PRIORITY_HIGH)
+		return -EINVAL;
+
+	queue = kzalloc(sizeof(*queue), GFP_KERNEL);
+	if (!queue)
+		return -ENOMEM;
+	kref_init(&queue->refcount);
+	spin_lock_init(&queue->state_lock);
+	queue->sdev = sdev;
+	queue->priority = args->priority;
+	switch (args->priority) {
+	case SIMTGPU_PRIORITY_LOW:
+		queue->scheds[nscheds++] = &sdev->rings[0].sched;
+		break;
+	case SIMTGPU_PRIORITY_NORMAL:
+		queue->scheds[nscheds++] = &sdev->rings[1].sched;
+		queue->scheds[nscheds++] = &sdev->rings[2].sched;
+		break;
+	default:
+		queue->scheds[nscheds++] = &sdev->rings[3].sched;
+		break;
+	}
+	ret = drm_sched_entity_init(&queue->entity,
+				    sched_priority[args->priority],
+				    queue->scheds, nscheds, NULL);
+	if (ret) {
+		kfree(queue);
+		return ret;
+	}
+	atomic_inc(&sdev->counts.queues);
+
+	mutex_lock(&fpriv->queues_lock);
+	ret = xa_alloc(&fpriv->queues, &id, queue,
+		       XA_LIMIT(1, SIMTGPU_MAX_QUEUES_PER_FILE), GFP_KERNEL);
+	if (!ret)
+		queue->id = id;
+	mutex_unlock(&fpriv->queues_lock);
+	if (ret) {
+		drm_sched_entity_destroy(&queue->entity);
+		kref_put(&queue->refcount, simtgpu_queue_release_kref);
+		return ret;
+	}
+	args->queue_id = id;
+	return 0;
+}
+
+static void simtgpu_queue_destroy(struct simtgpu_queue *queue)
+{
+	/* Waits a while for queued jobs to reach the rings, then cancels
+	 * the rest; jobs on the rings hold their own reference.
+	 */
+	drm_sched_entity_destroy(&queue->entity);
+	kref_put(&queue->refcount, simtgpu_queue_release_kref);
+}
+
+int simtgpu_ioctl_queue_destroy(struct drm_device *dev, void *data,
+				struct drm_file *file)
+{
+	struct simtgpu_file_priv *fpriv = file->driver_priv;
+	struct drm_simtgpu_queue_destroy *args = data;
+	struct simtgpu_queue *queue;
+
+	if (args->pad)
+		return -EINVAL;
+	mutex_lock(&fpriv->queues_lock);
+	queue = xa_erase(&fpriv->queues, args->queue_id);
+	mutex_unlock(&fpriv->queues_lock);
+	if (!queue)
+		return -ENOENT;
+	simtgpu_queue_destroy(queue);
+	return 0;
+}
+
+void simtgpu_queues_destroy_all(struct simtgpu_file_priv *fpriv)
+{
+	struct simtgpu_queue *queue;
+	unsigned long id;
+
+	xa_for_each(&fpriv->queues, id, queue) {
+		xa_erase(&fpriv->queues, id);
+		simtgpu_queue_destroy(queue);
+	}
+}
+
+static struct simtgpu_queue *simtgpu_queue_lookup(struct simtgpu_file_priv *fpriv,
+						  u32 id)
+{
+	struct simtgpu_queue *queue;
+
+	mutex_lock(&fpriv->queues_lock);
+	queue = xa_load(&fpriv->queues, id);
+	if (queue)
+		kref_get(&queue->refcount);
+	mutex_unlock(&fpriv->queues_lock);
+	return queue;
+}
+
+int simtgpu_ioctl_queue_get_state(struct drm_device *dev, void *data,
+				  struct drm_file *file)
+{
+	struct simtgpu_file_priv *fpriv = file->driver_priv;
+	struct drm_simtgpu_queue_get_state *args = data;
+	struct simtgpu_queue *queue;
+	unsigned long flags;
+
+	if (args->pad)
+		return -EINVAL;
+	queue = simtgpu_queue_lookup(fpriv, args->queue_id);
+	if (!queue)
+		return -ENOENT;
+	spin_lock_irqsave(&queue->state_lock, flags);
+	args->state = queue->state;
+	args->last_error = queue->last_error;
+	args->fault = queue->fault;
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+	kref_put(&queue->refcount, simtgpu_queue_release_kref);
+	return 0;
+}
+
+/* ------------------------------------------------------------ submit --- */
+
+struct simtgpu_out_sync {
+	struct drm_syncobj *syncobj;
+	struct dma_fence_chain *chain;
+	u64 point;
+};
+
+/* Lock every reservation object of a job, as drm_gem_lock_reservations(). */
+static int simtgpu_lock_resvs(struct dma_resv **resvs, int count,
+			      struct ww_acquire_ctx *ctx)
+{
+	int contended = -1;
+	int i, j, ret;
+
+	ww_acquire_init(ctx, &reservation_ww_class);
+retry:
+	if (contended != -1) {
+		ret = dma_resv_lock_slow_interruptible(resvs[contended], ctx);
+		if (ret) {
+			ww_acquire_fini(ctx);
+			return ret;
+		}
+	}
+	for (i = 0; i < count; i++) {
+		if (i == contended)
+			continue;
+		ret = dma_resv_lock_interruptible(resvs[i], ctx);
+		if (ret) {
+			for (j = 0; j < i; j++)
+				dma_resv_unlock(resvs[j]);
+			if (contended != -1 && contended >= i)
+				dma_resv_unlock(resvs[contended]);
+			if (ret == -EDEADLK) {
+				contended = i;
+				goto retry;
+			}
+			ww_acquire_fini(ctx);
+			/* The same BO listed twice. */
+			return ret == -EALREADY ? -EINVAL : ret;
+		}
+	}
+	ww_acquire_done(ctx);
+	return 0;
+}
+
+static void simtgpu_unlock_resvs(struct dma_resv **resvs, int count,
+				 struct ww_acquire_ctx *ctx)
+{
+	int i;
+
+	for (i = 0; i < count; i++)
+		dma_resv_unlock(resvs[i]);
+	ww_acquire_fini(ctx);
+}
+
+static int simtgpu_submit_lookup_bos(struct simtgpu_job *job,
+				     struct drm_file *file,
+				     const struct drm_simtgpu_submit *args,
+				     u32 *write_mask_out)
+{
+	u32 i;
+
+	job->bos = kvcalloc(args->bo_count, sizeof(*job->bos), GFP_KERNEL);
+	if (!job->bos)
+		return -ENOMEM;
+	for (i = 0; i < args->bo_count; i++) {
+		struct drm_simtgpu_bo_ref ref;
+		u64 addr = args->bos + (u64)i * args->bo_stride;
+
+		if (copy_from_user(&ref, u64_to_user_ptr(addr), sizeof(ref)))
+			return -EFAULT;
+		if (ref.flags & ~SIMTGPU_BO_REF_WRITE)
+			return -EINVAL;
+		job->bos[i] = drm_gem_object_lookup(file, ref.handle);
+		if (!job->bos[i])
+			return -ENOENT;
+		job->bo_count = i + 1;
+		if (ref.flags & SIMTGPU_BO_REF_WRITE)
+			write_mask_out[i / 32] |= 1u << (i % 32);
+	}
+	return 0;
+}
+
+static int simtgpu_submit_in_syncs(struct simtgpu_job *job,
+				   struct drm_file *file,
+				   const struct drm_simtgpu_submit *args)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < args->in_sync_count; i++) {
+		struct drm_simtgpu_sync sync;
+		u64 addr = args->in_syncs + (u64)i * args->sync_stride;
+		struct dma_fence *fence;
+
+		if (copy_from_user(&sync, u64_to_user_ptr(addr), sizeof(sync)))
+			return -EFAULT;
+		if (sync.pad)
+			return -EINVAL;
+		ret = drm_syncobj_find_fence(file, sync.handle, sync.point, 0,
+					     &fence);
+		if (ret)
+			return ret;
+		ret = drm_sched_job_add_dependency(&job->base, fence);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int simtgpu_submit_out_syncs(struct simtgpu_out_sync *out,
+				    struct drm_file *file,
+				    const struct drm_simtgpu_submit *args)
+{
+	u32 i;
+
+	for (i = 0; i < args->out_sync_count; i++) {
+		struct drm_simtgpu_sync sync;
+		u64 addr = args->out_syncs + (u64)i * args->sync_stride;
+
+		if (copy_from_user(&sync, u64_to_user_ptr(addr), sizeof(sync)))
+			return -EFAULT;
+		if (sync.pad)
+			return -EINVAL;
+		out[i].syncobj = drm_syncobj_find(file, sync.handle);
+		if (!out[i].syncobj)
+			return -ENOENT;
+		out[i].point = sync.point;
+		if (sync.point) {
+			out[i].chain = dma_fence_chain_alloc();
+			if (!out[i].chain)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void simtgpu_submit_put_out_syncs(struct simtgpu_out_sync *out,
+					 u32 count)
+{
+	u32 i;
+
+	for (i = 0; i < count; i++) {
+		if (out[i].syncobj)
+			drm_syncobj_put(out[i].syncobj);
+		dma_fence_chain_free(out[i].chain);
+	}
+	kfree(out);
+}
+
+static int simtgpu_submit_check(const struct drm_simtgpu_submit *args)
+{
+	if (args->extensions || (args->flags & ~SIMTGPU_SUBMIT_FLAGS))
+		return -EINVAL;
+	if (!args->ib_dwords || args->ib_dwords > SIMTGPU_MAX_IB_DWORDS ||
+	    (args->ib_va & 3))
+		return -EINVAL;
+	if (args->bo_count > SIMTGPU_MAX_SUBMIT_BOS ||
+	    args->in_sync_count > SIMTGPU_MAX_SUBMIT_SYNCS ||
+	    args->out_sync_count > SIMTGPU_MAX_SUBMIT_SYNCS)
+		return -EINVAL;
+	if (args->bo_count &&
+	    args->bo_stride < sizeof(struct drm_simtgpu_bo_ref))
+		return -EINVAL;
+	if ((args->in_sync_count || args->out_sync_count) &&
+	    args->sync_stride < sizeof(struct drm_simtgpu_sync))
+		return -EINVAL;
+	return 0;
+}
+
+int simtgpu_ioctl_submit(struct drm_device *dev, void *data,
+			 struct drm_file *file)
+{
+	struct simtgpu_device *sdev = to_simtgpu_device(dev);
+	struct simtgpu_file_priv *fpriv = file->driver_priv;
+	struct drm_simtgpu_submit *args = data;
+	u32 write_mask[SIMTGPU_MAX_SUBMIT_BOS / 32] = { 0 };
+	struct simtgpu_out_sync *out = NULL;
+	struct ww_acquire_ctx ctx;
+	struct dma_resv **resvs = NULL;
+	struct simtgpu_queue *queue;
+	struct simtgpu_job *job;
+	struct dma_fence *done;
+	u32 i, nresvs;
+	int ret;
+
+	ret = simtgpu_submit_check(args);
+	if (ret)
+		return ret;
+	queue = simtgpu_queue_lookup(fpriv, args->queue_id);
+	if (!queue)
+		return -ENOENT;
+	if (simtgpu_queue_state(queue)) {
+		kref_put(&queue->refcount, simtgpu_queue_release_kref);
+		return -ECANCELED;
+	}
+	if (!simtgpu_vm_range_mapped(fpriv->vm, args->ib_va,
+				     (u64)args->ib_dwords * 4)) {
+		kref_put(&queue->refcount, simtgpu_queue_release_kref);
+		return -EINVAL;
+	}
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job) {
+		kref_put(&queue->refcount, simtgpu_queue_release_kref);
+		return -ENOMEM;
+	}
+	atomic_inc(&sdev->counts.jobs);
+	job->queue = queue;
+	job->vm = simtgpu_vm_get(fpriv->vm);
+	job->ib_va = args->ib_va;
+	job->ib_dwords = args->ib_dwords;
+	job->pid = task_tgid_nr(current);
+	get_task_comm(job->comm, current);
+
+	ret = drm_sched_job_init(&job->base, &queue->entity, fpriv);
+	if (ret) {
+		/* free_job expects an initialised job: undo by hand. */
+		simtgpu_vm_put(job->vm);
+		kref_put(&queue->refcount, simtgpu_queue_release_kref);
+		kfree(job);
+		atomic_dec(&sdev->counts.jobs);
+		return ret;
+	}
+
+	ret = simtgpu_submit_lookup_bos(job, file, args, write_mask);
+	if (ret)
+		goto err_job;
+	ret = simtgpu_submit_in_syncs(job, file, args);
+	if (ret)
+		goto err_job;
+	if (args->out_sync_count) {
+		out = kcalloc(args->out_sync_count, sizeof(*out), GFP_KERNEL);
+		if (!out) {
+			ret = -ENOMEM;
+			goto err_job;
+		}
+		ret = simtgpu_submit_out_syncs(out, file, args);
+		if (ret)
+			goto err_job;
+	}
+
+	/* The BOs' reservation objects, then the VM's (every job's fence). */
+	nresvs = job->bo_count + 1;
+	resvs = kvcalloc(nresvs, sizeof(*resvs), GFP_KERNEL);
+	if (!resvs) {
+		ret = -ENOMEM;
+		goto err_job;
+	}
+	for (i = 0; i < job->bo_count; i++)
+		resvs[i] = job->bos[i]->resv;
+	resvs[job->bo_count] = &job->vm->resv;
+	ret = simtgpu_lock_resvs(resvs, nresvs, &ctx);
+	if (ret)
+		goto err_job;
+	for (i = 0; i < nresvs; i++) {
+		ret = dma_resv_reserve_fences(resvs[i], 1);
+		if (ret)
+			goto err_unlock;
+	}
+	if (!(args->flags & SIMTGPU_SUBMIT_NO_IMPLICIT_SYNC)) {
+		for (i = 0; i < job->bo_count; i++) {
+			bool write = write_mask[i / 32] & (1u << (i % 32));
+
+			ret = drm_sched_job_add_implicit_dependencies(&job->base,
+								      job->bos[i],
+								      write);
+			if (ret)
+				goto err_unlock;
+		}
+	}
+
+	/* Nothing may fail from here on. */
+	drm_sched_job_arm(&job->base);
+	done = dma_fence_get(&job->base.s_fence->finished);
+	for (i = 0; i < job->bo_count; i++) {
+		bool write = write_mask[i / 32] & (1u << (i % 32));
+
+		dma_resv_add_fence(resvs[i], done,
+				   write ? DMA_RESV_USAGE_WRITE :
+					   DMA_RESV_USAGE_READ);
+	}
+	dma_resv_add_fence(&job->vm->resv, done, DMA_RESV_USAGE_BOOKKEEP);
+	drm_sched_entity_push_job(&job->base);
+	simtgpu_unlock_resvs(resvs, nresvs, &ctx);
+	kvfree(resvs);
+
+	for (i = 0; i < args->out_sync_count; i++) {
+		if (out[i].point) {
+			drm_syncobj_add_point(out[i].syncobj, out[i].chain,
+					      done, out[i].point);
+			out[i].chain = NULL;
+		} else {
+			drm_syncobj_replace_fence(out[i].syncobj, done);
+		}
+	}
+	dma_fence_put(done);
+	if (out)
+		simtgpu_submit_put_out_syncs(out, args->out_sync_count);
+	return 0;
+
+err_unlock:
+	simtgpu_unlock_resvs(resvs, nresvs, &ctx);
+err_job:
+	kvfree(resvs);
+	if (out)
+		simtgpu_submit_put_out_syncs(out, args->out_sync_count);
+	simtgpu_free_job(&job->base);
+	return ret;
+}

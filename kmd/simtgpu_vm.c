@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The simtgpu authors */
+
+/**
+ * DOC: GPU address spaces
+ *
+ * Every open file gets its own GPU virtual address space (a "VM"), the
+ * context that SET_CONTEXT switches to before the file's jobs run. Virtual
+ * addresses come from a drm_mm range allocator over
+ * [SIMTGPU_VA_START, SIMTGPU_LOCAL_BASE): below the shared and local memory
+ * windows the MMU handles itself, and above a guard that keeps address 0
+ * and its neighbourhood unmapped, so that NULL dereferences fault.
+ *
+ * The page tables are the four-level format of include/simtgpu/hw.h, one
+ * 4 KiB VRAM page per table, written by the CPU through the BAR2 mapping. A
+ * shadow tree in kernel memory remembers where each table lives, so mapping
+ * never reads VRAM back. Tables are only freed with the VM: an address space
+ * is as long-lived as its file, and its tables are few.
+ *
+ * Each BO's VA range is followed by one unmapped guard page, so that a
+ * kernel running off the end of a buffer faults instead of corrupting the
+ * next one.
+ */
+
+#include <linux/slab.h>
+#include <drm/drm_print.h>
+
+#include "simtgpu_drv.h"
+
+struct simtgpu_pt {
+	struct list_head link; /* in vm->tables */
+	struct list_head vram;
+	u64 offset; /* VRAM offset of the table */
+	struct simtgpu_pt *children[]; /* levels 3..1 only */
+};
+
+static struct simtgpu_pt *simtgpu_pt_alloc(struct simtgpu_vm *vm, int level)
+{
+	struct simtgpu_device *sdev = vm->sdev;
+	struct simtgpu_pt *pt;
+	int ret;
+
+	pt = kzalloc(struct_size(pt, children, level ? SIMTGPU_PT_ENTRIES : 0),
+		     GFP_KERNEL);
+	if (!pt)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&pt->vram);
+	ret = simtgpu_vram_alloc(sdev, SIMTGPU_PAGE_SIZE, SIMTGPU_PAGE_SIZE,
+				 &pt->vram);
+	if (ret) {
+		kfree(pt);
+		return ERR_PTR(ret);
+	}
+	simtgpu_vram_clear(sdev, &pt->vram);
+	pt->offset = drm_buddy_block_offset(
+		list_first_entry(&pt->vram, struct drm_buddy_block, link));
+	list_add_tail(&pt->link, &vm->tables);
+	atomic_inc(&sdev->counts.page_tables);
+	return pt;
+}
+
+static void simtgpu_pt_write(struct simtgpu_vm *vm, struct simtgpu_pt *pt,
+			     unsigned int index, u64 pte)
+{
+	writeq(pte, vm->sdev->vram + pt->offset + index * sizeof(u64));
+}
+
+struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev, u32 id)
+{
+	struct simtgpu_vm *vm;
+
+	vm = kzalloc(sizeof(*vm), GFP_KERNEL);
+	if (!vm)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&vm->refcount);
+	vm->sdev = sdev;
+	vm->id = id;
+	mutex_init(&vm->lock);
+	INIT_LIST_HEAD(&vm->tables);
+	drm_mm_init(&vm->mm, SIMTGPU_VA_START,
+		    SIMTGPU_VA_END - SIMTGPU_VA_START);
+	dma_resv_init(&vm->resv);
+
+	vm->root = simtgpu_pt_alloc(vm, SIMTGPU_PT_LEVELS - 1);
+	if (IS_ERR(vm->root)) {
+		int ret = PTR_ERR(vm->root);
+
+		dma_resv_fini(&vm->resv);
+		drm_mm_takedown(&vm->mm);
+		kfree(vm);
+		return ERR_PTR(ret);
+	}
+	atomic_inc(&sdev->counts.vms);
+	return vm;
+}
+
+static void simtgpu_vm_release(struct kref *kref)
+{
+	struct simtgpu_vm *vm = container_of(kref, struct simtgpu_vm, refcount);
+	struct simtgpu_device *sdev = vm->sdev;
+	struct simtgpu_pt *pt, *tmp;
+
+	list_for_each_entry_safe(pt, tmp, &vm->tables, link) {
+		simtgpu_vram_free(sdev, &pt->vram);
+		list_del(&pt->link);
+		kfree(pt);
+		atomic_dec(&sdev->counts.page_tables);
+	}
+	drm_mm_takedown(&vm->mm);
+	dma_resv_fini(&vm->resv);
+	mutex_destroy(&vm->lock);
+	kfree(vm);
+	atomic_dec(&sdev->counts.vms);
+}
+
+struct simtgpu_vm *simtgpu_vm_get(struct simtgpu_vm *vm)
+{
+	kref_get(&vm->refcount);
+	return vm;
+}
+
+void simtgpu_vm_put(struct simtgpu_vm *vm)
+{
+	if (vm)
+		kref_put(&vm->refcount, simtgpu_vm_release);
+}
+
+u64 simtgpu_vm_root(struct simtgpu_vm *vm)
+{
+	return vm->root->offset;
+}
+
+/* The level-0 table holding @va's PTE, created on the way if @create. */
+static struct simtgpu_pt *simtgpu_vm_leaf_table(struct simtgpu_vm *vm, u64 va,
+						bool create)
+{
+	struct simtgpu_pt *pt = vm->root;
+	int level;
+
+	for (level = SIMTGPU_PT_LEVELS - 1; level > 0; level--) {
+		unsigned int index = SIMTGPU_PT_INDEX(va, level);
+		struct simtgpu_pt *child = pt->children[index];
+
+		if (!child) {
+			if (!create)
+				return NULL;
+			child = simtgpu_pt_alloc(vm, level - 1);
+			if (IS_ERR(child))
+				return child;
+			pt->children[index] = child;
+			/* A pointer PTE: valid, no R/W/X. */
+			simtgpu_pt_write(vm, pt, index,
+					 SIMTGPU_PTE_MAKE(child->offset,
+							  SIMTGPU_PTE_V));
+		}
+		pt = child;
+	}
+	return pt;
+}
+
+static void simtgpu_vm_clear_range(struct simtgpu_vm *vm, u64 va, u64 size)
+{
+	u64 end = va + size;
+
+	for (; va < end; va += SIMTGPU_PAGE_SIZE) {
+		struct simtgpu_pt *pt = simtgpu_vm_leaf_table(vm, va, false);
+
+		if (pt && !IS_ERR(pt))
+			simtgpu_pt_write(vm, pt, SIMTGPU_PT_INDEX(va, 0), 0);
+	}
+}
+
+/**
+ * simtgpu_vm_map_bo - give @bo a VA range in @vm and write its PTEs.
+ *
+ * Returns -ENOSPC when the address space or VRAM for page tables is full.
+ */
+int simtgpu_vm_map_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo)
+{
+	u64 size = bo->base.size;
+	u64 flags = SIMTGPU_PTE_V | SIMTGPU_PTE_R;
+	struct drm_buddy_block *block;
+	u64 va;
+	int ret;
+
+	if (!(bo->flags & SIMTGPU_BO_READ_ONLY))
+		flags |= SIMTGPU_PTE_W;
+	if (bo->flags & SIMTGPU_BO_EXEC)
+		flags |= SIMTGPU_PTE_X;
+
+	mutex_lock(&vm->lock);
+	ret = drm_mm_insert_node_in_range(&vm->mm, &bo->va,
+					  size + SIMTGPU_PAGE_SIZE,
+					  SIMTGPU_PAGE_SIZE, 0,
+					  SIMTGPU_VA_START, SIMTGPU_VA_END,
+					  DRM_MM_INSERT_BEST);
+	if (ret)
+		goto out_unlock;
+
+	va = bo->va.start;
+	list_for_each_entry(block, &bo->blocks, link) {
+		u64 pa = drm_buddy_block_offset(block);
+		u64 end = pa + drm_buddy_block_size(&vm->sdev->mm, block);
+
+		for (; pa < end; pa += SIMTGPU_PAGE_SIZE,
+				 va += SIMTGPU_PAGE_SIZE) {
+			struct simtgpu_pt *pt;
+
+			pt = simtgpu_vm_leaf_table(vm, va, true);
+			if (IS_ERR(pt)) {
+				ret = PTR_ERR(pt);
+				simtgpu_vm_clear_range(vm, bo->va.start,
+						       va - bo->va.start);
+				drm_mm_remove_node(&bo->va);
+				goto out_unlock;
+			}
+			simtgpu_pt_write(vm, pt, SIMTGPU_PT_INDEX(va, 0),
+					 SIMTGPU_PTE_MAKE(pa, flags));
+		}
+	}
+	wmb(); /* PTEs reach VRAM before any job can use them */
+out_unlock:
+	mutex_unlock(&vm->lock);
+	return ret;
+}
+
+/* Only called once the GPU is done with @bo: no TLB can still hold it. */
+void simtgpu_vm_unmap_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo)
+{
+	if (!drm_mm_node_allocated(&bo->va))
+		return;
+	mutex_lock(&vm->lock);
+	simtgpu_vm_clear_range(vm, bo->va.start, bo->base.size);
+	wmb();
+	drm_mm_remove_node(&bo->va);
+	mutex_unlock(&vm->lock);
+}
+
+/* Whether [va, va + size) lies inside one BO mapped in @vm. */
+bool simtgpu_vm_range_mapped(struct simtgpu_vm *vm, u64 va, u64 size)
+{
+	struct drm_mm_node *node;
+	bool found = false;
+
+	if (!size || va + size < va)
+		return false;
+	mutex_lock(&vm->lock);
+	drm_mm_for_each_node_in_range(node, &vm->mm, va, va + size) {
+		/* The node's last page is the unmapped guard. */
+		if (node->start <= va &&
+		    va + size <= node->start + node->size - SIMTGPU_PAGE_SIZE)
+			found = true;
+		break;
+	}
+	mutex_unlock(&vm->lock);
+	return found;
+}
