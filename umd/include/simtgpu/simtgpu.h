@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libsimtgpu: the simtgpu userspace driver, a C API in the spirit of the CUDA
+ * driver API. It speaks only the uAPI of include/uapi/drm/simtgpu_drm.h, over
+ * one of two transports:
+ *   - "drm": the kernel driver's render node (/dev/dri/renderD*), via libdrm;
+ *   - "sim": an in-process implementation of the same ioctls on the
+ *     simulator library (libsimtgpu-sim.so), for host-only runs and tests.
+ * SIMTGPU_TRANSPORT=drm|sim chooses; by default the render node when one
+ * exists, else the in-process simulator. docs/umd.md describes it all.
+ *
+ * Every function returns a simtgpuResult. When it is not SIMTGPU_SUCCESS,
+ * simtgpuGetErrorDetail() returns a sentence saying what went wrong and,
+ * where we know it, how to fix it (per thread, until the next failure).
+ */
+#ifndef SIMTGPU_SIMTGPU_H
+#define SIMTGPU_SIMTGPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(SIMTGPU_BUILDING_LIBRARY)
+#define SIMTGPU_API __attribute__((visibility("default")))
+#else
+#define SIMTGPU_API
+#endif
+
+typedef enum simtgpuResult {
+    SIMTGPU_SUCCESS = 0,
+    SIMTGPU_ERROR_INVALID_VALUE = 1,
+    SIMTGPU_ERROR_OUT_OF_MEMORY = 2,       /* device (VRAM) or host memory */
+    SIMTGPU_ERROR_NOT_INITIALIZED = 3,     /* simtgpuInit not called / failed */
+    SIMTGPU_ERROR_NO_DEVICE = 4,           /* no render node, no simulator */
+    SIMTGPU_ERROR_INVALID_DEVICE = 5,      /* ordinal out of range */
+    SIMTGPU_ERROR_VERSION_MISMATCH = 6,    /* uAPI major differs */
+    SIMTGPU_ERROR_PERMISSION_DENIED = 7,   /* cannot open the render node */
+    SIMTGPU_ERROR_DRIVER_NOT_LOADED = 8,   /* a render node of another driver only */
+    SIMTGPU_ERROR_INVALID_HANDLE = 9,      /* unknown context/stream/event/... */
+    SIMTGPU_ERROR_INVALID_IMAGE = 10,      /* not a usable device ELF */
+    SIMTGPU_ERROR_NO_BINARY_FOR_GPU = 11,  /* image arch newer than the device */
+    SIMTGPU_ERROR_NOT_FOUND = 12,          /* kernel or symbol name */
+    SIMTGPU_ERROR_NOT_READY = 13,          /* query: work still pending */
+    SIMTGPU_ERROR_ILLEGAL_ADDRESS = 14,    /* device page fault */
+    SIMTGPU_ERROR_MISALIGNED_ADDRESS = 15,
+    SIMTGPU_ERROR_ILLEGAL_INSTRUCTION = 16,
+    SIMTGPU_ERROR_ASSERT = 17,             /* device-side assert */
+    SIMTGPU_ERROR_LAUNCH_TIMEOUT = 18,     /* job timed out, device reset */
+    SIMTGPU_ERROR_LAUNCH_FAILED = 19,      /* other exception (deadlock, ...) */
+    SIMTGPU_ERROR_LAUNCH_OUT_OF_RESOURCES = 20, /* shared/stack/threads too big */
+    SIMTGPU_ERROR_INVALID_CONFIGURATION = 21,   /* zero or too large grid/block */
+    SIMTGPU_ERROR_CONTEXT_IS_DESTROYED = 22,    /* context poisoned by a fault */
+    SIMTGPU_ERROR_NOT_SUPPORTED = 23,
+    SIMTGPU_ERROR_UNKNOWN = 999,
+} simtgpuResult;
+
+typedef int simtgpuDevice; /* ordinal */
+typedef struct simtgpuContext_st *simtgpuContext;
+typedef struct simtgpuModule_st *simtgpuModule;
+typedef struct simtgpuFunction_st *simtgpuFunction;
+typedef struct simtgpuStream_st *simtgpuStream; /* NULL = the context's default stream */
+typedef struct simtgpuEvent_st *simtgpuEvent;
+typedef uint64_t simtgpuDevicePtr; /* GPU virtual address */
+
+SIMTGPU_API const char *simtgpuGetErrorName(simtgpuResult result);
+SIMTGPU_API const char *simtgpuGetErrorString(simtgpuResult result);
+/* Details of this thread's last failure ("" when none). */
+SIMTGPU_API const char *simtgpuGetErrorDetail(void);
+
+/* ------------------------------------------------------------ devices --- */
+
+/* Opens the transport and checks the uAPI version and device architecture.
+ * flags must be 0. Safe to call more than once. */
+SIMTGPU_API simtgpuResult simtgpuInit(unsigned flags);
+SIMTGPU_API simtgpuResult simtgpuDriverGetVersion(int *version); /* major*1000+minor*10 */
+SIMTGPU_API simtgpuResult simtgpuDeviceGetCount(int *count);
+SIMTGPU_API simtgpuResult simtgpuDeviceGet(simtgpuDevice *device, int ordinal);
+
+typedef struct simtgpuDeviceProperties {
+    char name[256];
+    char transport[16];     /* "drm" or "sim" */
+    char node[64];          /* "/dev/dri/renderD128", or "in-process" */
+    uint32_t uapi_version;  /* major << 16 | minor, as the driver reports it */
+    uint32_t hw_version;
+    uint32_t arch;          /* SIMTGPU_ARCH_* */
+    uint32_t caps;          /* SIMTGPU_CAP_* */
+    uint32_t num_sms;
+    uint32_t warps_per_sm;
+    uint32_t warp_size;
+    uint32_t ctas_per_sm;
+    uint32_t shared_per_sm;
+    uint32_t max_threads_per_cta;
+    uint32_t max_stack_per_thread;
+    uint32_t clock_khz;
+    uint32_t max_queues;
+    uint32_t reserved;
+    uint64_t vram_size;
+} simtgpuDeviceProperties;
+
+SIMTGPU_API simtgpuResult simtgpuDeviceGetProperties(simtgpuDeviceProperties *props,
+                                                    simtgpuDevice device);
+/* Bytes of VRAM in use on the whole device, and the device's size. */
+SIMTGPU_API simtgpuResult simtgpuDeviceGetMemInfo(simtgpuDevice device, uint64_t *used,
+                                                 uint64_t *total);
+
+/* ----------------------------------------------------------- contexts --- */
+
+/* A context is one open file of the transport: its own GPU address space. */
+SIMTGPU_API simtgpuResult simtgpuCtxCreate(simtgpuContext *ctx, unsigned flags,
+                                          simtgpuDevice device);
+SIMTGPU_API simtgpuResult simtgpuCtxDestroy(simtgpuContext ctx);
+/* Waits for every stream; returns the context's sticky error if any. */
+SIMTGPU_API simtgpuResult simtgpuCtxSynchronize(simtgpuContext ctx);
+/* The sticky error that poisoned the context (SIMTGPU_SUCCESS when none). */
+SIMTGPU_API simtgpuResult simtgpuCtxGetStickyError(simtgpuContext ctx);
+SIMTGPU_API simtgpuResult simtgpuCtxGetDevice(simtgpuContext ctx, simtgpuDevice *device);
+
+/* ------------------------------------------------------------- memory --- */
+
+SIMTGPU_API simtgpuResult simtgpuMemAlloc(simtgpuContext ctx, simtgpuDevicePtr *dptr,
+                                         size_t bytes);
+SIMTGPU_API simtgpuResult simtgpuMemFree(simtgpuContext ctx, simtgpuDevicePtr dptr);
+/* The allocation containing dptr. */
+SIMTGPU_API simtgpuResult simtgpuMemGetAddressRange(simtgpuContext ctx, simtgpuDevicePtr *base,
+                                                   size_t *bytes, simtgpuDevicePtr dptr);
+
+/* Host memory the device can reach. DEVICEMAP is accepted and always true
+ * where the transport can map host memory (see simtgpuMemHostGetDevicePointer). */
+#define SIMTGPU_MEMHOSTALLOC_PORTABLE 0x01
+#define SIMTGPU_MEMHOSTALLOC_DEVICEMAP 0x02
+#define SIMTGPU_MEMHOSTALLOC_WRITECOMBINED 0x04
+SIMTGPU_API simtgpuResult simtgpuMemHostAlloc(simtgpuContext ctx, void **ptr, size_t bytes,
+                                             unsigned flags);
+SIMTGPU_API simtgpuResult simtgpuMemHostFree(simtgpuContext ctx, void *ptr);
+/* NOT_SUPPORTED when the transport stages pinned memory instead of mapping it. */
+SIMTGPU_API simtgpuResult simtgpuMemHostGetDevicePointer(simtgpuContext ctx,
+                                                        simtgpuDevicePtr *dptr, void *ptr);
+/* Whether ptr lies in memory from simtgpuMemHostAlloc (1) or not (0). */
+SIMTGPU_API int simtgpuMemIsHostAllocated(simtgpuContext ctx, const void *ptr);
+
+/* Synchronous copies wait for all earlier work of the context's streams
+ * (like CUDA's legacy default stream). */
+SIMTGPU_API simtgpuResult simtgpuMemcpyHtoD(simtgpuContext ctx, simtgpuDevicePtr dst,
+                                           const void *src, size_t bytes);
+SIMTGPU_API simtgpuResult simtgpuMemcpyDtoH(simtgpuContext ctx, void *dst, simtgpuDevicePtr src,
+                                           size_t bytes);
+SIMTGPU_API simtgpuResult simtgpuMemcpyDtoD(simtgpuContext ctx, simtgpuDevicePtr dst,
+                                           simtgpuDevicePtr src, size_t bytes);
+SIMTGPU_API simtgpuResult simtgpuMemcpyHtoDAsync(simtgpuContext ctx, simtgpuDevicePtr dst,
+                                                const void *src, size_t bytes,
+                                                simtgpuStream stream);
+SIMTGPU_API simtgpuResult simtgpuMemcpyDtoHAsync(simtgpuContext ctx, void *dst,
+                                                simtgpuDevicePtr src, size_t bytes,
+                                                simtgpuStream stream);
+SIMTGPU_API simtgpuResult simtgpuMemcpyDtoDAsync(simtgpuContext ctx, simtgpuDevicePtr dst,
+                                                simtgpuDevicePtr src, size_t bytes,
+                                                simtgpuStream stream);
+SIMTGPU_API simtgpuResult simtgpuMemsetD8(simtgpuContext ctx, simtgpuDevicePtr dst,
+                                         uint8_t value, size_t bytes);
+SIMTGPU_API simtgpuResult simtgpuMemsetD32(simtgpuContext ctx, simtgpuDevicePtr dst,
+                                          uint32_t value, size_t count);
+SIMTGPU_API simtgpuResult simtgpuMemsetD8Async(simtgpuContext ctx, simtgpuDevicePtr dst,
+                                              uint8_t value, size_t bytes,
+                                              simtgpuStream stream);
+
+/* ------------------------------------------------------------ modules --- */
+
+/* Loads a device ELF (RISC-V ET_DYN, kernel table in .simt.kernels). */
+SIMTGPU_API simtgpuResult simtgpuModuleLoadData(simtgpuModule *module, simtgpuContext ctx,
+                                               const void *image, size_t bytes);
+SIMTGPU_API simtgpuResult simtgpuModuleLoad(simtgpuModule *module, simtgpuContext ctx,
+                                           const char *path);
+SIMTGPU_API simtgpuResult simtgpuModuleUnload(simtgpuModule module);
+SIMTGPU_API simtgpuResult simtgpuModuleGetFunction(simtgpuFunction *function,
+                                                  simtgpuModule module, const char *name);
+/* A global variable (__device__ or __constant__) by symbol name. */
+SIMTGPU_API simtgpuResult simtgpuModuleGetGlobal(simtgpuDevicePtr *dptr, size_t *bytes,
+                                                simtgpuModule module, const char *name);
+/* The architecture the image needs (SIMTGPU_ARCH_*). */
+SIMTGPU_API simtgpuResult simtgpuModuleGetArch(simtgpuModule module, uint32_t *arch);
+
+typedef enum simtgpuFunctionAttribute {
+    SIMTGPU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
+    SIMTGPU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1, /* static shared memory */
+    SIMTGPU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 2,  /* stack per thread */
+    SIMTGPU_FUNC_ATTRIBUTE_PARAM_BYTES = 3,
+    SIMTGPU_FUNC_ATTRIBUTE_NUM_PARAMS = 4,
+    SIMTGPU_FUNC_ATTRIBUTE_ARCH = 5,
+} simtgpuFunctionAttribute;
+SIMTGPU_API simtgpuResult simtgpuFuncGetAttribute(int *value, simtgpuFunctionAttribute attr,
+                                                 simtgpuFunction function);
+SIMTGPU_API simtgpuResult simtgpuFuncGetName(const char **name, simtgpuFunction function);
+/* Size and offset of parameter `index` in the packed parameter buffer. */
+SIMTGPU_API simtgpuResult simtgpuFuncGetParamInfo(simtgpuFunction function, unsigned index,
+                                                 size_t *offset, size_t *size);
+
+/* Occupancy by include/simtgpu/occupancy.h: CTAs of this kernel, with
+ * block_size threads and dynamic_shared bytes, that fit on one SM. */
+SIMTGPU_API simtgpuResult simtgpuOccupancyMaxActiveBlocksPerMultiprocessor(
+    int *num_blocks, simtgpuFunction function, int block_size, size_t dynamic_shared);
+
+/* ----------------------------------------------------------- launches --- */
+
+/* params[i] points at the value of parameter i (sizes from the kernel
+ * table); extra must be NULL. */
+SIMTGPU_API simtgpuResult simtgpuLaunchKernel(simtgpuFunction function, unsigned grid_x,
+                                             unsigned grid_y, unsigned grid_z,
+                                             unsigned block_x, unsigned block_y,
+                                             unsigned block_z, unsigned dynamic_shared,
+                                             simtgpuStream stream, void **params, void **extra);
+
+/* ------------------------------------------------------------ streams --- */
+
+#define SIMTGPU_STREAM_DEFAULT 0x0
+#define SIMTGPU_STREAM_NON_BLOCKING 0x1 /* does not wait for the default stream */
+SIMTGPU_API simtgpuResult simtgpuStreamCreate(simtgpuStream *stream, simtgpuContext ctx,
+                                             unsigned flags, int priority);
+SIMTGPU_API simtgpuResult simtgpuStreamDestroy(simtgpuStream stream);
+SIMTGPU_API simtgpuResult simtgpuStreamSynchronize(simtgpuContext ctx, simtgpuStream stream);
+/* SUCCESS when idle, NOT_READY while work is pending. */
+SIMTGPU_API simtgpuResult simtgpuStreamQuery(simtgpuContext ctx, simtgpuStream stream);
+SIMTGPU_API simtgpuResult simtgpuStreamWaitEvent(simtgpuContext ctx, simtgpuStream stream,
+                                                simtgpuEvent event, unsigned flags);
+SIMTGPU_API simtgpuResult simtgpuStreamGetFlags(simtgpuStream stream, unsigned *flags);
+
+/* ------------------------------------------------------------- events --- */
+
+#define SIMTGPU_EVENT_DEFAULT 0x0
+#define SIMTGPU_EVENT_BLOCKING_SYNC 0x1
+#define SIMTGPU_EVENT_DISABLE_TIMING 0x2
+SIMTGPU_API simtgpuResult simtgpuEventCreate(simtgpuEvent *event, simtgpuContext ctx,
+                                            unsigned flags);
+SIMTGPU_API simtgpuResult simtgpuEventDestroy(simtgpuEvent event);
+SIMTGPU_API simtgpuResult simtgpuEventRecord(simtgpuEvent event, simtgpuStream stream);
+SIMTGPU_API simtgpuResult simtgpuEventSynchronize(simtgpuEvent event);
+SIMTGPU_API simtgpuResult simtgpuEventQuery(simtgpuEvent event);
+/* Milliseconds of device time between two recorded events. */
+SIMTGPU_API simtgpuResult simtgpuEventElapsedTime(float *ms, simtgpuEvent start,
+                                                 simtgpuEvent end);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIMTGPU_SIMTGPU_H */

@@ -1,0 +1,537 @@
+#include "driver.h"
+
+#include "device_printf.h"
+
+#include "simtgpu/hw.h"
+#include "uapi/drm/simtgpu_drm.h"
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+
+namespace simtgpu::umd {
+
+namespace {
+
+constexpr uint64_t kEnvHeaderBytes = 256;
+constexpr uint64_t kPrintfBytes = 1 << 20; // CUDA's default printf FIFO
+
+std::string hex(uint64_t v) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+std::string dim3_text(const uint32_t v[3]) {
+    return "[" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," +
+           std::to_string(v[2]) + "]";
+}
+
+const char *access_name(uint32_t access) {
+    switch (access) {
+    case SIMTGPU_ACCESS_READ: return "read";
+    case SIMTGPU_ACCESS_WRITE: return "write";
+    case SIMTGPU_ACCESS_EXEC: return "instruction fetch";
+    case SIMTGPU_ACCESS_ATOMIC: return "atomic";
+    default: return "access";
+    }
+}
+
+} // namespace
+
+Context::Context(simtgpuDevice device, std::unique_ptr<Transport> transport)
+    : device_(device), transport_(std::move(transport)) {
+    default_stream_.ctx = this;
+}
+
+const simtgpuDeviceProperties &Context::props() const { return (*devices())[device_].props; }
+
+Context::~Context() {
+    // Work still queued finishes first, as when a process closes its fd.
+    synchronize_all();
+    for (auto &event : events) {
+        if (event.syncobj) {
+            drm_syncobj_destroy d{event.syncobj, 0};
+            transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+        }
+        destroy_bo(event.timestamp);
+    }
+    for (auto &module : modules)
+        destroy_bo(module.bo);
+    for (auto &s : streams_)
+        destroy_stream(&s);
+    streams_.clear();
+    destroy_stream(&default_stream_);
+    for (auto &[va, bo] : device_bos_)
+        if (bo.kind != BoKind::Module)
+            destroy_bo(bo);
+    for (auto &[ptr, bo] : host_bos_)
+        if (!bo.handle)
+            std::free(bo.cpu);
+}
+
+// ------------------------------------------------------------- memory ---
+
+simtgpuResult Context::create_bo(uint64_t size, uint32_t flags, Bo *out) {
+    drm_simtgpu_bo_create create{};
+    create.size = size;
+    create.flags = flags;
+    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_CREATE, &create)) {
+        if (rc == -ENOMEM) {
+            drm_simtgpu_get_param used{SIMTGPU_PARAM_VRAM_USED, 0, 0};
+            transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, &used);
+            return fail(SIMTGPU_ERROR_OUT_OF_MEMORY,
+                        "out of device memory allocating " + std::to_string(size) +
+                            " bytes (" + std::to_string(used.value) + " of " +
+                            std::to_string(props().vram_size) + " bytes of VRAM in use)");
+        }
+        return fail_errno(rc, "BO_CREATE of " + std::to_string(size) + " bytes");
+    }
+    drm_simtgpu_bo_mmap_offset map{create.handle, 0, 0};
+    void *cpu = nullptr;
+    int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &map);
+    if (rc == 0) {
+        drm_simtgpu_bo_info info{create.handle, 0, 0, 0};
+        rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_INFO, &info);
+        if (rc == 0) {
+            cpu = transport_mmap(*transport_, map.offset, info.size);
+            size = info.size;
+        }
+    }
+    if (!cpu) {
+        drm_gem_close close{create.handle, 0};
+        transport_ioctl(*transport_, DRM_IOCTL_GEM_CLOSE, &close);
+        return fail_errno(rc ? rc : -ENOMEM, "mapping a BO for the CPU");
+    }
+    *out = Bo{create.handle, create.gpu_va, size, static_cast<uint8_t *>(cpu), BoKind::Internal};
+    return SIMTGPU_SUCCESS;
+}
+
+void Context::destroy_bo(Bo &bo) {
+    if (!bo.handle)
+        return;
+    transport_munmap(*transport_, bo.cpu, bo.size);
+    drm_gem_close close{bo.handle, 0};
+    transport_ioctl(*transport_, DRM_IOCTL_GEM_CLOSE, &close);
+    bo = Bo{};
+}
+
+simtgpuResult Context::mem_alloc(size_t bytes, simtgpuDevicePtr *out) {
+    Bo bo;
+    if (simtgpuResult r = create_bo(bytes, 0, &bo))
+        return r;
+    bo.kind = BoKind::Device;
+    device_bos_[bo.va] = bo;
+    *out = bo.va;
+    return SIMTGPU_SUCCESS;
+}
+
+simtgpuResult Context::mem_free(simtgpuDevicePtr ptr) {
+    auto it = device_bos_.find(ptr);
+    if (it == device_bos_.end() || it->second.kind != BoKind::Device)
+        return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                    "free of " + hex(ptr) + ", which is not an allocation of this context");
+    // Like cudaFree: the memory may still be in use by queued work.
+    synchronize_all();
+    destroy_bo(it->second);
+    device_bos_.erase(it);
+    return SIMTGPU_SUCCESS;
+}
+
+simtgpuResult Context::host_alloc(size_t bytes, void **out) {
+    Bo bo;
+    // Host memory the device reaches by DMA, where the transport offers it
+    // (in-process); otherwise plain memory that copies stage through VRAM.
+    if (create_bo(bytes, simkmd::kBoHostMemory, &bo) == SIMTGPU_SUCCESS) {
+        bo.kind = BoKind::Host;
+        device_bos_[bo.va] = bo;
+        host_bos_[reinterpret_cast<uint64_t>(bo.cpu)] = bo;
+        *out = bo.cpu;
+        return SIMTGPU_SUCCESS;
+    }
+    uint64_t size = (bytes + SIMTGPU_PAGE_SIZE - 1) & ~uint64_t(SIMTGPU_PAGE_SIZE - 1);
+    void *p = std::aligned_alloc(SIMTGPU_PAGE_SIZE, size ? size : SIMTGPU_PAGE_SIZE);
+    if (!p)
+        return fail(SIMTGPU_ERROR_OUT_OF_MEMORY,
+                    "out of host memory allocating " + std::to_string(bytes) + " bytes");
+    bo = Bo{0, 0, size, static_cast<uint8_t *>(p), BoKind::Host};
+    host_bos_[reinterpret_cast<uint64_t>(p)] = bo;
+    *out = p;
+    return SIMTGPU_SUCCESS;
+}
+
+simtgpuResult Context::host_free(void *ptr) {
+    auto it = host_bos_.find(reinterpret_cast<uint64_t>(ptr));
+    if (it == host_bos_.end())
+        return fail(SIMTGPU_ERROR_INVALID_VALUE, "pointer was not allocated by simtgpuMemHostAlloc");
+    synchronize_all();
+    Bo bo = it->second;
+    host_bos_.erase(it);
+    if (bo.handle) {
+        device_bos_.erase(bo.va);
+        destroy_bo(bo);
+    } else {
+        std::free(bo.cpu);
+    }
+    return SIMTGPU_SUCCESS;
+}
+
+Bo *Context::find_device(uint64_t va, uint64_t bytes) {
+    auto it = device_bos_.upper_bound(va);
+    if (it == device_bos_.begin())
+        return nullptr;
+    --it;
+    Bo &bo = it->second;
+    if (va < bo.va || va + bytes > bo.va + bo.size || va + bytes < va)
+        return nullptr;
+    return &bo;
+}
+
+Bo *Context::find_host(const void *ptr, uint64_t bytes) {
+    uint64_t p = reinterpret_cast<uint64_t>(ptr);
+    auto it = host_bos_.upper_bound(p);
+    if (it == host_bos_.begin())
+        return nullptr;
+    --it;
+    Bo &bo = it->second;
+    if (!bo.handle || p + bytes > it->first + bo.size)
+        return nullptr;
+    return &bo;
+}
+
+bool Context::is_host_allocated(const void *ptr) {
+    uint64_t p = reinterpret_cast<uint64_t>(ptr);
+    auto it = host_bos_.upper_bound(p);
+    if (it == host_bos_.begin())
+        return false;
+    --it;
+    return p < it->first + it->second.size;
+}
+
+bool Context::read_string(uint64_t va, std::string *out) {
+    auto from = [&](const uint8_t *base, uint64_t base_va, uint64_t size) {
+        if (va < base_va || va >= base_va + size)
+            return false;
+        const char *s = reinterpret_cast<const char *>(base + (va - base_va));
+        *out = std::string(s, strnlen(s, std::min<uint64_t>(base_va + size - va, 4096)));
+        return true;
+    };
+    for (auto &m : modules)
+        if (from(m.loaded.data(), m.bo.va, m.loaded.size()))
+            return true;
+    if (Bo *bo = find_device(va, 1))
+        return from(bo->cpu, bo->va, bo->size);
+    return false;
+}
+
+// ---------------------------------------------------------------- work ---
+
+simtgpuResult Context::create_stream(unsigned flags, int priority, simtgpuStream *out) {
+    drm_simtgpu_queue_create create{};
+    create.priority = priority > 0   ? SIMTGPU_PRIORITY_HIGH
+                      : priority < 0 ? SIMTGPU_PRIORITY_LOW
+                                     : SIMTGPU_PRIORITY_NORMAL;
+    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_QUEUE_CREATE, &create))
+        return fail_errno(rc, "QUEUE_CREATE");
+    simtgpuStream_st &s = streams_.emplace_back();
+    s.ctx = this;
+    s.flags = flags;
+    s.queue_id = create.queue_id;
+    *out = &s;
+    return SIMTGPU_SUCCESS;
+}
+
+simtgpuResult Context::destroy_stream(simtgpuStream s) {
+    retire(*s, true);
+    destroy_bo(s->env);
+    if (s->queue_id) {
+        drm_simtgpu_queue_destroy d{s->queue_id, 0};
+        transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_QUEUE_DESTROY, &d);
+        s->queue_id = 0;
+    }
+    if (s != &default_stream_)
+        streams_.remove_if([s](const simtgpuStream_st &x) { return &x == s; });
+    return SIMTGPU_SUCCESS;
+}
+
+simtgpuResult Context::wait_syncobj(uint32_t syncobj, bool block, bool *signaled) {
+    drm_syncobj_wait wait{};
+    wait.handles = reinterpret_cast<uint64_t>(&syncobj);
+    wait.count_handles = 1;
+    wait.timeout_nsec = block ? INT64_MAX : 0;
+    int rc = transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_WAIT, &wait);
+    if (rc == 0 || rc == -ETIME) {
+        *signaled = rc == 0;
+        return SIMTGPU_SUCCESS;
+    }
+    return fail_errno(rc, "SYNCOBJ_WAIT");
+}
+
+simtgpuResult Context::poison(simtgpuResult code, const std::string &detail) {
+    if (sticky_ == SIMTGPU_SUCCESS) {
+        sticky_ = code;
+        sticky_detail_ = detail;
+    }
+    return fail(sticky_, sticky_detail_);
+}
+
+simtgpuResult Context::submit(simtgpuStream_st &s, std::vector<uint32_t> packets,
+                              std::vector<Bo> transient, bool launch,
+                              const std::vector<uint32_t> &extra_out_syncobjs) {
+    auto release = [&] {
+        for (auto &bo : transient)
+            destroy_bo(bo);
+    };
+    if (sticky_) {
+        release();
+        return fail(sticky_, sticky_detail_);
+    }
+    if (!s.queue_id) {
+        // The default stream's queue is made on first use.
+        drm_simtgpu_queue_create create{};
+        create.priority = SIMTGPU_PRIORITY_NORMAL;
+        if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_QUEUE_CREATE, &create)) {
+            release();
+            return fail_errno(rc, "QUEUE_CREATE");
+        }
+        s.queue_id = create.queue_id;
+    }
+    Submission sub;
+    sub.launch = launch;
+    sub.transient = std::move(transient);
+    if (simtgpuResult r = create_bo(packets.size() * 4, 0, &sub.ib)) {
+        for (auto &bo : sub.transient)
+            destroy_bo(bo);
+        return r;
+    }
+    std::memcpy(sub.ib.cpu, packets.data(), packets.size() * 4);
+    drm_syncobj_create create{};
+    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_CREATE, &create)) {
+        destroy_bo(sub.ib);
+        for (auto &bo : sub.transient)
+            destroy_bo(bo);
+        return fail_errno(rc, "SYNCOBJ_CREATE");
+    }
+    sub.syncobj = create.handle;
+
+    // CUDA's legacy default stream: it waits for every blocking stream, and
+    // they wait for it.
+    std::vector<uint32_t> waits = s.pending_waits;
+    auto last_of = [&](simtgpuStream_st &other) {
+        if (&other != &s && !other.inflight.empty())
+            waits.push_back(other.inflight.back().syncobj);
+    };
+    if (&s == &default_stream_) {
+        for (auto &other : streams_)
+            if (!(other.flags & SIMTGPU_STREAM_NON_BLOCKING))
+                last_of(other);
+    } else if (!(s.flags & SIMTGPU_STREAM_NON_BLOCKING)) {
+        last_of(default_stream_);
+    }
+    std::vector<drm_simtgpu_sync> in, out;
+    for (uint32_t h : waits)
+        in.push_back({h, 0, 0});
+    out.push_back({sub.syncobj, 0, 0});
+    for (uint32_t h : extra_out_syncobjs)
+        out.push_back({h, 0, 0});
+
+    drm_simtgpu_submit a{};
+    a.ib_va = sub.ib.va;
+    a.ib_dwords = uint32_t(packets.size());
+    a.queue_id = s.queue_id;
+    a.in_syncs = reinterpret_cast<uint64_t>(in.data());
+    a.in_sync_count = uint32_t(in.size());
+    a.sync_stride = sizeof(drm_simtgpu_sync);
+    a.out_syncs = reinterpret_cast<uint64_t>(out.data());
+    a.out_sync_count = uint32_t(out.size());
+    a.flags = SIMTGPU_SUBMIT_NO_IMPLICIT_SYNC; // streams and events order our work
+    int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_SUBMIT, &a);
+    if (rc) {
+        drm_syncobj_destroy d{sub.syncobj, 0};
+        transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+        destroy_bo(sub.ib);
+        for (auto &bo : sub.transient)
+            destroy_bo(bo);
+        if (rc == -ECANCELED) { // the queue faulted earlier: say why
+            check_queue(s);
+            if (sticky_)
+                return fail(sticky_, sticky_detail_);
+        }
+        return fail_errno(rc, "SUBMIT");
+    }
+    s.pending_waits.clear();
+    s.inflight.push_back(std::move(sub));
+    return SIMTGPU_SUCCESS;
+}
+
+simtgpuResult Context::retire(simtgpuStream_st &s, bool block) {
+    bool any = false;
+    while (!s.inflight.empty()) {
+        Submission &sub = s.inflight.front();
+        bool signaled = false;
+        if (simtgpuResult r = wait_syncobj(sub.syncobj, block, &signaled))
+            return r;
+        if (!signaled)
+            return SIMTGPU_ERROR_NOT_READY;
+        drm_syncobj_destroy d{sub.syncobj, 0};
+        transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+        destroy_bo(sub.ib);
+        for (auto &bo : sub.transient)
+            destroy_bo(bo);
+        s.inflight.pop_front();
+        any = true;
+    }
+    if (any) {
+        drain_printf(s);
+        check_queue(s);
+    }
+    return sticky_ ? fail(sticky_, sticky_detail_) : SIMTGPU_SUCCESS;
+}
+
+simtgpuResult Context::synchronize(simtgpuStream_st &s) {
+    if (&s == &default_stream_) // the legacy default stream synchronises everything
+        return synchronize_all();
+    return retire(s, true);
+}
+
+simtgpuResult Context::synchronize_all() {
+    retire(default_stream_, true);
+    for (auto &s : streams_)
+        retire(s, true);
+    return sticky_ ? fail(sticky_, sticky_detail_) : SIMTGPU_SUCCESS;
+}
+
+simtgpuResult Context::query(simtgpuStream_st &s) {
+    simtgpuResult r = retire(s, false);
+    if (r == SIMTGPU_ERROR_NOT_READY)
+        return r;
+    return sticky_ ? fail(sticky_, sticky_detail_) : r;
+}
+
+// Turns a failed queue into the context's sticky error, as CUDA does for
+// faults: the context is unusable afterwards.
+simtgpuResult Context::check_queue(simtgpuStream_st &s) {
+    if (!s.queue_id)
+        return SIMTGPU_SUCCESS;
+    drm_simtgpu_queue_get_state state{};
+    state.queue_id = s.queue_id;
+    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_QUEUE_GET_STATE, &state))
+        return fail_errno(rc, "QUEUE_GET_STATE");
+    if (!state.state)
+        return SIMTGPU_SUCCESS;
+    if (state.state & SIMTGPU_QUEUE_STATE_GUILTY)
+        return poison(SIMTGPU_ERROR_LAUNCH_TIMEOUT,
+                      "a job ran past the driver's timeout; the device was reset "
+                      "(raise SIMTGPU_JOB_TIMEOUT_MS, or the kernel driver's timeout, for "
+                      "long simulations)");
+    const drm_simtgpu_fault_info &f = state.fault;
+    std::string where = " at pc " + hex(f.pc) + ", block " + dim3_text(f.ctaid) + ", thread " +
+                        dim3_text(f.tid) + " (SM " + std::to_string(f.sm) + ", warp " +
+                        std::to_string(f.warp) + ", lane " + std::to_string(f.lane) + ")";
+    switch (f.kind) {
+    case SIMTGPU_EXC_PAGE_FAULT:
+        return poison(SIMTGPU_ERROR_ILLEGAL_ADDRESS, std::string("illegal address: ") +
+                                                         access_name(f.access) + " of " +
+                                                         hex(f.address) + where);
+    case SIMTGPU_EXC_MISALIGNED:
+        return poison(SIMTGPU_ERROR_MISALIGNED_ADDRESS,
+                      std::string("misaligned ") + access_name(f.access) + " of " +
+                          hex(f.address) + where);
+    case SIMTGPU_EXC_ILLEGAL_INSTRUCTION:
+        return poison(SIMTGPU_ERROR_ILLEGAL_INSTRUCTION,
+                      "illegal instruction " + hex(f.detail) + where);
+    case SIMTGPU_EXC_TRAP: {
+        const auto *env = s.env.cpu ? reinterpret_cast<const simtgpu_launch_env *>(s.env.cpu)
+                                    : nullptr;
+        if (env && env->assert_taken) {
+            std::string file = "?", message = "?", function = "?";
+            read_string(env->assert_file_va, &file);
+            read_string(env->assert_message_va, &message);
+            read_string(env->assert_function_va, &function);
+            // The line CUDA prints for a failed device assert.
+            std::fprintf(stderr,
+                         "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` "
+                         "failed.\n",
+                         file.c_str(), env->assert_line, function.c_str(), env->assert_ctaid[0],
+                         env->assert_ctaid[1], env->assert_ctaid[2], env->assert_tid[0],
+                         env->assert_tid[1], env->assert_tid[2], message.c_str());
+            std::fflush(stderr);
+            return poison(SIMTGPU_ERROR_ASSERT, "device-side assert failed: " + file + ":" +
+                                                    std::to_string(env->assert_line) + ": " +
+                                                    message);
+        }
+        return poison(SIMTGPU_ERROR_LAUNCH_FAILED, "device trap (ebreak)" + where);
+    }
+    case SIMTGPU_EXC_DEADLOCK:
+        return poison(SIMTGPU_ERROR_LAUNCH_FAILED,
+                      "deadlock: every live thread of block " + dim3_text(f.ctaid) +
+                          " waits at a barrier that cannot complete (__syncthreads in "
+                          "divergent code?)");
+    case SIMTGPU_EXC_BAD_LAUNCH:
+        return poison(f.detail == SIMTGPU_LAUNCH_ERR_GEOMETRY
+                          ? SIMTGPU_ERROR_INVALID_CONFIGURATION
+                          : SIMTGPU_ERROR_LAUNCH_OUT_OF_RESOURCES,
+                      "the device refused the launch (reason " + std::to_string(f.detail) + ")");
+    case SIMTGPU_EXC_ARCH_MISMATCH:
+        return poison(SIMTGPU_ERROR_NO_BINARY_FOR_GPU,
+                      "the device refused code built for simt_" + std::to_string(f.detail));
+    case SIMTGPU_EXC_BAD_ECALL:
+        return poison(SIMTGPU_ERROR_LAUNCH_FAILED,
+                      "unsupported ecall a7=" + std::to_string(f.detail) + where);
+    default:
+        return poison(SIMTGPU_ERROR_LAUNCH_FAILED,
+                      "the device reported exception kind " + std::to_string(f.kind) +
+                          " (detail " + hex(f.detail) + "): last error " +
+                          std::to_string(state.last_error));
+    }
+}
+
+simtgpuResult Context::ensure_env(simtgpuStream_st &s) {
+    if (s.env.handle)
+        return SIMTGPU_SUCCESS;
+    if (simtgpuResult r = create_bo(kEnvHeaderBytes + kPrintfBytes, 0, &s.env))
+        return r;
+    auto *env = reinterpret_cast<simtgpu_launch_env *>(s.env.cpu);
+    std::memset(env, 0, sizeof(*env));
+    env->magic = SIMTGPU_ENV_MAGIC;
+    env->version = SIMTGPU_ENV_VERSION;
+    env->printf_va = s.env.va + kEnvHeaderBytes;
+    env->printf_size = kPrintfBytes;
+    return SIMTGPU_SUCCESS;
+}
+
+// Prints what the stream's kernels printed, in order, once it is idle.
+void Context::drain_printf(simtgpuStream_st &s) {
+    if (!s.env.cpu)
+        return;
+    auto *env = reinterpret_cast<simtgpu_launch_env *>(s.env.cpu);
+    uint64_t used = std::min<uint64_t>(env->printf_used, env->printf_size);
+    const uint8_t *buf = s.env.cpu + kEnvHeaderBytes;
+    uint64_t at = 0;
+    while (at + sizeof(simtgpu_printf_record) <= used) {
+        simtgpu_printf_record rec;
+        std::memcpy(&rec, buf + at, sizeof(rec));
+        if (rec.total_bytes < sizeof(rec) || rec.total_bytes % 8 ||
+            at + rec.total_bytes > used || sizeof(rec) + rec.args_bytes > rec.total_bytes)
+            break; // a record still being written, or garbage: stop here
+        std::string format;
+        if (read_string(rec.format_va, &format)) {
+            std::string text = format_device_printf(
+                format, buf + at + sizeof(rec), rec.args_bytes,
+                [this](uint64_t va, std::string *out) { return read_string(va, out); });
+            std::fwrite(text.data(), 1, text.size(), stdout);
+        }
+        at += rec.total_bytes;
+    }
+    std::fflush(stdout);
+    if (env->printf_dropped)
+        std::fprintf(stderr, "simtgpu: %llu device printf records did not fit the %llu-byte "
+                             "buffer and were dropped\n",
+                     static_cast<unsigned long long>(env->printf_dropped),
+                     static_cast<unsigned long long>(env->printf_size));
+    env->printf_used = 0;
+    env->printf_dropped = 0;
+}
+
+} // namespace simtgpu::umd

@@ -1,0 +1,165 @@
+// libsimtgpu's objects behind the C handles of simtgpu.h: the device list,
+// contexts (one transport file each), BOs, streams (uAPI queues), events,
+// modules and functions. Every kernel call goes through transport_ioctl.
+#pragma once
+
+#include "device_image.h"
+#include "simtgpu/device_abi.h"
+#include "simtgpu/simtgpu.h"
+#include "transport.h"
+
+#include <cstdint>
+#include <deque>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace simtgpu::umd {
+
+// Records `detail` as this thread's error detail and returns `code`.
+simtgpuResult fail(simtgpuResult code, const std::string &detail);
+const char *last_detail_c();
+// The result for a negative errno from an ioctl, with its detail.
+simtgpuResult fail_errno(int rc, const std::string &what);
+
+struct DeviceEntry {
+    DeviceNode node;
+    simtgpuDeviceProperties props{};
+};
+
+// The devices found by simtgpuInit; nullptr until it succeeded.
+const std::vector<DeviceEntry> *devices();
+
+enum class BoKind {
+    Internal, // indirect buffers, staging, launch env, event timestamps
+    Device,   // simtgpuMemAlloc
+    Host,     // simtgpuMemHostAlloc; handle 0 when the transport stages instead
+    Module,   // a loaded device image
+};
+
+// A buffer object of a context, mapped for the CPU.
+struct Bo {
+    uint32_t handle = 0;
+    uint64_t va = 0;
+    uint64_t size = 0;
+    uint8_t *cpu = nullptr;
+    BoKind kind = BoKind::Internal;
+};
+
+class Context;
+
+// One unit of work on a stream: an indirect buffer submitted with an out
+// syncobj, and what must live until it completes.
+struct Submission {
+    uint32_t syncobj = 0;
+    Bo ib;
+    std::vector<Bo> transient; // staging buffers
+    bool launch = false;
+};
+
+}  // namespace simtgpu::umd
+
+struct simtgpuStream_st {
+    simtgpu::umd::Context *ctx = nullptr;
+    uint32_t queue_id = 0;
+    unsigned flags = 0;
+    std::deque<simtgpu::umd::Submission> inflight;
+    std::vector<uint32_t> pending_waits; // syncobjs the next submission waits for
+    simtgpu::umd::Bo env;                // launch env + printf buffer, on first launch
+};
+
+struct simtgpuEvent_st {
+    simtgpu::umd::Context *ctx = nullptr;
+    unsigned flags = 0;
+    uint32_t syncobj = 0;
+    bool recorded = false;
+    simtgpu::umd::Bo timestamp; // 8 bytes of it: the device timer, ns
+};
+
+struct simtgpuFunction_st {
+    simtgpuModule module = nullptr;
+    const simtgpu::umd::KernelInfo *info = nullptr;
+    uint64_t entry_va = 0;
+};
+
+struct simtgpuModule_st {
+    simtgpu::umd::Context *ctx = nullptr;
+    simtgpu::umd::DeviceImage image;
+    std::vector<uint8_t> loaded; // the relocated image, for reading strings
+    simtgpu::umd::Bo bo;
+    std::list<simtgpuFunction_st> functions;
+};
+
+namespace simtgpu::umd {
+
+class Context {
+public:
+    Context(simtgpuDevice device, std::unique_ptr<Transport> transport);
+    ~Context();
+
+    simtgpuDevice device() const { return device_; }
+    const simtgpuDeviceProperties &props() const;
+    Transport &transport() { return *transport_; }
+    std::recursive_mutex &mutex() { return mu_; }
+
+    // Memory.
+    simtgpuResult create_bo(uint64_t size, uint32_t flags, Bo *out);
+    void destroy_bo(Bo &bo);
+    simtgpuResult mem_alloc(size_t bytes, simtgpuDevicePtr *out);
+    simtgpuResult mem_free(simtgpuDevicePtr ptr);
+    simtgpuResult host_alloc(size_t bytes, void **out);
+    simtgpuResult host_free(void *ptr);
+    // The BO holding [va, va + bytes), or nullptr.
+    Bo *find_device(uint64_t va, uint64_t bytes);
+    // The pinned host BO holding [ptr, ptr + bytes), or nullptr.
+    Bo *find_host(const void *ptr, uint64_t bytes);
+    bool is_host_allocated(const void *ptr);
+    bool read_string(uint64_t va, std::string *out);
+    // Module images: reachable by find_device, freed only with their module.
+    void track_module_bo(const Bo &bo) { device_bos_[bo.va] = bo; }
+    void untrack_module_bo(uint64_t va) { device_bos_.erase(va); }
+
+    // Work.
+    simtgpuStream_st *stream(simtgpuStream s) { return s ? s : &default_stream_; }
+    simtgpuResult create_stream(unsigned flags, int priority, simtgpuStream *out);
+    simtgpuResult destroy_stream(simtgpuStream s);
+    // Submits `packets` (plus `payload` bytes placed after them, at a 16-byte
+    // aligned offset whose VA is passed to `patch`) on a stream.
+    simtgpuResult submit(simtgpuStream_st &s, std::vector<uint32_t> packets,
+                         std::vector<Bo> transient, bool launch,
+                         const std::vector<uint32_t> &extra_out_syncobjs = {});
+    simtgpuResult synchronize(simtgpuStream_st &s);
+    simtgpuResult synchronize_all();
+    simtgpuResult query(simtgpuStream_st &s);
+    simtgpuResult sticky_error() const { return sticky_; }
+    simtgpuResult ensure_env(simtgpuStream_st &s);
+    simtgpuResult wait_syncobj(uint32_t syncobj, bool block, bool *signaled);
+
+    std::list<simtgpuModule_st> modules;
+    std::list<simtgpuEvent_st> events;
+
+private:
+    simtgpuResult retire(simtgpuStream_st &s, bool block);
+    simtgpuResult check_queue(simtgpuStream_st &s);
+    void drain_printf(simtgpuStream_st &s);
+    simtgpuResult poison(simtgpuResult code, const std::string &detail);
+
+    simtgpuDevice device_;
+    std::unique_ptr<Transport> transport_;
+    std::recursive_mutex mu_;
+    simtgpuStream_st default_stream_;
+    std::list<simtgpuStream_st> streams_;
+    std::map<uint64_t, Bo> device_bos_; // by VA
+    std::map<uint64_t, Bo> host_bos_;   // by CPU address
+    simtgpuResult sticky_ = SIMTGPU_SUCCESS;
+    std::string sticky_detail_;
+};
+
+} // namespace simtgpu::umd
+
+struct simtgpuContext_st {
+    std::unique_ptr<simtgpu::umd::Context> impl;
+};

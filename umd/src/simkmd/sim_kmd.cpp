@@ -1,0 +1,1151 @@
+// The in-process implementation of the simtgpu uAPI (see sim_kmd.h).
+//
+// One SimDevice per process owns the simulator. Like a kernel driver it has a
+// big lock (mu_) over all its state, and one scheduler thread that services
+// interrupts, retires jobs whose fences the device wrote, pushes jobs whose
+// dependencies are met onto the rings, and resets the device when a job runs
+// past its timeout. Simulator callbacks (DMA, interrupts) never take mu_:
+// they may run while a thread holding mu_ waits for the simulator.
+#include "simkmd/sim_kmd.h"
+
+#include "simtgpu/hw.h"
+#include "simtgpu/sim.h"
+#include "uapi/drm/simtgpu_drm.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <dlfcn.h>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace simtgpu::umd::simkmd {
+
+namespace {
+
+using Clock = std::chrono::steady_clock; // CLOCK_MONOTONIC, as the uAPI's timeouts
+
+constexpr uint32_t kRingBytes = 64 * 1024;
+constexpr uint32_t kMaxQueuesPerFile = 64;
+constexpr uint64_t kUserVaBase = 1ull << 32;      // VA 0..4 GiB stays unmapped
+constexpr uint64_t kUserVaLimit = SIMTGPU_LOCAL_BASE; // windows sit above
+constexpr uint32_t kJobDwords = 15;               // SET_CONTEXT + INDIRECT + FENCE
+
+uint64_t env_u64(const char *name, uint64_t fallback) {
+    const char *text = std::getenv(name);
+    if (!text || !*text)
+        return fallback;
+    char *end = nullptr;
+    unsigned long long v = std::strtoull(text, &end, 0);
+    return (end && *end == '\0') ? v : fallback;
+}
+
+Clock::time_point from_monotonic_ns(int64_t ns) {
+    return Clock::time_point(std::chrono::nanoseconds(ns));
+}
+
+// The entry points of libsimtgpu-sim.so, found with dlsym.
+struct SimLibrary {
+    void *handle = nullptr;
+    decltype(&simtgpu_sim_abi_version) abi_version = nullptr;
+    decltype(&simtgpu_sim_create) create = nullptr;
+    decltype(&simtgpu_sim_destroy) destroy = nullptr;
+    decltype(&simtgpu_sim_mmio_read) mmio_read = nullptr;
+    decltype(&simtgpu_sim_mmio_write) mmio_write = nullptr;
+    decltype(&simtgpu_sim_vram) vram = nullptr;
+    decltype(&simtgpu_sim_reset) reset = nullptr;
+};
+
+// Looks for the library next to libsimtgpu.so first (both live in
+// build/lib or PREFIX/lib), then where SIMTGPU_SIM_LIBRARY says, then on the
+// loader's path.
+int load_library(SimLibrary *lib, std::string *error) {
+    std::vector<std::string> candidates;
+    if (const char *path = std::getenv("SIMTGPU_SIM_LIBRARY"))
+        candidates.emplace_back(path);
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void *>(&load_library), &info) && info.dli_fname) {
+        std::string self = info.dli_fname;
+        auto slash = self.rfind('/');
+        if (slash != std::string::npos)
+            candidates.push_back(self.substr(0, slash + 1) + SIMTGPU_SIM_LIBRARY);
+    }
+    candidates.emplace_back(SIMTGPU_SIM_LIBRARY);
+    std::string tried;
+    for (const auto &path : candidates) {
+        void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!handle) {
+            tried += "\n  " + std::string(dlerror());
+            continue;
+        }
+        auto sym = [&](const char *name) { return dlsym(handle, name); };
+        lib->handle = handle;
+        lib->abi_version = reinterpret_cast<decltype(lib->abi_version)>(
+            sym(SIMTGPU_SIM_ABI_VERSION_SYMBOL));
+        lib->create = reinterpret_cast<decltype(lib->create)>(sym("simtgpu_sim_create"));
+        lib->destroy = reinterpret_cast<decltype(lib->destroy)>(sym("simtgpu_sim_destroy"));
+        lib->mmio_read = reinterpret_cast<decltype(lib->mmio_read)>(sym("simtgpu_sim_mmio_read"));
+        lib->mmio_write =
+            reinterpret_cast<decltype(lib->mmio_write)>(sym("simtgpu_sim_mmio_write"));
+        lib->vram = reinterpret_cast<decltype(lib->vram)>(sym("simtgpu_sim_vram"));
+        lib->reset = reinterpret_cast<decltype(lib->reset)>(sym("simtgpu_sim_reset"));
+        if (!lib->abi_version || !lib->create || !lib->destroy || !lib->mmio_read ||
+            !lib->mmio_write || !lib->vram || !lib->reset) {
+            *error = path + " lacks part of the simulator C ABI (is it libsimtgpu-sim.so?)";
+            dlclose(handle);
+            return -ENOENT;
+        }
+        uint32_t version = lib->abi_version();
+        if (version != SIMTGPU_SIM_ABI_VERSION) {
+            *error = path + " implements simulator ABI version " + std::to_string(version) +
+                     ", but libsimtgpu was built for version " +
+                     std::to_string(SIMTGPU_SIM_ABI_VERSION) +
+                     ": rebuild both from the same tree";
+            dlclose(handle);
+            return -ENOEXEC;
+        }
+        return 0;
+    }
+    *error = "cannot load the simulator library " + std::string(SIMTGPU_SIM_LIBRARY) +
+             " for the in-process transport (build target simtgpu_sim, or set "
+             "SIMTGPU_SIM_LIBRARY to its path); tried:" +
+             tried;
+    return -ENOENT;
+}
+
+// First-fit allocator of VRAM offsets, page granular.
+class VramAllocator {
+public:
+    void init(uint64_t size) { free_[0] = size; }
+    // Returns the offset, or UINT64_MAX when no hole is large enough.
+    uint64_t allocate(uint64_t bytes) {
+        bytes = round_up(bytes);
+        for (auto it = free_.begin(); it != free_.end(); ++it) {
+            if (it->second < bytes)
+                continue;
+            uint64_t offset = it->first;
+            uint64_t left = it->second - bytes;
+            free_.erase(it);
+            if (left)
+                free_[offset + bytes] = left;
+            used_ += bytes;
+            return offset;
+        }
+        return UINT64_MAX;
+    }
+    void release(uint64_t offset, uint64_t bytes) {
+        bytes = round_up(bytes);
+        used_ -= bytes;
+        auto next = free_.lower_bound(offset);
+        if (next != free_.end() && offset + bytes == next->first) {
+            bytes += next->second;
+            next = free_.erase(next);
+        }
+        if (next != free_.begin()) {
+            auto prev = std::prev(next);
+            if (prev->first + prev->second == offset) {
+                prev->second += bytes;
+                return;
+            }
+        }
+        free_[offset] = bytes;
+    }
+    uint64_t used() const { return used_; }
+
+private:
+    static uint64_t round_up(uint64_t b) {
+        return (b + SIMTGPU_PAGE_SIZE - 1) & ~uint64_t(SIMTGPU_PAGE_SIZE - 1);
+    }
+    std::map<uint64_t, uint64_t> free_;
+    uint64_t used_ = 0;
+};
+
+} // namespace
+
+// A dma_fence: signalled once, with an error or 0. Guarded by SimDevice::mu_.
+struct Fence {
+    bool signaled = false;
+    int error = 0;
+};
+
+struct Syncobj {
+    std::shared_ptr<Fence> fence; // null: nothing submitted yet
+};
+
+struct Bo {
+    uint32_t flags = 0;
+    uint64_t size = 0;
+    uint64_t va = 0;
+    uint64_t vram_offset = 0;        // when in VRAM
+    void *host = nullptr;            // when kBoHostMemory
+    std::shared_ptr<Fence> last_use; // implicit sync (dma_resv)
+};
+
+struct Queue;
+
+struct Job {
+    FileState *file = nullptr;
+    std::shared_ptr<Queue> queue;
+    uint64_t ib_va = 0;
+    uint32_t ib_dwords = 0;
+    std::vector<std::shared_ptr<Fence>> deps;
+    std::shared_ptr<Fence> done = std::make_shared<Fence>();
+    int error = 0;
+    uint64_t seqno = 0; // on its ring, once pushed
+};
+
+struct Queue {
+    uint32_t id = 0;
+    uint32_t priority = 0;
+    unsigned ring = 0;
+    std::deque<std::shared_ptr<Job>> waiting; // dependencies not yet met
+    uint32_t state = 0;                       // SIMTGPU_QUEUE_STATE_*
+    int last_error = 0;
+    bool has_fault = false;
+    drm_simtgpu_fault_info fault{};
+    unsigned unfinished = 0; // waiting + on a ring
+};
+
+struct FileState {
+    uint32_t context_id = 0;
+    uint64_t root_table = 0; // VRAM offset
+    std::vector<uint64_t> tables;
+    uint64_t next_va = kUserVaBase;
+    std::map<uint32_t, std::shared_ptr<Bo>> bos;
+    uint32_t next_bo = 1;
+    std::map<uint32_t, std::shared_ptr<Syncobj>> syncobjs;
+    uint32_t next_syncobj = 1;
+    std::map<uint32_t, std::shared_ptr<Queue>> queues;
+    uint32_t next_queue = 1;
+};
+
+class SimDevice {
+public:
+    static int get(std::shared_ptr<SimDevice> *out, std::string *error);
+    ~SimDevice();
+
+    int open(FileState *file, std::string *error);
+    void close(FileState *file);
+    int ioctl(FileState *file, unsigned long request, void *arg);
+    void *mmap(FileState *file, uint64_t offset, uint64_t size);
+
+private:
+    struct Ring {
+        uint64_t base = 0; // VRAM offset
+        uint32_t tail = 0;
+        uint64_t fence_offset = 0; // VRAM offset of the fence value
+        uint64_t seqno = 0;
+        std::deque<std::shared_ptr<Job>> running; // pushed, fence not seen
+        Clock::time_point front_since;            // when running.front() started
+    };
+
+    int init(std::string *error);
+    void program_rings();
+    uint32_t reg(uint32_t offset) { return uint32_t(lib_.mmio_read(sim_, offset, 4)); }
+    void write_reg(uint32_t offset, uint32_t v) { lib_.mmio_write(sim_, offset, v, 4); }
+    uint64_t *vram64(uint64_t offset) { return reinterpret_cast<uint64_t *>(vram_ + offset); }
+
+    // Page tables.
+    int map_range(FileState *f, uint64_t va, uint64_t bytes, uint64_t target, uint64_t flags);
+    void unmap_range(FileState *f, uint64_t va, uint64_t bytes);
+    uint64_t *leaf_pte(FileState *f, uint64_t va, bool create);
+
+    // Scheduler.
+    void scheduler_main();
+    void service_interrupts();
+    void retire_completed();
+    void push_ready_jobs();
+    bool push_job(const std::shared_ptr<Job> &job);
+    void check_timeouts();
+    void finish_job(const std::shared_ptr<Job> &job);
+    void ring_write(Ring &ring, const uint32_t *dwords, uint32_t count);
+    uint32_t ring_free_bytes(unsigned index);
+    void wake_scheduler();
+    static void on_irq(void *opaque, uint32_t vector);
+    static int on_dma_read(void *opaque, uint64_t bus, void *buf, uint64_t len);
+    static int on_dma_write(void *opaque, uint64_t bus, const void *buf, uint64_t len);
+    bool host_range_ok(uint64_t bus, uint64_t len);
+
+    // Ioctls.
+    int get_param(drm_simtgpu_get_param *a);
+    int bo_create(FileState *f, drm_simtgpu_bo_create *a);
+    int bo_mmap_offset(FileState *f, drm_simtgpu_bo_mmap_offset *a);
+    int bo_info(FileState *f, drm_simtgpu_bo_info *a);
+    int gem_close(FileState *f, drm_gem_close *a, std::unique_lock<std::mutex> &lock);
+    int submit(FileState *f, drm_simtgpu_submit *a);
+    int wait_bo(FileState *f, drm_simtgpu_wait_bo *a, std::unique_lock<std::mutex> &lock);
+    int queue_create(FileState *f, drm_simtgpu_queue_create *a);
+    int queue_destroy(FileState *f, drm_simtgpu_queue_destroy *a,
+                      std::unique_lock<std::mutex> &lock);
+    int queue_get_state(FileState *f, drm_simtgpu_queue_get_state *a);
+    int syncobj_create(FileState *f, drm_syncobj_create *a);
+    int syncobj_destroy(FileState *f, drm_syncobj_destroy *a);
+    int syncobj_wait(FileState *f, drm_syncobj_wait *a, std::unique_lock<std::mutex> &lock);
+    int syncobj_reset_or_signal(FileState *f, drm_syncobj_array *a, bool signal);
+    void free_bo(FileState *f, Bo &bo);
+
+    SimLibrary lib_;
+    simtgpu_sim *sim_ = nullptr;
+    uint8_t *vram_ = nullptr;
+    uint64_t vram_size_ = 0;
+    std::chrono::milliseconds job_timeout_{0};
+
+    std::mutex mu_;                // the driver lock
+    std::condition_variable done_; // a job finished or a syncobj changed
+    VramAllocator vram_alloc_;
+    Ring rings_[SIMTGPU_NUM_RINGS];
+    std::vector<FileState *> files_;
+    uint32_t next_context_id_ = 1;
+
+    std::mutex irq_mu_;
+    std::condition_variable irq_cv_;
+    bool irq_pending_ = false;
+    bool stopping_ = false;
+    std::thread scheduler_;
+
+    std::mutex host_mu_; // host-memory BOs the device may reach by DMA
+    std::map<uint64_t, uint64_t> host_ranges_;
+
+    static std::mutex instance_mu_;
+    static std::weak_ptr<SimDevice> instance_;
+};
+
+std::mutex SimDevice::instance_mu_;
+std::weak_ptr<SimDevice> SimDevice::instance_;
+
+int SimDevice::get(std::shared_ptr<SimDevice> *out, std::string *error) {
+    std::lock_guard<std::mutex> guard(instance_mu_);
+    if (auto existing = instance_.lock()) {
+        *out = existing;
+        return 0;
+    }
+    auto device = std::shared_ptr<SimDevice>(new SimDevice());
+    if (int rc = device->init(error))
+        return rc;
+    instance_ = device;
+    *out = device;
+    return 0;
+}
+
+int SimDevice::init(std::string *error) {
+    if (int rc = load_library(&lib_, error))
+        return rc;
+    simtgpu_sim_config config{};
+    config.struct_size = sizeof(config);
+    // Device shape from the environment: docs/umd.md lists these.
+    config.arch = uint32_t(env_u64("SIMTGPU_SIM_ARCH", 0));
+    config.vram_bytes = env_u64("SIMTGPU_SIM_VRAM_MB", 0) << 20;
+    config.num_sms = uint32_t(env_u64("SIMTGPU_SIM_SMS", 0));
+    config.opaque = this;
+    config.dma_read = &SimDevice::on_dma_read;
+    config.dma_write = &SimDevice::on_dma_write;
+    config.raise_irq = &SimDevice::on_irq;
+    char message[256] = {};
+    int rc = lib_.create(&config, &sim_, message, sizeof(message));
+    if (rc) {
+        *error = std::string("the simulator refused its configuration: ") + message;
+        return rc < 0 ? rc : -EINVAL;
+    }
+    vram_ = static_cast<uint8_t *>(lib_.vram(sim_, &vram_size_));
+    if (reg(SIMTGPU_REG_ID) != SIMTGPU_ID_MAGIC || !vram_) {
+        *error = "the simulator library does not answer as a simtgpu device (ID register)";
+        return -ENODEV;
+    }
+    job_timeout_ = std::chrono::milliseconds(env_u64("SIMTGPU_JOB_TIMEOUT_MS", 60000));
+    vram_alloc_.init(vram_size_);
+    uint64_t fences = vram_alloc_.allocate(SIMTGPU_PAGE_SIZE);
+    std::memset(vram_ + fences, 0, SIMTGPU_PAGE_SIZE);
+    for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
+        rings_[i].base = vram_alloc_.allocate(kRingBytes);
+        rings_[i].fence_offset = fences + 8 * i;
+    }
+    program_rings();
+    scheduler_ = std::thread([this] { scheduler_main(); });
+    return 0;
+}
+
+// Ring registers and interrupt mask, after creation or a reset.
+void SimDevice::program_rings() {
+    for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
+        Ring &ring = rings_[i];
+        uint32_t base = SIMTGPU_RING_BASE(i);
+        write_reg(base + SIMTGPU_RING_CTRL, 0);
+        write_reg(base + SIMTGPU_RING_ADDR_LO, uint32_t(ring.base));
+        write_reg(base + SIMTGPU_RING_ADDR_HI, uint32_t(ring.base >> 32));
+        write_reg(base + SIMTGPU_RING_SIZE, kRingBytes);
+        write_reg(base + SIMTGPU_RING_CTRL, SIMTGPU_RING_CTRL_ENABLE);
+        ring.tail = reg(base + SIMTGPU_RING_HEAD);
+        write_reg(base + SIMTGPU_RING_TAIL, ring.tail);
+        *vram64(ring.fence_offset) = ring.seqno;
+    }
+    write_reg(SIMTGPU_REG_IRQ_ACK, ~0u);
+    write_reg(SIMTGPU_REG_IRQ_MASK,
+              SIMTGPU_IRQ_FENCE | SIMTGPU_IRQ_EXCEPTION | SIMTGPU_IRQ_RING_ERROR);
+}
+
+SimDevice::~SimDevice() {
+    if (scheduler_.joinable()) {
+        {
+            std::lock_guard<std::mutex> guard(irq_mu_);
+            stopping_ = true;
+        }
+        irq_cv_.notify_all();
+        scheduler_.join();
+    }
+    if (sim_)
+        lib_.destroy(sim_);
+    if (lib_.handle)
+        dlclose(lib_.handle);
+}
+
+// ------------------------------------------------------ callbacks ---
+
+void SimDevice::on_irq(void *opaque, uint32_t) { static_cast<SimDevice *>(opaque)->wake_scheduler(); }
+
+void SimDevice::wake_scheduler() {
+    {
+        std::lock_guard<std::mutex> guard(irq_mu_);
+        irq_pending_ = true;
+    }
+    irq_cv_.notify_one();
+}
+
+// In-process bus addresses of host memory are host virtual addresses; only
+// ranges inside a host-memory BO are reachable.
+bool SimDevice::host_range_ok(uint64_t bus, uint64_t len) {
+    std::lock_guard<std::mutex> guard(host_mu_);
+    auto it = host_ranges_.upper_bound(bus);
+    if (it == host_ranges_.begin())
+        return false;
+    --it;
+    return bus >= it->first && bus + len <= it->first + it->second && bus + len >= bus;
+}
+
+int SimDevice::on_dma_read(void *opaque, uint64_t bus, void *buf, uint64_t len) {
+    auto *self = static_cast<SimDevice *>(opaque);
+    if (!self->host_range_ok(bus, len))
+        return -EFAULT;
+    std::memcpy(buf, reinterpret_cast<const void *>(bus), len);
+    return 0;
+}
+
+int SimDevice::on_dma_write(void *opaque, uint64_t bus, const void *buf, uint64_t len) {
+    auto *self = static_cast<SimDevice *>(opaque);
+    if (!self->host_range_ok(bus, len))
+        return -EFAULT;
+    std::memcpy(reinterpret_cast<void *>(bus), buf, len);
+    return 0;
+}
+
+// ---------------------------------------------------- page tables ---
+
+uint64_t *SimDevice::leaf_pte(FileState *f, uint64_t va, bool create) {
+    uint64_t table = f->root_table;
+    for (int level = SIMTGPU_PT_LEVELS - 1; level > 0; --level) {
+        uint64_t *pte = vram64(table + 8 * SIMTGPU_PT_INDEX(va, level));
+        if (!(*pte & SIMTGPU_PTE_V)) {
+            if (!create)
+                return nullptr;
+            uint64_t next = vram_alloc_.allocate(SIMTGPU_PAGE_SIZE);
+            if (next == UINT64_MAX)
+                return nullptr;
+            std::memset(vram_ + next, 0, SIMTGPU_PAGE_SIZE);
+            f->tables.push_back(next);
+            *pte = SIMTGPU_PTE_MAKE(next, SIMTGPU_PTE_V);
+        }
+        table = SIMTGPU_PTE_ADDR(*pte);
+    }
+    return vram64(table + 8 * SIMTGPU_PT_INDEX(va, 0));
+}
+
+int SimDevice::map_range(FileState *f, uint64_t va, uint64_t bytes, uint64_t target,
+                         uint64_t flags) {
+    for (uint64_t off = 0; off < bytes; off += SIMTGPU_PAGE_SIZE) {
+        uint64_t *pte = leaf_pte(f, va + off, true);
+        if (!pte) {
+            unmap_range(f, va, off);
+            return -ENOMEM;
+        }
+        *pte = SIMTGPU_PTE_MAKE(target + off, flags | SIMTGPU_PTE_V);
+    }
+    return 0;
+}
+
+void SimDevice::unmap_range(FileState *f, uint64_t va, uint64_t bytes) {
+    for (uint64_t off = 0; off < bytes; off += SIMTGPU_PAGE_SIZE)
+        if (uint64_t *pte = leaf_pte(f, va + off, false))
+            *pte = 0;
+}
+
+// ---------------------------------------------------------- files ---
+
+int SimDevice::open(FileState *f, std::string *error) {
+    std::lock_guard<std::mutex> guard(mu_);
+    f->root_table = vram_alloc_.allocate(SIMTGPU_PAGE_SIZE);
+    if (f->root_table == UINT64_MAX) {
+        *error = "out of VRAM for a page table";
+        return -ENOMEM;
+    }
+    std::memset(vram_ + f->root_table, 0, SIMTGPU_PAGE_SIZE);
+    f->context_id = next_context_id_++;
+    files_.push_back(f);
+    return 0;
+}
+
+// Like closing a render node: waiting jobs are cancelled, running ones
+// finish (or time out), then the address space and its memory go.
+void SimDevice::close(FileState *f) {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (auto &[id, queue] : f->queues) {
+        for (auto &job : queue->waiting) {
+            job->error = -ECANCELED;
+            job->done->error = -ECANCELED;
+            job->done->signaled = true;
+            --queue->unfinished;
+        }
+        queue->waiting.clear();
+    }
+    done_.wait(lock, [&] {
+        for (auto &[id, queue] : f->queues)
+            if (queue->unfinished)
+                return false;
+        return true;
+    });
+    for (auto &[handle, bo] : f->bos)
+        free_bo(f, *bo);
+    f->bos.clear();
+    for (uint64_t table : f->tables)
+        vram_alloc_.release(table, SIMTGPU_PAGE_SIZE);
+    vram_alloc_.release(f->root_table, SIMTGPU_PAGE_SIZE);
+    files_.erase(std::find(files_.begin(), files_.end(), f));
+    done_.notify_all();
+}
+
+void SimDevice::free_bo(FileState *f, Bo &bo) {
+    unmap_range(f, bo.va, bo.size);
+    if (bo.flags & kBoHostMemory) {
+        {
+            std::lock_guard<std::mutex> guard(host_mu_);
+            host_ranges_.erase(reinterpret_cast<uint64_t>(bo.host));
+        }
+        std::free(bo.host);
+    } else {
+        vram_alloc_.release(bo.vram_offset, bo.size);
+    }
+}
+
+void *SimDevice::mmap(FileState *f, uint64_t offset, uint64_t size) {
+    std::lock_guard<std::mutex> guard(mu_);
+    auto it = f->bos.find(uint32_t(offset >> 32));
+    if ((offset & 0xffffffffu) || it == f->bos.end() || size > it->second->size)
+        return nullptr;
+    Bo &bo = *it->second;
+    return (bo.flags & kBoHostMemory) ? bo.host : vram_ + bo.vram_offset;
+}
+
+// --------------------------------------------------------- ioctls ---
+
+int SimDevice::ioctl(FileState *f, unsigned long request, void *arg) {
+    if (!arg)
+        return -EFAULT;
+    std::unique_lock<std::mutex> lock(mu_);
+    switch (request) {
+    case DRM_IOCTL_SIMTGPU_GET_PARAM:
+        return get_param(static_cast<drm_simtgpu_get_param *>(arg));
+    case DRM_IOCTL_SIMTGPU_BO_CREATE:
+        return bo_create(f, static_cast<drm_simtgpu_bo_create *>(arg));
+    case DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET:
+        return bo_mmap_offset(f, static_cast<drm_simtgpu_bo_mmap_offset *>(arg));
+    case DRM_IOCTL_SIMTGPU_BO_INFO:
+        return bo_info(f, static_cast<drm_simtgpu_bo_info *>(arg));
+    case DRM_IOCTL_SIMTGPU_SUBMIT:
+        return submit(f, static_cast<drm_simtgpu_submit *>(arg));
+    case DRM_IOCTL_SIMTGPU_WAIT_BO:
+        return wait_bo(f, static_cast<drm_simtgpu_wait_bo *>(arg), lock);
+    case DRM_IOCTL_SIMTGPU_QUEUE_CREATE:
+        return queue_create(f, static_cast<drm_simtgpu_queue_create *>(arg));
+    case DRM_IOCTL_SIMTGPU_QUEUE_DESTROY:
+        return queue_destroy(f, static_cast<drm_simtgpu_queue_destroy *>(arg), lock);
+    case DRM_IOCTL_SIMTGPU_QUEUE_GET_STATE:
+        return queue_get_state(f, static_cast<drm_simtgpu_queue_get_state *>(arg));
+    case DRM_IOCTL_GEM_CLOSE:
+        return gem_close(f, static_cast<drm_gem_close *>(arg), lock);
+    case DRM_IOCTL_SYNCOBJ_CREATE:
+        return syncobj_create(f, static_cast<drm_syncobj_create *>(arg));
+    case DRM_IOCTL_SYNCOBJ_DESTROY:
+        return syncobj_destroy(f, static_cast<drm_syncobj_destroy *>(arg));
+    case DRM_IOCTL_SYNCOBJ_WAIT:
+        return syncobj_wait(f, static_cast<drm_syncobj_wait *>(arg), lock);
+    case DRM_IOCTL_SYNCOBJ_RESET:
+        return syncobj_reset_or_signal(f, static_cast<drm_syncobj_array *>(arg), false);
+    case DRM_IOCTL_SYNCOBJ_SIGNAL:
+        return syncobj_reset_or_signal(f, static_cast<drm_syncobj_array *>(arg), true);
+    default:
+        return -ENOTTY;
+    }
+}
+
+int SimDevice::get_param(drm_simtgpu_get_param *a) {
+    if (a->pad)
+        return -EINVAL;
+    switch (a->param) {
+    case SIMTGPU_PARAM_UAPI_VERSION:
+        a->value = (SIMTGPU_UAPI_VERSION_MAJOR << 16) | SIMTGPU_UAPI_VERSION_MINOR;
+        return 0;
+    case SIMTGPU_PARAM_HW_VERSION: a->value = reg(SIMTGPU_REG_HW_VERSION); return 0;
+    case SIMTGPU_PARAM_ARCH: a->value = reg(SIMTGPU_REG_ARCH); return 0;
+    case SIMTGPU_PARAM_NUM_SMS: a->value = reg(SIMTGPU_REG_NUM_SMS); return 0;
+    case SIMTGPU_PARAM_WARPS_PER_SM: a->value = reg(SIMTGPU_REG_WARPS_PER_SM); return 0;
+    case SIMTGPU_PARAM_WARP_SIZE: a->value = reg(SIMTGPU_REG_WARP_SIZE); return 0;
+    case SIMTGPU_PARAM_CTAS_PER_SM: a->value = reg(SIMTGPU_REG_CTAS_PER_SM); return 0;
+    case SIMTGPU_PARAM_SHARED_PER_SM: a->value = reg(SIMTGPU_REG_SHARED_PER_SM); return 0;
+    case SIMTGPU_PARAM_MAX_THREADS_PER_CTA:
+        a->value = reg(SIMTGPU_REG_MAX_THREADS_PER_CTA);
+        return 0;
+    case SIMTGPU_PARAM_VRAM_SIZE: a->value = vram_size_; return 0;
+    case SIMTGPU_PARAM_VRAM_USED: a->value = vram_alloc_.used(); return 0;
+    case SIMTGPU_PARAM_VRAM_LIMIT: a->value = 0; return 0;
+    case SIMTGPU_PARAM_CLOCK_KHZ: a->value = reg(SIMTGPU_REG_CLOCK_KHZ); return 0;
+    case SIMTGPU_PARAM_MAX_STACK_PER_THREAD:
+        a->value = reg(SIMTGPU_REG_MAX_STACK_PER_THREAD);
+        return 0;
+    case SIMTGPU_PARAM_TIMESTAMP: {
+        uint64_t lo = reg(SIMTGPU_REG_TIMER_LO); // latches HI
+        a->value = lo | (uint64_t(reg(SIMTGPU_REG_TIMER_HI)) << 32);
+        return 0;
+    }
+    case SIMTGPU_PARAM_CAPS: a->value = reg(SIMTGPU_REG_CAPS); return 0;
+    case SIMTGPU_PARAM_NUM_QUEUES_MAX: a->value = kMaxQueuesPerFile; return 0;
+    default: return -EINVAL;
+    }
+}
+
+int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
+    if (a->extensions || (a->flags & ~(SIMTGPU_BO_FLAGS | kBoHostMemory)) || a->size == 0)
+        return -EINVAL;
+    uint64_t size = (a->size + SIMTGPU_PAGE_SIZE - 1) & ~uint64_t(SIMTGPU_PAGE_SIZE - 1);
+    if (size < a->size || size > kUserVaLimit - kUserVaBase)
+        return -EINVAL;
+    // One unmapped guard page after every BO turns small overruns into faults.
+    if (f->next_va + size + SIMTGPU_PAGE_SIZE > kUserVaLimit)
+        return -ENOSPC;
+    auto bo = std::make_shared<Bo>();
+    bo->flags = a->flags;
+    bo->size = size;
+    bo->va = f->next_va;
+    uint64_t pte_flags = SIMTGPU_PTE_R;
+    if (!(a->flags & SIMTGPU_BO_READ_ONLY))
+        pte_flags |= SIMTGPU_PTE_W;
+    if (a->flags & SIMTGPU_BO_EXEC)
+        pte_flags |= SIMTGPU_PTE_X;
+    uint64_t target;
+    if (a->flags & kBoHostMemory) {
+        bo->host = std::aligned_alloc(SIMTGPU_PAGE_SIZE, size);
+        if (!bo->host)
+            return -ENOMEM;
+        std::memset(bo->host, 0, size);
+        target = reinterpret_cast<uint64_t>(bo->host);
+        pte_flags |= SIMTGPU_PTE_HOST;
+    } else {
+        bo->vram_offset = vram_alloc_.allocate(size);
+        if (bo->vram_offset == UINT64_MAX)
+            return -ENOMEM;
+        std::memset(vram_ + bo->vram_offset, 0, size); // never leak another file's data
+        target = bo->vram_offset;
+    }
+    if (int rc = map_range(f, bo->va, size, target, pte_flags)) {
+        if (bo->host)
+            std::free(bo->host);
+        else
+            vram_alloc_.release(bo->vram_offset, size);
+        return rc;
+    }
+    if (bo->host) {
+        std::lock_guard<std::mutex> guard(host_mu_);
+        host_ranges_[target] = size;
+    }
+    f->next_va += size + SIMTGPU_PAGE_SIZE;
+    a->handle = f->next_bo++;
+    a->gpu_va = bo->va;
+    f->bos[a->handle] = bo;
+    return 0;
+}
+
+int SimDevice::bo_mmap_offset(FileState *f, drm_simtgpu_bo_mmap_offset *a) {
+    if (a->flags)
+        return -EINVAL;
+    if (!f->bos.count(a->handle))
+        return -ENOENT;
+    a->offset = uint64_t(a->handle) << 32;
+    return 0;
+}
+
+int SimDevice::bo_info(FileState *f, drm_simtgpu_bo_info *a) {
+    auto it = f->bos.find(a->handle);
+    if (it == f->bos.end())
+        return -ENOENT;
+    a->flags = it->second->flags;
+    a->size = it->second->size;
+    a->gpu_va = it->second->va;
+    return 0;
+}
+
+int SimDevice::gem_close(FileState *f, drm_gem_close *a, std::unique_lock<std::mutex> &lock) {
+    if (a->pad)
+        return -EINVAL;
+    auto it = f->bos.find(a->handle);
+    if (it == f->bos.end())
+        return -ENOENT;
+    // The GPU may still use the BO: the kernel keeps it alive until its
+    // fences signal, and so do we, by waiting.
+    std::shared_ptr<Bo> bo = it->second;
+    f->bos.erase(it);
+    if (bo->last_use)
+        done_.wait(lock, [&] { return bo->last_use->signaled; });
+    free_bo(f, *bo);
+    return 0;
+}
+
+int SimDevice::submit(FileState *f, drm_simtgpu_submit *a) {
+    if (a->extensions || (a->flags & ~SIMTGPU_SUBMIT_FLAGS))
+        return -EINVAL;
+    if (a->ib_dwords == 0 || a->ib_dwords > SIMTGPU_MAX_IB_DWORDS || (a->ib_va & 3))
+        return -EINVAL;
+    if (a->bo_count > SIMTGPU_MAX_SUBMIT_BOS || a->in_sync_count > SIMTGPU_MAX_SUBMIT_SYNCS ||
+        a->out_sync_count > SIMTGPU_MAX_SUBMIT_SYNCS)
+        return -EINVAL;
+    if (a->bo_count && a->bo_stride < sizeof(drm_simtgpu_bo_ref))
+        return -EINVAL;
+    if ((a->in_sync_count || a->out_sync_count) && a->sync_stride < sizeof(drm_simtgpu_sync))
+        return -EINVAL;
+    auto qit = f->queues.find(a->queue_id);
+    if (qit == f->queues.end())
+        return -ENOENT;
+    std::shared_ptr<Queue> queue = qit->second;
+    if (queue->state)
+        return -ECANCELED; // a faulted or guilty queue takes no more work
+
+    auto job = std::make_shared<Job>();
+    job->file = f;
+    job->queue = queue;
+    job->ib_va = a->ib_va;
+    job->ib_dwords = a->ib_dwords;
+
+    std::vector<std::pair<std::shared_ptr<Bo>, uint32_t>> bos;
+    for (uint32_t i = 0; i < a->bo_count; ++i) {
+        drm_simtgpu_bo_ref ref;
+        std::memcpy(&ref, reinterpret_cast<const uint8_t *>(a->bos) + size_t(i) * a->bo_stride,
+                    sizeof(ref));
+        if (ref.flags & ~SIMTGPU_BO_REF_WRITE)
+            return -EINVAL;
+        auto it = f->bos.find(ref.handle);
+        if (it == f->bos.end())
+            return -ENOENT;
+        bos.emplace_back(it->second, ref.flags);
+    }
+    auto read_sync = [&](uint64_t array, uint32_t i, drm_simtgpu_sync *out) {
+        std::memcpy(out, reinterpret_cast<const uint8_t *>(array) + size_t(i) * a->sync_stride,
+                    sizeof(*out));
+    };
+    for (uint32_t i = 0; i < a->in_sync_count; ++i) {
+        drm_simtgpu_sync sync;
+        read_sync(a->in_syncs, i, &sync);
+        if (sync.pad || sync.point) // timeline points: kmd only, see docs/umd.md
+            return -EINVAL;
+        auto it = f->syncobjs.find(sync.handle);
+        if (it == f->syncobjs.end())
+            return -ENOENT;
+        if (!it->second->fence)
+            return -EINVAL; // as drm_syncobj_find_fence: nothing to wait for
+        if (!it->second->fence->signaled)
+            job->deps.push_back(it->second->fence);
+    }
+    std::vector<std::shared_ptr<Syncobj>> outs;
+    for (uint32_t i = 0; i < a->out_sync_count; ++i) {
+        drm_simtgpu_sync sync;
+        read_sync(a->out_syncs, i, &sync);
+        if (sync.pad || sync.point)
+            return -EINVAL;
+        auto it = f->syncobjs.find(sync.handle);
+        if (it == f->syncobjs.end())
+            return -ENOENT;
+        outs.push_back(it->second);
+    }
+    if (!(a->flags & SIMTGPU_SUBMIT_NO_IMPLICIT_SYNC))
+        for (auto &[bo, flags] : bos)
+            if (bo->last_use && !bo->last_use->signaled)
+                job->deps.push_back(bo->last_use);
+    for (auto &[bo, flags] : bos)
+        bo->last_use = job->done;
+    for (auto &syncobj : outs)
+        syncobj->fence = job->done;
+
+    queue->waiting.push_back(job);
+    ++queue->unfinished;
+    wake_scheduler();
+    return 0;
+}
+
+int SimDevice::wait_bo(FileState *f, drm_simtgpu_wait_bo *a, std::unique_lock<std::mutex> &lock) {
+    if (a->flags)
+        return -EINVAL;
+    auto it = f->bos.find(a->handle);
+    if (it == f->bos.end())
+        return -ENOENT;
+    std::shared_ptr<Fence> fence = it->second->last_use;
+    if (!fence)
+        return 0;
+    bool ok = done_.wait_until(lock, from_monotonic_ns(a->timeout_ns),
+                               [&] { return fence->signaled; });
+    return ok ? 0 : -ETIME;
+}
+
+int SimDevice::queue_create(FileState *f, drm_simtgpu_queue_create *a) {
+    if (a->flags || a->pad || a->priority > SIMTGPU_PRIORITY_HIGH)
+        return -EINVAL;
+    if (f->queues.size() >= kMaxQueuesPerFile)
+        return -ENOSPC;
+    auto queue = std::make_shared<Queue>();
+    queue->id = f->next_queue++;
+    queue->priority = a->priority;
+    // Queues spread over the rings, so that independent queues run
+    // concurrently on the device.
+    queue->ring = (queue->id + f->context_id) % SIMTGPU_NUM_RINGS;
+    f->queues[queue->id] = queue;
+    a->queue_id = queue->id;
+    return 0;
+}
+
+int SimDevice::queue_destroy(FileState *f, drm_simtgpu_queue_destroy *a,
+                             std::unique_lock<std::mutex> &lock) {
+    if (a->pad)
+        return -EINVAL;
+    auto it = f->queues.find(a->queue_id);
+    if (it == f->queues.end())
+        return -ENOENT;
+    std::shared_ptr<Queue> queue = it->second;
+    f->queues.erase(it);
+    // Like drm_sched_entity_destroy: the queue's submitted jobs still run.
+    done_.wait(lock, [&] { return queue->unfinished == 0; });
+    return 0;
+}
+
+int SimDevice::queue_get_state(FileState *f, drm_simtgpu_queue_get_state *a) {
+    if (a->pad)
+        return -EINVAL;
+    auto it = f->queues.find(a->queue_id);
+    if (it == f->queues.end())
+        return -ENOENT;
+    a->state = it->second->state;
+    a->last_error = it->second->last_error;
+    a->fault = it->second->fault;
+    return 0;
+}
+
+int SimDevice::syncobj_create(FileState *f, drm_syncobj_create *a) {
+    if (a->flags & ~DRM_SYNCOBJ_CREATE_SIGNALED)
+        return -EINVAL;
+    auto syncobj = std::make_shared<Syncobj>();
+    if (a->flags & DRM_SYNCOBJ_CREATE_SIGNALED) {
+        syncobj->fence = std::make_shared<Fence>();
+        syncobj->fence->signaled = true;
+    }
+    a->handle = f->next_syncobj++;
+    f->syncobjs[a->handle] = syncobj;
+    return 0;
+}
+
+int SimDevice::syncobj_destroy(FileState *f, drm_syncobj_destroy *a) {
+    if (a->pad)
+        return -EINVAL;
+    return f->syncobjs.erase(a->handle) ? 0 : -EINVAL; // drm_syncobj_destroy: -EINVAL
+}
+
+int SimDevice::syncobj_wait(FileState *f, drm_syncobj_wait *a,
+                            std::unique_lock<std::mutex> &lock) {
+    constexpr uint32_t known =
+        DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
+    if ((a->flags & ~known) || a->pad || a->count_handles == 0)
+        return -EINVAL;
+    std::vector<std::shared_ptr<Syncobj>> objs;
+    const auto *handles = reinterpret_cast<const uint32_t *>(a->handles);
+    for (uint32_t i = 0; i < a->count_handles; ++i) {
+        auto it = f->syncobjs.find(handles[i]);
+        if (it == f->syncobjs.end())
+            return -ENOENT;
+        if (!it->second->fence && !(a->flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT))
+            return -EINVAL;
+        objs.push_back(it->second);
+    }
+    bool all = a->flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL;
+    uint32_t first = 0;
+    auto ready = [&] {
+        bool any = false, every = true;
+        for (uint32_t i = 0; i < objs.size(); ++i) {
+            bool s = objs[i]->fence && objs[i]->fence->signaled;
+            if (s && !any)
+                first = i;
+            any |= s;
+            every &= s;
+        }
+        return all ? every : any;
+    };
+    if (!done_.wait_until(lock, from_monotonic_ns(a->timeout_nsec), ready))
+        return -ETIME;
+    a->first_signaled = first;
+    return 0;
+}
+
+int SimDevice::syncobj_reset_or_signal(FileState *f, drm_syncobj_array *a, bool signal) {
+    if (a->pad || a->count_handles == 0)
+        return -EINVAL;
+    const auto *handles = reinterpret_cast<const uint32_t *>(a->handles);
+    std::vector<std::shared_ptr<Syncobj>> objs;
+    for (uint32_t i = 0; i < a->count_handles; ++i) {
+        auto it = f->syncobjs.find(handles[i]);
+        if (it == f->syncobjs.end())
+            return -ENOENT;
+        objs.push_back(it->second);
+    }
+    for (auto &obj : objs) {
+        if (signal) {
+            obj->fence = std::make_shared<Fence>();
+            obj->fence->signaled = true;
+        } else {
+            obj->fence.reset();
+        }
+    }
+    done_.notify_all();
+    wake_scheduler();
+    return 0;
+}
+
+// ------------------------------------------------------- scheduler ---
+
+void SimDevice::scheduler_main() {
+    for (;;) {
+        {
+            std::unique_lock<std::mutex> lock(irq_mu_);
+            // Interrupts wake us; polling every few ms is the backstop for a
+            // missed one and drives timeouts.
+            irq_cv_.wait_for(lock, std::chrono::milliseconds(2),
+                             [&] { return irq_pending_ || stopping_; });
+            if (stopping_)
+                return;
+            irq_pending_ = false;
+        }
+        std::lock_guard<std::mutex> guard(mu_);
+        service_interrupts();
+        retire_completed();
+        push_ready_jobs();
+        check_timeouts();
+    }
+}
+
+void SimDevice::service_interrupts() {
+    for (int guard = 0; guard < 64; ++guard) {
+        uint32_t status = reg(SIMTGPU_REG_IRQ_STATUS);
+        if (status & SIMTGPU_IRQ_FENCE)
+            write_reg(SIMTGPU_REG_IRQ_ACK, SIMTGPU_IRQ_FENCE);
+        if (!(status & SIMTGPU_IRQ_EXCEPTION))
+            return;
+        unsigned ring_index = reg(SIMTGPU_REG_EXC_RING) % SIMTGPU_NUM_RINGS;
+        drm_simtgpu_fault_info fault{};
+        fault.kind = reg(SIMTGPU_REG_EXC_KIND);
+        fault.access = reg(SIMTGPU_REG_EXC_ACCESS);
+        fault.address = reg(SIMTGPU_REG_EXC_ADDR_LO) |
+                        (uint64_t(reg(SIMTGPU_REG_EXC_ADDR_HI)) << 32);
+        fault.pc = reg(SIMTGPU_REG_EXC_PC_LO) | (uint64_t(reg(SIMTGPU_REG_EXC_PC_HI)) << 32);
+        fault.sm = reg(SIMTGPU_REG_EXC_SM);
+        fault.warp = reg(SIMTGPU_REG_EXC_WARP);
+        fault.lane = reg(SIMTGPU_REG_EXC_LANE);
+        fault.detail = reg(SIMTGPU_REG_EXC_DETAIL);
+        for (int i = 0; i < 3; ++i) {
+            fault.ctaid[i] = reg(SIMTGPU_REG_EXC_CTAID_X + 4 * i);
+            fault.tid[i] = reg(SIMTGPU_REG_EXC_TID_X + 4 * i);
+        }
+        // The job being executed is the oldest one the fence has not passed.
+        Ring &ring = rings_[ring_index];
+        uint64_t completed = *vram64(ring.fence_offset);
+        for (auto &job : ring.running) {
+            if (job->seqno <= completed)
+                continue;
+            job->error = -EFAULT;
+            Queue &queue = *job->queue;
+            queue.state |= SIMTGPU_QUEUE_STATE_FAULTED;
+            queue.last_error = -EFAULT;
+            if (!queue.has_fault) {
+                queue.has_fault = true;
+                queue.fault = fault;
+            }
+            break;
+        }
+        // The ring resumes with the packet after the aborted IB: our FENCE.
+        write_reg(SIMTGPU_REG_IRQ_ACK, SIMTGPU_IRQ_EXCEPTION);
+    }
+}
+
+void SimDevice::finish_job(const std::shared_ptr<Job> &job) {
+    job->done->error = job->error;
+    job->done->signaled = true;
+    --job->queue->unfinished;
+}
+
+void SimDevice::retire_completed() {
+    bool any = false;
+    for (Ring &ring : rings_) {
+        uint64_t completed = *vram64(ring.fence_offset);
+        while (!ring.running.empty() && ring.running.front()->seqno <= completed) {
+            finish_job(ring.running.front());
+            ring.running.pop_front();
+            ring.front_since = Clock::now();
+            any = true;
+        }
+    }
+    if (any)
+        done_.notify_all();
+}
+
+uint32_t SimDevice::ring_free_bytes(unsigned index) {
+    uint32_t head = reg(SIMTGPU_RING_BASE(index) + SIMTGPU_RING_HEAD);
+    uint32_t used = (rings_[index].tail - head) & (kRingBytes - 1);
+    return kRingBytes - used - 4; // never fill it completely: full would read as empty
+}
+
+// Writes one packet; a packet never wraps: a NOP pads to the ring's end.
+void SimDevice::ring_write(Ring &ring, const uint32_t *dwords, uint32_t count) {
+    uint32_t left = kRingBytes - ring.tail;
+    if (left < count * 4) {
+        *reinterpret_cast<uint32_t *>(vram_ + ring.base + ring.tail) =
+            SIMTGPU_PKT_HEADER(SIMTGPU_PKT_NOP, 0, left / 4 - 1);
+        ring.tail = 0;
+    }
+    std::memcpy(vram_ + ring.base + ring.tail, dwords, count * 4);
+    ring.tail = (ring.tail + count * 4) & (kRingBytes - 1);
+}
+
+bool SimDevice::push_job(const std::shared_ptr<Job> &job) {
+    unsigned index = job->queue->ring;
+    Ring &ring = rings_[index];
+    // Worst case: padding up to the end plus the whole job.
+    if (ring_free_bytes(index) < 2 * kJobDwords * 4)
+        return false;
+    job->seqno = ++ring.seqno;
+    uint32_t set_context[5] = {SIMTGPU_PKT_HEADER(SIMTGPU_PKT_SET_CONTEXT, 0, 4),
+                               job->file->context_id, 0, uint32_t(job->file->root_table),
+                               uint32_t(job->file->root_table >> 32)};
+    uint32_t indirect[5] = {SIMTGPU_PKT_HEADER(SIMTGPU_PKT_INDIRECT, 0, 4), uint32_t(job->ib_va),
+                            uint32_t(job->ib_va >> 32), job->ib_dwords, 0};
+    uint32_t fence[5] = {
+        SIMTGPU_PKT_HEADER(SIMTGPU_PKT_FENCE, SIMTGPU_PKTF_IRQ | SIMTGPU_PKTF_PHYSICAL, 4),
+        uint32_t(ring.fence_offset), uint32_t(ring.fence_offset >> 32), uint32_t(job->seqno),
+        uint32_t(job->seqno >> 32)};
+    ring_write(ring, set_context, 5);
+    ring_write(ring, indirect, 5);
+    ring_write(ring, fence, 5);
+    if (ring.running.empty())
+        ring.front_since = Clock::now();
+    ring.running.push_back(job);
+    write_reg(SIMTGPU_RING_BASE(index) + SIMTGPU_RING_TAIL, ring.tail);
+    return true;
+}
+
+void SimDevice::push_ready_jobs() {
+    // Higher priority queues go first when rings are short of space.
+    std::vector<Queue *> queues;
+    for (FileState *f : files_)
+        for (auto &[id, queue] : f->queues)
+            queues.push_back(queue.get());
+    std::stable_sort(queues.begin(), queues.end(),
+                     [](Queue *a, Queue *b) { return a->priority > b->priority; });
+    for (Queue *queue : queues) {
+        while (!queue->waiting.empty()) {
+            auto &job = queue->waiting.front();
+            bool ready = std::all_of(job->deps.begin(), job->deps.end(),
+                                     [](auto &fence) { return fence->signaled; });
+            if (!ready || !push_job(job))
+                break;
+            job->deps.clear();
+            queue->waiting.pop_front();
+        }
+    }
+}
+
+// A job running past the timeout is guilty: its queue is marked, the device
+// reset, and the other jobs that were on the rings run again.
+void SimDevice::check_timeouts() {
+    auto now = Clock::now();
+    for (Ring &ring : rings_) {
+        if (ring.running.empty() || now - ring.front_since < job_timeout_)
+            continue;
+        auto guilty = ring.running.front();
+        ring.running.pop_front();
+        guilty->error = -ETIMEDOUT;
+        Queue &queue = *guilty->queue;
+        queue.state |= SIMTGPU_QUEUE_STATE_GUILTY;
+        queue.last_error = -ETIMEDOUT;
+        finish_job(guilty);
+
+        lib_.reset(sim_);
+        std::vector<std::shared_ptr<Job>> innocent[SIMTGPU_NUM_RINGS];
+        for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
+            uint64_t completed = *vram64(rings_[i].fence_offset);
+            for (auto &job : rings_[i].running) {
+                if (job->seqno <= completed)
+                    finish_job(job);
+                else
+                    innocent[i].push_back(job);
+            }
+            rings_[i].running.clear();
+            rings_[i].seqno = std::max(rings_[i].seqno, completed);
+        }
+        program_rings();
+        for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
+            for (size_t j = 0; j < innocent[i].size(); ++j) {
+                if (push_job(innocent[i][j]))
+                    continue;
+                // No room: the rest wait in their queues, oldest first.
+                for (size_t k = innocent[i].size(); k-- > j;)
+                    innocent[i][k]->queue->waiting.push_front(innocent[i][k]);
+                break;
+            }
+        }
+        done_.notify_all();
+        return;
+    }
+}
+
+// ------------------------------------------------------- SimFile ---
+
+SimFile::SimFile(std::shared_ptr<SimDevice> device, std::unique_ptr<FileState> state)
+    : device_(std::move(device)), state_(std::move(state)) {}
+
+SimFile::~SimFile() { device_->close(state_.get()); }
+
+int SimFile::ioctl(unsigned long request, void *arg) {
+    return device_->ioctl(state_.get(), request, arg);
+}
+
+void *SimFile::mmap(uint64_t offset, uint64_t size) {
+    return device_->mmap(state_.get(), offset, size);
+}
+
+int open_file(std::unique_ptr<SimFile> *out, std::string *error) {
+    std::shared_ptr<SimDevice> device;
+    if (int rc = SimDevice::get(&device, error))
+        return rc;
+    auto state = std::make_unique<FileState>();
+    if (int rc = device->open(state.get(), error))
+        return rc;
+    *out = std::make_unique<SimFile>(std::move(device), std::move(state));
+    return 0;
+}
+
+} // namespace simtgpu::umd::simkmd

@@ -1,0 +1,147 @@
+#include "transport.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xf86drm.h>
+
+namespace simtgpu::umd {
+
+namespace {
+
+constexpr const char *kDriverName = "simtgpu";
+
+bool driver_is_simtgpu(int fd) {
+    drmVersionPtr version = drmGetVersion(fd);
+    if (!version)
+        return false;
+    bool ours = version->name && std::strcmp(version->name, kDriverName) == 0;
+    drmFreeVersion(version);
+    return ours;
+}
+
+// Render nodes of the simtgpu driver. Sets *denied when a node exists that we
+// may not open, *other when only other drivers' nodes exist.
+std::vector<std::string> find_render_nodes(bool *denied, bool *other) {
+    std::vector<std::string> nodes;
+    drmDevicePtr devices[64];
+    int count = drmGetDevices2(0, devices, 64);
+    for (int i = 0; i < count; ++i) {
+        if (!(devices[i]->available_nodes & (1 << DRM_NODE_RENDER)))
+            continue;
+        const char *path = devices[i]->nodes[DRM_NODE_RENDER];
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EACCES || errno == EPERM)
+                *denied = true;
+            continue;
+        }
+        if (driver_is_simtgpu(fd))
+            nodes.emplace_back(path);
+        else
+            *other = true;
+        close(fd);
+    }
+    if (count > 0)
+        drmFreeDevices(devices, count);
+    return nodes;
+}
+
+bool module_loaded() {
+    struct stat st;
+    return stat("/sys/module/simtgpu", &st) == 0;
+}
+
+} // namespace
+
+const char *transport_name(TransportKind kind) {
+    return kind == TransportKind::Drm ? "drm" : "sim";
+}
+
+int transport_discover(std::vector<DeviceNode> *out, std::string *error) {
+    out->clear();
+    const char *choice = std::getenv("SIMTGPU_TRANSPORT");
+    std::string want = choice ? choice : "";
+    if (!want.empty() && want != "drm" && want != "sim") {
+        *error = "SIMTGPU_TRANSPORT=" + want + " is not a transport: use drm or sim";
+        return -EINVAL;
+    }
+    if (want != "sim") {
+        bool denied = false, other = false;
+        for (auto &path : find_render_nodes(&denied, &other))
+            out->push_back({TransportKind::Drm, path});
+        if (!out->empty())
+            return 0;
+        if (want == "drm") {
+            if (denied) {
+                *error = "permission denied opening the render node /dev/dri/renderD*: add "
+                         "this user to the 'render' group or run as root";
+                return -EACCES;
+            }
+            if (!module_loaded()) {
+                *error = "no simtgpu render node: the simtgpu kernel module is not loaded "
+                         "(run `insmod simtgpu.ko` or `modprobe simtgpu`), or set "
+                         "SIMTGPU_TRANSPORT=sim for the in-process simulator";
+                return -ENODEV;
+            }
+            *error = std::string("no simtgpu render node although the module is loaded") +
+                     (other ? " (only other drivers' render nodes exist)" : "") +
+                     ": check dmesg for the simtgpu probe, and that the PCI device "
+                     "1234:5347 is present";
+            return -ENODEV;
+        }
+    }
+    out->push_back({TransportKind::Sim, "in-process"});
+    return 0;
+}
+
+int transport_open(const DeviceNode &node, std::unique_ptr<Transport> *out, std::string *error) {
+    std::unique_ptr<Transport> t(new Transport());
+    t->kind_ = node.kind;
+    t->path_ = node.path;
+    if (node.kind == TransportKind::Drm) {
+        t->fd_ = open(node.path.c_str(), O_RDWR | O_CLOEXEC);
+        if (t->fd_ < 0) {
+            int err = errno;
+            *error = "cannot open " + node.path + ": " + std::strerror(err);
+            if (err == EACCES || err == EPERM)
+                *error += " (add this user to the 'render' group or run as root)";
+            return -err;
+        }
+    } else {
+        if (int rc = simkmd::open_file(&t->sim_, error))
+            return rc;
+    }
+    *out = std::move(t);
+    return 0;
+}
+
+Transport::~Transport() {
+    if (fd_ >= 0)
+        close(fd_);
+}
+
+int transport_ioctl(Transport &t, unsigned long request, void *arg) {
+    if (t.kind_ == TransportKind::Drm)
+        return drmIoctl(t.fd_, request, arg) == 0 ? 0 : -errno;
+    return t.sim_->ioctl(request, arg);
+}
+
+void *transport_mmap(Transport &t, uint64_t offset, uint64_t size) {
+    if (t.kind_ == TransportKind::Drm) {
+        void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, t.fd_, off_t(offset));
+        return p == MAP_FAILED ? nullptr : p;
+    }
+    return t.sim_->mmap(offset, size);
+}
+
+void transport_munmap(Transport &t, void *ptr, uint64_t size) {
+    if (t.kind_ == TransportKind::Drm && ptr)
+        munmap(ptr, size);
+}
+
+} // namespace simtgpu::umd

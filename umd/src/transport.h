@@ -1,0 +1,63 @@
+// The one seam between libsimtgpu and a kernel driver (Mesa's v3d_ioctl):
+// every ioctl goes through transport_ioctl(), every BO mapping through
+// transport_mmap(), and each goes either to the render node (libdrm) or to
+// the in-process implementation of the uAPI on the simulator (simkmd/).
+#pragma once
+
+#include "simkmd/sim_kmd.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace simtgpu::umd {
+
+enum class TransportKind { Drm, Sim };
+
+const char *transport_name(TransportKind kind);
+
+// Where a device lives: a render node path, or the in-process simulator.
+struct DeviceNode {
+    TransportKind kind = TransportKind::Sim;
+    std::string path; // "/dev/dri/renderD128", or "in-process"
+};
+
+// One open file of a device: a render-node fd, or an in-process SimFile.
+class Transport {
+public:
+    ~Transport();
+    Transport(const Transport &) = delete;
+    Transport &operator=(const Transport &) = delete;
+
+    TransportKind kind() const { return kind_; }
+    const std::string &path() const { return path_; }
+
+private:
+    Transport() = default;
+    friend int transport_open(const DeviceNode &node, std::unique_ptr<Transport> *out,
+                              std::string *error);
+    friend int transport_ioctl(Transport &t, unsigned long request, void *arg);
+    friend void *transport_mmap(Transport &t, uint64_t offset, uint64_t size);
+    friend void transport_munmap(Transport &t, void *ptr, uint64_t size);
+
+    TransportKind kind_ = TransportKind::Sim;
+    std::string path_;
+    int fd_ = -1;
+    std::unique_ptr<simkmd::SimFile> sim_;
+};
+
+// Finds the devices SIMTGPU_TRANSPORT allows: "drm" (render nodes whose
+// driver is simtgpu), "sim" (the in-process device), unset (render nodes if
+// any, else in-process). Returns 0, or a negative errno with *error saying
+// what is wrong and how to fix it (no node, module not loaded, ...).
+int transport_discover(std::vector<DeviceNode> *out, std::string *error);
+
+int transport_open(const DeviceNode &node, std::unique_ptr<Transport> *out, std::string *error);
+// 0 or a negative errno.
+int transport_ioctl(Transport &t, unsigned long request, void *arg);
+// A CPU mapping of the BO at a BO_MMAP_OFFSET offset, or nullptr.
+void *transport_mmap(Transport &t, uint64_t offset, uint64_t size);
+void transport_munmap(Transport &t, void *ptr, uint64_t size);
+
+} // namespace simtgpu::umd
