@@ -1,0 +1,45 @@
+// The two policies of the SIMT core that researchers compare (ARCHITECTURE
+// D2): which convergent group of a warp runs next (reconvergence), and which
+// warp issues next (warp scheduling). Both are asked once per burst of
+// instructions, never per instruction or per lane.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+namespace simtgpu::sim {
+
+// One convergent group: lanes with the same PC. The group runs on while its
+// PC stays below yield_pc (for min-PC: the lowest PC of the other runnable
+// lanes, so the groups merge when the running one reaches it).
+struct GroupChoice {
+    uint64_t pc = 0;
+    uint64_t mask = 0;
+    uint64_t yield_pc = UINT64_MAX;
+};
+
+class ReconvergencePolicy {
+public:
+    virtual ~ReconvergencePolicy() = default;
+    // pcs: one per lane; runnable: lanes that may run (non-zero).
+    virtual GroupChoice select(const uint64_t *pcs, uint64_t runnable) const = 0;
+};
+
+// One entry per warp slot of the SM: whether the warp can issue now.
+class WarpScheduler {
+public:
+    virtual ~WarpScheduler() = default;
+    // Returns the slot to issue from, or -1 when no slot is ready.
+    virtual int pick(std::span<const uint8_t> ready, int last_issued) const = 0;
+};
+
+// Names accepted in DeviceConfig: "min-pc"; "round-robin" and "greedy".
+bool is_reconvergence_policy(std::string_view name);
+bool is_warp_scheduler(std::string_view name);
+// Unknown names (the configuration validates them) give the defaults.
+std::unique_ptr<ReconvergencePolicy> make_reconvergence_policy(std::string_view name);
+std::unique_ptr<WarpScheduler> make_warp_scheduler(std::string_view name);
+
+} // namespace simtgpu::sim

@@ -1,0 +1,1372 @@
+// The SIMT core: resident CTAs and warps of one SM, their execution of
+// pre-decoded RV64GC + SIMT instructions, and the SM's cycle accounting.
+//
+// Execution is per convergent group: the reconvergence policy picks the
+// lanes of a warp that share a PC, and that group runs on (a "burst") until a
+// branch splits it, its PC reaches another group's, it blocks (barrier,
+// warp.sync), it exits, it touches global memory (the warp then waits
+// mem_latency cycles) or its time slice ends. Inside a burst the group has
+// one PC; per-lane PCs are written back when the burst ends. Registers are
+// structure-of-arrays (register r of every lane side by side), so each
+// instruction is a short loop over lanes.
+#include "core/sm.h"
+
+#include "core/decode.h"
+#include "core/fp.h"
+#include "core/policy.h"
+#include "simtgpu/hw.h"
+#include "simtgpu/occupancy.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <unordered_map>
+#include <vector>
+
+namespace simtgpu::sim {
+namespace {
+
+constexpr uint32_t kSliceInstructions = 32; // longest burst of one group
+constexpr uint32_t kTlbEntries = 64;
+constexpr uint64_t kPageMask = SIMTGPU_PAGE_SIZE - 1;
+constexpr uint32_t kSlotsPerPage = SIMTGPU_PAGE_SIZE / 2; // one per halfword
+
+#define SIMT_INLINE inline __attribute__((always_inline))
+
+struct CodePage {
+    Insn slots[kSlotsPerPage];
+    void invalidate()
+    {
+        for (Insn &in : slots) in.op = Op::Undecoded;
+    }
+};
+
+struct TlbEntry {
+    uint64_t page = UINT64_MAX; // virtual page number
+    uint8_t *host = nullptr;    // nullptr: host memory reached by DMA
+    uint64_t bus = 0;
+    bool readable = false, writable = false, executable = false;
+    bool code = false; // the page has decoded instructions
+};
+
+// Barrier kinds remembered per lane until the barrier releases.
+struct Warp {
+    bool active = false;
+    uint32_t cta = 0;         // CTA slot
+    uint32_t warp_in_cta = 0; // warpid CSR
+    uint64_t valid = 0;       // lanes that are threads of the CTA
+    uint64_t exited = 0;
+    uint64_t blocked_bar = 0;  // waiting at a CTA barrier
+    uint64_t blocked_sync = 0; // waiting in warp.sync
+    uint64_t ready_at = 0;     // first cycle it may issue again
+    std::vector<uint64_t> pc;
+    std::vector<uint64_t> x; // kIntRegs rows of lanes
+    std::vector<uint64_t> f; // 32 rows of lanes
+    std::vector<uint8_t> fflags, frm;
+    std::vector<uint32_t> tid; // x, y, z per lane
+    std::vector<uint64_t> sync_mask;
+    std::vector<uint8_t> bar_kind, bar_rd;
+    std::vector<uint64_t> resv_addr, resv_value;
+    uint64_t resv_valid = 0;
+    std::vector<std::vector<uint8_t>> local; // per lane, allocated when touched
+
+    uint64_t runnable() const { return valid & ~exited & ~blocked_bar & ~blocked_sync; }
+    uint64_t live() const { return valid & ~exited; }
+};
+
+struct Cta {
+    bool active = false;
+    Dim3 ctaid{0, 0, 0};
+    uint32_t live = 0;          // threads that have not exited
+    uint32_t arrived = 0;       // threads waiting at the barrier
+    uint32_t red_true = 0;      // of those with bar.popc/and/or: rs1 != 0
+    uint32_t red_arrivals = 0;  // ... arrivals with bar.popc/and/or
+    std::vector<uint32_t> warps; // warp slots
+    std::vector<uint8_t> shared;
+};
+
+} // namespace
+
+struct Sm::Impl {
+    Impl(const DeviceConfig &config, uint32_t sm_id);
+
+    // ---- state
+    DeviceConfig config;
+    uint32_t sm_id;
+    uint32_t W; // lanes per warp
+    uint64_t full_mask;
+    std::unique_ptr<ReconvergencePolicy> reconvergence;
+    std::unique_ptr<WarpScheduler> scheduler;
+
+    LaunchDesc launch;
+    GlobalMemory *memory = nullptr;
+    uint32_t max_ctas = 0;
+    uint64_t now = 0;
+    int last_issued = -1;
+    std::vector<Warp> warps;
+    std::vector<Cta> ctas;
+    std::vector<uint8_t> ready; // scratch for the scheduler
+    uint32_t resident_ctas = 0, resident_warps = 0;
+    uint32_t ctas_completed = 0;
+
+    TlbEntry tlb[kTlbEntries];
+    std::unordered_map<uint64_t, std::unique_ptr<CodePage>> code;
+
+    ExitRecord exits;
+    SmStats stats;
+    std::optional<Exception> exception;
+    uint64_t res[64]; // per-lane results before they are written back
+    bool touched_global = false;
+
+    // ---- CTAs and time
+    void add_cta(const Dim3 &ctaid);
+    void finish_cta(uint32_t cta_slot);
+    SmRunResult run(uint64_t cycles);
+    void advance(uint64_t cycles);
+    uint32_t burst(uint32_t slot, uint32_t budget);
+
+    // ---- lanes
+    template <class F> SIMT_INLINE void each(uint64_t mask, F &&f) const
+    {
+        if (mask == full_mask) {
+            for (uint32_t l = 0; l < W; ++l) f(l);
+        } else {
+            for (uint64_t m = mask; m; m &= m - 1) f(uint32_t(std::countr_zero(m)));
+        }
+    }
+    uint64_t *X(Warp &w, uint32_t r) { return w.x.data() + size_t(r) * W; }
+    uint64_t *F(Warp &w, uint32_t r) { return w.f.data() + size_t(r) * W; }
+
+    // ---- exceptions
+    void raise(uint32_t kind, uint32_t slot, uint32_t lane, uint64_t pc, uint32_t detail = 0,
+               uint64_t address = 0, uint32_t access = 0);
+    uint64_t fault_pc = 0; // PC of the instruction executing (for reports)
+    uint32_t fault_slot = 0;
+
+    // ---- memory
+    TlbEntry *tlb_lookup(uint64_t va, uint32_t lane, Access access);
+    uint8_t *window(uint32_t slot, uint32_t lane, uint64_t va, uint32_t size, Access access,
+                    bool &in_window);
+    bool access_slow(uint32_t slot, uint32_t lane, uint64_t va, void *data, uint32_t size,
+                     Access access);
+    template <typename T> bool load(uint32_t slot, uint32_t lane, uint64_t va, T &out);
+    template <typename T> bool store(uint32_t slot, uint32_t lane, uint64_t va, T value);
+    uint8_t *atomic_ptr(uint32_t slot, uint32_t lane, uint64_t va, uint32_t size, bool &dma,
+                        uint64_t &bus);
+    void invalidate_code_page(uint64_t page);
+    const Insn *fetch(uint32_t slot, uint32_t lane, uint64_t pc, CodePage *&page,
+                      uint64_t &page_vpn);
+
+    // ---- instruction classes
+    bool exec_atomic(uint32_t slot, const Insn &in, uint64_t mask);
+    bool exec_fp(uint32_t slot, const Insn &in, uint64_t mask);
+    bool exec_csr(uint32_t slot, const Insn &in, uint64_t mask, uint64_t clock);
+    bool csr_read(Warp &w, uint32_t lane, uint32_t csr, uint64_t clock, uint64_t &value);
+    template <class Compute, class Rmm>
+    bool fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t *dst, Compute compute,
+                    Rmm rmm);
+    bool lane_rm(Warp &w, const Insn &in, uint32_t lane, uint8_t &rm);
+
+    // ---- SIMT control
+    void exit_lanes(uint32_t slot, uint64_t mask);
+    void arrive_barrier(uint32_t slot, const Insn &in, uint64_t mask);
+    void release_barrier(Cta &cta);
+    void try_release_warp_sync(Warp &w);
+    void check_deadlock(uint32_t cta_slot);
+};
+
+Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
+    : config(cfg), sm_id(id), W(cfg.warp_size),
+      full_mask(cfg.warp_size >= 64 ? ~uint64_t(0) : (uint64_t(1) << cfg.warp_size) - 1),
+      reconvergence(make_reconvergence_policy(cfg.reconvergence)),
+      scheduler(make_warp_scheduler(cfg.warp_scheduler))
+{
+    warps.resize(cfg.warps_per_sm);
+    for (Warp &w : warps) {
+        w.pc.resize(W);
+        w.x.resize(size_t(kIntRegs) * W);
+        w.f.resize(size_t(32) * W);
+        w.fflags.resize(W);
+        w.frm.resize(W);
+        w.tid.resize(size_t(3) * W);
+        w.sync_mask.resize(W);
+        w.bar_kind.resize(W);
+        w.bar_rd.resize(W);
+        w.resv_addr.resize(W);
+        w.resv_value.resize(W);
+        w.local.resize(W);
+    }
+    ctas.resize(cfg.ctas_per_sm);
+    ready.resize(cfg.warps_per_sm);
+}
+
+// ------------------------------------------------------------ CTAs, time
+
+void Sm::Impl::add_cta(const Dim3 &ctaid)
+{
+    uint32_t cslot = 0;
+    while (ctas[cslot].active) ++cslot;
+    Cta &cta = ctas[cslot];
+    const uint32_t threads = launch.threads_per_cta();
+    const uint32_t nwarps = (threads + W - 1) / W;
+    cta.active = true;
+    cta.ctaid = ctaid;
+    cta.live = threads;
+    cta.arrived = cta.red_true = cta.red_arrivals = 0;
+    cta.warps.clear();
+    cta.shared.assign(launch.shared_bytes, 0);
+    const uint64_t sp = SIMTGPU_LOCAL_BASE + launch.stack_bytes;
+    for (uint32_t k = 0, slot = 0; k < nwarps; ++k, ++slot) {
+        while (warps[slot].active) ++slot;
+        Warp &w = warps[slot];
+        const uint32_t lanes = std::min(W, threads - k * W);
+        w.active = true;
+        w.cta = cslot;
+        w.warp_in_cta = k;
+        w.valid = lanes >= 64 ? ~uint64_t(0) : (uint64_t(1) << lanes) - 1;
+        w.exited = w.blocked_bar = w.blocked_sync = w.resv_valid = 0;
+        w.ready_at = now;
+        std::fill(w.pc.begin(), w.pc.end(), launch.entry_pc);
+        std::fill(w.x.begin(), w.x.end(), 0);
+        std::fill(w.f.begin(), w.f.end(), 0);
+        std::fill(w.fflags.begin(), w.fflags.end(), 0);
+        std::fill(w.frm.begin(), w.frm.end(), 0);
+        for (uint32_t l = 0; l < W; ++l) {
+            const uint32_t t = k * W + l;
+            w.tid[3 * l] = t % launch.block[0];
+            w.tid[3 * l + 1] = t / launch.block[0] % launch.block[1];
+            w.tid[3 * l + 2] = t / (launch.block[0] * launch.block[1]);
+            X(w, 10)[l] = launch.param_va;
+            X(w, 2)[l] = sp;
+            w.local[l].clear();
+        }
+        cta.warps.push_back(slot);
+        ++resident_warps;
+    }
+    ++resident_ctas;
+}
+
+void Sm::Impl::finish_cta(uint32_t cslot)
+{
+    Cta &cta = ctas[cslot];
+    for (uint32_t slot : cta.warps) warps[slot].active = false;
+    resident_warps -= uint32_t(cta.warps.size());
+    cta.active = false;
+    --resident_ctas;
+    ++ctas_completed;
+    ++stats.ctas;
+}
+
+void Sm::Impl::advance(uint64_t cycles)
+{
+    now += cycles;
+    if (resident_warps) {
+        stats.busy_cycles += cycles;
+        stats.resident_warp_cycles += cycles * resident_warps;
+    }
+}
+
+SmRunResult Sm::Impl::run(uint64_t cycles)
+{
+    ctas_completed = 0;
+    const uint64_t end = now + cycles;
+    while (now < end && resident_ctas && !exception) {
+        uint64_t next_ready = UINT64_MAX;
+        for (size_t s = 0; s < warps.size(); ++s) {
+            const Warp &w = warps[s];
+            const bool can = w.active && w.runnable();
+            ready[s] = can && w.ready_at <= now;
+            if (can && w.ready_at > now) next_ready = std::min(next_ready, w.ready_at);
+        }
+        const int slot = scheduler->pick(ready, last_issued);
+        if (slot < 0) {
+            if (next_ready == UINT64_MAX) { // every live thread blocked
+                for (uint32_t c = 0; c < ctas.size() && !exception; ++c)
+                    if (ctas[c].active) check_deadlock(c);
+                break;
+            }
+            advance(std::min(next_ready, end) - now);
+            continue;
+        }
+        last_issued = slot;
+        const uint32_t issued =
+            burst(uint32_t(slot), uint32_t(std::min<uint64_t>(kSliceInstructions, end - now)));
+        advance(issued);
+    }
+    SmRunResult r;
+    r.ctas_completed = ctas_completed;
+    r.exception = exception;
+    return r;
+}
+
+// ------------------------------------------------------------- exceptions
+
+void Sm::Impl::raise(uint32_t kind, uint32_t slot, uint32_t lane, uint64_t pc, uint32_t detail,
+                     uint64_t address, uint32_t access)
+{
+    if (exception) return;
+    const Warp &w = warps[slot];
+    Exception e;
+    e.kind = kind;
+    e.access = access;
+    e.detail = detail;
+    e.address = address;
+    e.pc = pc;
+    e.sm = sm_id;
+    e.warp = slot;
+    e.lane = lane;
+    e.ctaid = ctas[w.cta].ctaid;
+    e.tid = {w.tid[3 * lane], w.tid[3 * lane + 1], w.tid[3 * lane + 2]};
+    exception = e;
+}
+
+// ----------------------------------------------------------------- memory
+
+TlbEntry *Sm::Impl::tlb_lookup(uint64_t va, uint32_t lane, Access access)
+{
+    const uint64_t vpn = va >> SIMTGPU_PAGE_SHIFT;
+    TlbEntry &e = tlb[vpn % kTlbEntries];
+    if (e.page == vpn) {
+        ++stats.tlb_hits;
+    } else {
+        ++stats.tlb_misses;
+        const PageTranslation t = memory->translate(vpn << SIMTGPU_PAGE_SHIFT);
+        if (t.fault) {
+            raise(SIMTGPU_EXC_PAGE_FAULT, fault_slot, lane, fault_pc, t.fault, va,
+                  uint32_t(access));
+            return nullptr;
+        }
+        e.page = vpn;
+        e.host = t.host;
+        e.bus = t.bus_address;
+        e.readable = t.readable;
+        e.writable = t.writable;
+        e.executable = t.executable;
+        e.code = code.count(vpn) != 0;
+    }
+    bool ok = true;
+    switch (access) {
+    case Access::Read: ok = e.readable; break;
+    case Access::Write: ok = e.writable; break;
+    case Access::Exec: ok = e.executable; break;
+    case Access::Atomic: ok = e.readable && e.writable; break;
+    }
+    if (!ok) {
+        raise(SIMTGPU_EXC_PAGE_FAULT, fault_slot, lane, fault_pc, SIMTGPU_FAULT_PROTECTION, va,
+              uint32_t(access));
+        return nullptr;
+    }
+    return &e;
+}
+
+// Shared or local window access: the host pointer, or nullptr with an
+// exception when out of the window. in_window says whether va is in one.
+uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va, uint32_t size,
+                          Access access, bool &in_window)
+{
+    in_window = true;
+    if ((va >> 32) == (SIMTGPU_SHARED_BASE >> 32)) {
+        std::vector<uint8_t> &shared = ctas[warps[slot].cta].shared;
+        const uint64_t off = va - SIMTGPU_SHARED_BASE;
+        if (off + size <= shared.size()) return shared.data() + off;
+    } else if ((va >> 32) == (SIMTGPU_LOCAL_BASE >> 32)) {
+        const uint64_t off = va - SIMTGPU_LOCAL_BASE;
+        if (off + size <= launch.stack_bytes) {
+            std::vector<uint8_t> &local = warps[slot].local[lane];
+            if (local.empty()) local.assign(launch.stack_bytes, 0);
+            return local.data() + off;
+        }
+    } else {
+        in_window = false;
+        return nullptr;
+    }
+    raise(SIMTGPU_EXC_PAGE_FAULT, slot, lane, fault_pc, SIMTGPU_FAULT_OUT_OF_WINDOW, va,
+          uint32_t(access));
+    return nullptr;
+}
+
+// Global accesses that cross a page or reach host memory: byte by byte.
+bool Sm::Impl::access_slow(uint32_t, uint32_t lane, uint64_t va, void *data, uint32_t size,
+                           Access access)
+{
+    uint8_t *bytes = static_cast<uint8_t *>(data);
+    for (uint32_t i = 0; i < size; ++i) {
+        const uint64_t a = va + i;
+        TlbEntry *e = tlb_lookup(a, lane, access);
+        if (!e) return false;
+        const uint64_t off = a & kPageMask;
+        if (access == Access::Write && e->code) invalidate_code_page(e->page);
+        if (e->host) {
+            if (access == Access::Write) e->host[off] = bytes[i];
+            else bytes[i] = e->host[off];
+            continue;
+        }
+        const bool ok = access == Access::Write ? memory->dma_write(e->bus + off, bytes + i, 1)
+                                                : memory->dma_read(e->bus + off, bytes + i, 1);
+        if (!ok) {
+            raise(SIMTGPU_EXC_PAGE_FAULT, fault_slot, lane, fault_pc, SIMTGPU_FAULT_DMA, a,
+                  uint32_t(access));
+            return false;
+        }
+    }
+    return true;
+}
+
+template <typename T> SIMT_INLINE bool Sm::Impl::load(uint32_t slot, uint32_t lane, uint64_t va, T &out)
+{
+    bool in_window;
+    if (uint8_t *p = window(slot, lane, va, sizeof(T), Access::Read, in_window)) {
+        std::memcpy(&out, p, sizeof(T));
+        return true;
+    }
+    if (in_window) return false;
+    touched_global = true;
+    const uint64_t vpn = va >> SIMTGPU_PAGE_SHIFT;
+    const TlbEntry &e = tlb[vpn % kTlbEntries];
+    if (e.page == vpn && e.host && e.readable && (va & kPageMask) + sizeof(T) <= SIMTGPU_PAGE_SIZE) {
+        ++stats.tlb_hits;
+        std::memcpy(&out, e.host + (va & kPageMask), sizeof(T));
+        return true;
+    }
+    return access_slow(slot, lane, va, &out, sizeof(T), Access::Read);
+}
+
+template <typename T> SIMT_INLINE bool Sm::Impl::store(uint32_t slot, uint32_t lane, uint64_t va, T value)
+{
+    bool in_window;
+    if (uint8_t *p = window(slot, lane, va, sizeof(T), Access::Write, in_window)) {
+        std::memcpy(p, &value, sizeof(T));
+        return true;
+    }
+    if (in_window) return false;
+    touched_global = true;
+    const uint64_t vpn = va >> SIMTGPU_PAGE_SHIFT;
+    const TlbEntry &e = tlb[vpn % kTlbEntries];
+    if (e.page == vpn && e.host && e.writable && !e.code &&
+        (va & kPageMask) + sizeof(T) <= SIMTGPU_PAGE_SIZE) {
+        ++stats.tlb_hits;
+        std::memcpy(e.host + (va & kPageMask), &value, sizeof(T));
+        return true;
+    }
+    return access_slow(slot, lane, va, &value, sizeof(T), Access::Write);
+}
+
+// The host pointer of an aligned atomic, or (dma = true) its bus address.
+uint8_t *Sm::Impl::atomic_ptr(uint32_t slot, uint32_t lane, uint64_t va, uint32_t size,
+                              bool &dma, uint64_t &bus)
+{
+    dma = false;
+    if (va & (size - 1)) {
+        raise(SIMTGPU_EXC_MISALIGNED, slot, lane, fault_pc, 0, va, SIMTGPU_ACCESS_ATOMIC);
+        return nullptr;
+    }
+    bool in_window;
+    if (uint8_t *p = window(slot, lane, va, size, Access::Atomic, in_window)) return p;
+    if (in_window) return nullptr;
+    touched_global = true;
+    TlbEntry *e = tlb_lookup(va, lane, Access::Atomic);
+    if (!e) return nullptr;
+    if (e->code) invalidate_code_page(e->page);
+    if (e->host) return e->host + (va & kPageMask);
+    dma = true;
+    bus = e->bus + (va & kPageMask);
+    return nullptr;
+}
+
+void Sm::Impl::invalidate_code_page(uint64_t vpn)
+{
+    auto it = code.find(vpn);
+    if (it != code.end()) it->second->invalidate();
+}
+
+// The decoded instruction at pc (decoding it on first use), or nullptr with
+// an exception. page/page_vpn cache the current code page.
+const Insn *Sm::Impl::fetch(uint32_t slot, uint32_t lane, uint64_t pc, CodePage *&page,
+                            uint64_t &page_vpn)
+{
+    const uint64_t vpn = pc >> SIMTGPU_PAGE_SHIFT;
+    if (vpn != page_vpn) {
+        auto &p = code[vpn];
+        if (!p) {
+            p = std::make_unique<CodePage>();
+            p->invalidate();
+            if (tlb[vpn % kTlbEntries].page == vpn) tlb[vpn % kTlbEntries].code = true;
+        }
+        page = p.get();
+        page_vpn = vpn;
+    }
+    Insn &in = page->slots[(pc & kPageMask) >> 1];
+    if (in.op != Op::Undecoded) return &in;
+    // First execution at this address: read and decode it.
+    uint8_t bytes[4] = {0, 0, 0, 0};
+    auto read_half = [&](uint64_t va, uint8_t *dst) {
+        TlbEntry *e = tlb_lookup(va, lane, Access::Exec);
+        if (!e) return false;
+        e->code = true;
+        if (e->host) {
+            std::memcpy(dst, e->host + (va & kPageMask), 2);
+            return true;
+        }
+        if (memory->dma_read(e->bus + (va & kPageMask), dst, 2)) return true;
+        raise(SIMTGPU_EXC_PAGE_FAULT, slot, lane, pc, SIMTGPU_FAULT_DMA, va, SIMTGPU_ACCESS_EXEC);
+        return false;
+    };
+    if (pc & 1) {
+        raise(SIMTGPU_EXC_PAGE_FAULT, slot, lane, pc, SIMTGPU_FAULT_PROTECTION, pc,
+              SIMTGPU_ACCESS_EXEC);
+        return nullptr;
+    }
+    if (!read_half(pc, bytes)) return nullptr;
+    if ((bytes[0] & 3) == 3 && !read_half(pc + 2, bytes + 2)) return nullptr;
+    uint32_t bits;
+    std::memcpy(&bits, bytes, 4);
+    in = decode(bits);
+    return &in;
+}
+
+// ---------------------------------------------------------- SIMT control
+
+void Sm::Impl::exit_lanes(uint32_t slot, uint64_t mask)
+{
+    Warp &w = warps[slot];
+    Cta &cta = ctas[w.cta];
+    for (uint64_t m = mask; m; m &= m - 1) {
+        const uint32_t l = uint32_t(std::countr_zero(m));
+        const uint32_t status = uint32_t(X(w, 10)[l]);
+        if (status == 0) continue;
+        if (exits.nonzero_exits++ == 0) {
+            exits.status = status;
+            exits.ctaid = cta.ctaid;
+            exits.tid = {w.tid[3 * l], w.tid[3 * l + 1], w.tid[3 * l + 2]};
+        }
+    }
+    w.exited |= mask;
+    cta.live -= uint32_t(std::popcount(mask));
+    if (cta.live == 0) {
+        finish_cta(w.cta);
+        return;
+    }
+    if (cta.arrived && cta.arrived == cta.live) release_barrier(cta);
+    try_release_warp_sync(w);
+    check_deadlock(w.cta);
+}
+
+void Sm::Impl::arrive_barrier(uint32_t slot, const Insn &in, uint64_t mask)
+{
+    Warp &w = warps[slot];
+    Cta &cta = ctas[w.cta];
+    const uint64_t *src = X(w, in.rs1);
+    for (uint64_t m = mask; m; m &= m - 1) {
+        const uint32_t l = uint32_t(std::countr_zero(m));
+        w.bar_kind[l] = in.funct;
+        w.bar_rd[l] = in.rd;
+        if (in.funct != SIMTGPU_BAR_SYNC) {
+            ++cta.red_arrivals;
+            cta.red_true += src[l] != 0;
+        }
+    }
+    w.blocked_bar |= mask;
+    cta.arrived += uint32_t(std::popcount(mask));
+    ++stats.barrier_waits;
+    if (cta.arrived == cta.live) release_barrier(cta);
+    else check_deadlock(w.cta);
+}
+
+void Sm::Impl::release_barrier(Cta &cta)
+{
+    for (uint32_t slot : cta.warps) {
+        Warp &w = warps[slot];
+        for (uint64_t m = w.blocked_bar; m; m &= m - 1) {
+            const uint32_t l = uint32_t(std::countr_zero(m));
+            uint64_t value = 0;
+            switch (w.bar_kind[l]) {
+            case SIMTGPU_BAR_SYNC: continue;
+            case SIMTGPU_BAR_POPC: value = cta.red_true; break;
+            case SIMTGPU_BAR_AND: value = cta.red_true == cta.red_arrivals; break;
+            case SIMTGPU_BAR_OR: value = cta.red_true != 0; break;
+            }
+            X(w, w.bar_rd[l])[l] = value;
+        }
+        w.blocked_bar = 0;
+    }
+    cta.arrived = cta.red_true = cta.red_arrivals = 0;
+}
+
+// Releases every waiting lane whose live members have all reached warp.sync.
+void Sm::Impl::try_release_warp_sync(Warp &w)
+{
+    uint64_t release = 0;
+    for (uint64_t m = w.blocked_sync; m; m &= m - 1) {
+        const uint32_t l = uint32_t(std::countr_zero(m));
+        if ((w.sync_mask[l] & w.live() & ~w.blocked_sync) == 0) release |= uint64_t(1) << l;
+    }
+    w.blocked_sync &= ~release;
+}
+
+void Sm::Impl::check_deadlock(uint32_t cslot)
+{
+    const Cta &cta = ctas[cslot];
+    if (!cta.active || exception) return;
+    for (uint32_t slot : cta.warps)
+        if (warps[slot].runnable()) return;
+    // Report the first blocked thread.
+    for (uint32_t slot : cta.warps) {
+        const Warp &w = warps[slot];
+        if (const uint64_t live = w.live()) {
+            const uint32_t l = uint32_t(std::countr_zero(live));
+            raise(SIMTGPU_EXC_DEADLOCK, slot, l, w.pc[l]);
+            return;
+        }
+    }
+}
+
+// ------------------------------------------------------------------- CSRs
+
+bool Sm::Impl::csr_read(Warp &w, uint32_t l, uint32_t csr, uint64_t clock, uint64_t &v)
+{
+    const Cta &cta = ctas[w.cta];
+    switch (csr) {
+    case 0x001: v = w.fflags[l]; return true;
+    case 0x002: v = w.frm[l]; return true;
+    case 0x003: v = uint64_t(w.frm[l]) << 5 | w.fflags[l]; return true;
+    case 0xc00: case SIMTGPU_CSR_CLOCK: v = clock; return true;
+    case 0xc01: case SIMTGPU_CSR_GLOBALTIMER:
+        v = uint64_t((unsigned __int128)clock * 1000000u / config.clock_khz);
+        return true;
+    case 0xc02: v = stats.warp_instructions; return true;
+    case SIMTGPU_CSR_TID_X: case SIMTGPU_CSR_TID_Y: case SIMTGPU_CSR_TID_Z:
+        v = w.tid[3 * l + (csr - SIMTGPU_CSR_TID_X)];
+        return true;
+    case SIMTGPU_CSR_NTID_X: case SIMTGPU_CSR_NTID_Y: case SIMTGPU_CSR_NTID_Z:
+        v = launch.block[csr - SIMTGPU_CSR_NTID_X];
+        return true;
+    case SIMTGPU_CSR_CTAID_X: case SIMTGPU_CSR_CTAID_Y: case SIMTGPU_CSR_CTAID_Z:
+        v = cta.ctaid[csr - SIMTGPU_CSR_CTAID_X];
+        return true;
+    case SIMTGPU_CSR_NCTAID_X: case SIMTGPU_CSR_NCTAID_Y: case SIMTGPU_CSR_NCTAID_Z:
+        v = launch.grid[csr - SIMTGPU_CSR_NCTAID_X];
+        return true;
+    case SIMTGPU_CSR_LANEID: v = l; return true;
+    case SIMTGPU_CSR_WARPID: v = w.warp_in_cta; return true;
+    case SIMTGPU_CSR_SMID: v = sm_id; return true;
+    case SIMTGPU_CSR_WARPSIZE: v = W; return true;
+    case SIMTGPU_CSR_NSMID: v = config.num_sms; return true;
+    case SIMTGPU_CSR_LANEMASK_LT: v = (uint64_t(1) << l) - 1; return true;
+    case SIMTGPU_CSR_ENVPTR: v = launch.env_va; return true;
+    case SIMTGPU_CSR_DYNSHARED: v = launch.shared_bytes; return true;
+    case SIMTGPU_CSR_GRIDID: v = launch.grid_id; return true;
+    default: return false;
+    }
+}
+
+bool Sm::Impl::exec_csr(uint32_t slot, const Insn &in, uint64_t mask, uint64_t clock)
+{
+    Warp &w = warps[slot];
+    const uint32_t csr = uint32_t(in.imm);
+    const bool imm_form = in.op >= Op::Csrrwi;
+    const bool writes = in.op == Op::Csrrw || in.op == Op::Csrrwi || in.rs1 != 0;
+    const bool writable = csr >= 1 && csr <= 3;
+    const uint32_t first = uint32_t(std::countr_zero(mask));
+    uint64_t probe;
+    if (!csr_read(w, first, csr, clock, probe) || (writes && !writable)) {
+        raise(SIMTGPU_EXC_ILLEGAL_INSTRUCTION, slot, first, fault_pc, in.raw);
+        return false;
+    }
+    const uint64_t *src = X(w, in.rs1);
+    each(mask, [&](uint32_t l) {
+        uint64_t old = 0;
+        csr_read(w, l, csr, clock, old);
+        res[l] = old;
+        if (!writes) return;
+        const uint64_t operand = imm_form ? in.rs1 : src[l];
+        uint64_t value = operand;
+        if (in.op == Op::Csrrs || in.op == Op::Csrrsi) value = old | operand;
+        if (in.op == Op::Csrrc || in.op == Op::Csrrci) value = old & ~operand;
+        switch (csr) {
+        case 1: w.fflags[l] = value & 0x1f; break;
+        case 2: w.frm[l] = value & 7; break;
+        case 3: w.fflags[l] = value & 0x1f; w.frm[l] = (value >> 5) & 7; break;
+        }
+    });
+    uint64_t *dst = X(w, in.rd);
+    each(mask, [&](uint32_t l) { dst[l] = res[l]; });
+    return true;
+}
+
+// ---------------------------------------------------------------- atomics
+
+bool Sm::Impl::exec_atomic(uint32_t slot, const Insn &in, uint64_t mask)
+{
+    Warp &w = warps[slot];
+    const uint64_t *addr = X(w, in.rs1);
+    const uint64_t *src = X(w, in.rs2);
+    const bool dbl = in.op == Op::LrD || in.op == Op::ScD || in.op == Op::AmoD;
+    const uint32_t size = dbl ? 8 : 4;
+    auto value_of = [&](uint64_t raw) { return dbl ? raw : uint64_t(int64_t(int32_t(raw))); };
+    // Lanes in order: the outcome under contention is deterministic.
+    for (uint64_t m = mask; m; m &= m - 1) {
+        const uint32_t l = uint32_t(std::countr_zero(m));
+        const uint64_t va = addr[l];
+        bool dma;
+        uint64_t bus = 0;
+        uint8_t *p = atomic_ptr(slot, l, va, size, dma, bus);
+        if (!p && !dma) return false;
+        auto read = [&]() -> uint64_t {
+            uint64_t v = 0;
+            if (dma) {
+                if (!memory->dma_read(bus, &v, size))
+                    raise(SIMTGPU_EXC_PAGE_FAULT, slot, l, fault_pc, SIMTGPU_FAULT_DMA, va,
+                          SIMTGPU_ACCESS_ATOMIC);
+            } else if (dbl) {
+                v = __atomic_load_n(reinterpret_cast<uint64_t *>(p), __ATOMIC_SEQ_CST);
+            } else {
+                v = __atomic_load_n(reinterpret_cast<uint32_t *>(p), __ATOMIC_SEQ_CST);
+            }
+            return v;
+        };
+        // Compare-and-swap; through DMA it is a plain read-compare-write.
+        auto cas = [&](uint64_t &expected, uint64_t desired) -> bool {
+            if (dma) {
+                uint64_t cur = read();
+                if (exception || cur != expected) {
+                    expected = cur;
+                    return false;
+                }
+                if (!memory->dma_write(bus, &desired, size)) {
+                    raise(SIMTGPU_EXC_PAGE_FAULT, slot, l, fault_pc, SIMTGPU_FAULT_DMA, va,
+                          SIMTGPU_ACCESS_ATOMIC);
+                    return false;
+                }
+                return true;
+            }
+            if (dbl)
+                return __atomic_compare_exchange_n(reinterpret_cast<uint64_t *>(p), &expected,
+                                                   desired, false, __ATOMIC_SEQ_CST,
+                                                   __ATOMIC_SEQ_CST);
+            uint32_t e32 = uint32_t(expected);
+            const bool ok = __atomic_compare_exchange_n(reinterpret_cast<uint32_t *>(p), &e32,
+                                                        uint32_t(desired), false,
+                                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            expected = e32;
+            return ok;
+        };
+        const uint64_t bit = uint64_t(1) << l;
+        if (in.op == Op::LrW || in.op == Op::LrD) {
+            const uint64_t v = read();
+            if (exception) return false;
+            w.resv_valid |= bit;
+            w.resv_addr[l] = va;
+            w.resv_value[l] = v;
+            res[l] = value_of(v);
+            continue;
+        }
+        if (in.op == Op::ScW || in.op == Op::ScD) {
+            bool ok = false;
+            if ((w.resv_valid & bit) && w.resv_addr[l] == va) {
+                uint64_t expected = w.resv_value[l];
+                ok = cas(expected, src[l]);
+                if (exception) return false;
+            }
+            w.resv_valid &= ~bit;
+            res[l] = ok ? 0 : 1;
+            continue;
+        }
+        // AMO: a CAS loop, so the same code serves 32 and 64 bits.
+        uint64_t old = read();
+        if (exception) return false;
+        for (;;) {
+            const uint64_t a = value_of(old), b = dbl ? src[l] : value_of(src[l]);
+            uint64_t nv = 0;
+            switch (in.funct) {
+            case kAmoSwap: nv = b; break;
+            case kAmoAdd: nv = a + b; break;
+            case kAmoXor: nv = a ^ b; break;
+            case kAmoAnd: nv = a & b; break;
+            case kAmoOr: nv = a | b; break;
+            case kAmoMin: nv = int64_t(a) < int64_t(b) ? a : b; break;
+            case kAmoMax: nv = int64_t(a) > int64_t(b) ? a : b; break;
+            case kAmoMinu: nv = dbl ? std::min(a, b) : std::min(uint32_t(a), uint32_t(b)); break;
+            case kAmoMaxu: nv = dbl ? std::max(a, b) : std::max(uint32_t(a), uint32_t(b)); break;
+            }
+            if (cas(old, dbl ? nv : uint32_t(nv))) break;
+            if (exception) return false;
+        }
+        res[l] = value_of(old);
+    }
+    uint64_t *dst = X(w, in.rd);
+    each(mask, [&](uint32_t l) { dst[l] = res[l]; });
+    stats.mem_reads += uint64_t(std::popcount(mask));
+    if (in.op != Op::LrW && in.op != Op::LrD) stats.mem_writes += uint64_t(std::popcount(mask));
+    return true;
+}
+
+// ------------------------------------------------------------------ float
+
+bool Sm::Impl::lane_rm(Warp &w, const Insn &in, uint32_t l, uint8_t &rm)
+{
+    rm = in.rm == fp::kDyn ? w.frm[l] : in.rm;
+    return rm <= fp::kRmm;
+}
+
+// An operation that rounds: compute(l) leaves lane l's result in res[l]
+// using host arithmetic in the current host rounding mode; rmm(l) redoes it
+// with ties away from zero (called only when the result was inexact). Lanes
+// are grouped by rounding mode; each lane's fflags get exactly its own
+// exceptions.
+template <class Compute, class Rmm>
+bool Sm::Impl::fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t *dst,
+                          Compute compute, Rmm rmm)
+{
+    Warp &w = warps[slot];
+    uint64_t by_rm[5] = {0, 0, 0, 0, 0};
+    if (in.rm != fp::kDyn) {
+        by_rm[in.rm] = mask;
+    } else {
+        for (uint64_t m = mask; m; m &= m - 1) {
+            const uint32_t l = uint32_t(std::countr_zero(m));
+            uint8_t rm;
+            if (!lane_rm(w, in, l, rm)) {
+                raise(SIMTGPU_EXC_ILLEGAL_INSTRUCTION, slot, l, fault_pc, in.raw);
+                return false;
+            }
+            by_rm[rm] |= uint64_t(1) << l;
+        }
+    }
+    for (uint8_t rm = 0; rm < fp::kRmm; ++rm) { // host-supported modes
+        const uint64_t lanes = by_rm[rm];
+        if (!lanes) continue;
+        fp::set_round(rm);
+        fp::clear_flags();
+        each(lanes, compute);
+        const uint8_t raised = fp::flags();
+        if (!raised) continue;
+        // Attribute the flags to lanes, unless every lane already has them.
+        bool all_have = true;
+        each(lanes, [&](uint32_t l) { all_have &= (w.fflags[l] & raised) == raised; });
+        if (all_have) continue;
+        for (uint64_t m = lanes; m; m &= m - 1) {
+            const uint32_t l = uint32_t(std::countr_zero(m));
+            fp::clear_flags();
+            compute(l);
+            w.fflags[l] |= fp::flags();
+        }
+    }
+    if (const uint64_t lanes = by_rm[fp::kRmm]) {
+        fp::set_round(fp::kRne);
+        for (uint64_t m = lanes; m; m &= m - 1) {
+            const uint32_t l = uint32_t(std::countr_zero(m));
+            fp::clear_flags();
+            compute(l);
+            const uint8_t raised = fp::flags();
+            w.fflags[l] |= raised;
+            if (raised & fp::kNX) rmm(l);
+        }
+    }
+    fp::set_round(fp::kRne);
+    each(mask, [&](uint32_t l) { dst[l] = res[l]; });
+    return true;
+}
+
+bool Sm::Impl::exec_fp(uint32_t slot, const Insn &in, uint64_t mask)
+{
+    Warp &w = warps[slot];
+    const uint64_t *f1 = F(w, in.rs1), *f2 = F(w, in.rs2), *f3 = F(w, in.rs3);
+    const uint64_t *x1 = X(w, in.rs1);
+    uint64_t *fd = F(w, in.rd), *xd = X(w, in.rd);
+    auto S = [](uint64_t r) { return fp::unbox(r); };
+    auto D = [](uint64_t r) { return std::bit_cast<double>(r); };
+    auto bs = [](float v) { return fp::box(fp::canonicalize(v)); };
+    auto bd = [](double v) { return std::bit_cast<uint64_t>(fp::canonicalize(v)); };
+    auto none = [](uint32_t) {};
+    // Operations with exact software flags, into res then dst.
+    auto soft = [&](uint64_t *dst, auto op) {
+        each(mask, [&](uint32_t l) {
+            uint8_t fl = 0;
+            res[l] = op(l, fl);
+            w.fflags[l] |= fl;
+        });
+        each(mask, [&](uint32_t l) { dst[l] = res[l]; });
+        return true;
+    };
+    // Float-to-integer conversions: the rounding mode per lane, in software.
+    auto to_int = [&](auto op) {
+        for (uint64_t m = mask; m; m &= m - 1) {
+            const uint32_t l = uint32_t(std::countr_zero(m));
+            uint8_t rm;
+            if (!lane_rm(w, in, l, rm)) {
+                raise(SIMTGPU_EXC_ILLEGAL_INSTRUCTION, slot, l, fault_pc, in.raw);
+                return false;
+            }
+            uint8_t fl = 0;
+            res[l] = op(l, rm, fl);
+            w.fflags[l] |= fl;
+        }
+        each(mask, [&](uint32_t l) { xd[l] = res[l]; });
+        return true;
+    };
+    auto sx32 = [](auto v) { return uint64_t(int64_t(int32_t(uint32_t(v)))); };
+
+    switch (in.op) {
+    // ---- single
+    case Op::FaddS:
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(S(f1[l]) + S(f2[l])); },
+                          [&](uint32_t l) { res[l] = bs(fp::rmm_add(S(f1[l]), S(f2[l]))); });
+    case Op::FsubS:
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(S(f1[l]) - S(f2[l])); },
+                          [&](uint32_t l) { res[l] = bs(fp::rmm_add(S(f1[l]), -S(f2[l]))); });
+    case Op::FmulS:
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(S(f1[l]) * S(f2[l])); },
+                          [&](uint32_t l) { res[l] = bs(fp::rmm_mul(S(f1[l]), S(f2[l]))); });
+    case Op::FdivS: // a quotient is never a tie: RMM == RNE
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(S(f1[l]) / S(f2[l])); }, none);
+    case Op::FsqrtS: // nor is a square root
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(std::sqrt(S(f1[l]))); }, none);
+    case Op::FmaddS: case Op::FmsubS: case Op::FnmsubS: case Op::FnmaddS: {
+        const float sa = (in.op == Op::FnmsubS || in.op == Op::FnmaddS) ? -1.0f : 1.0f;
+        const float sc = (in.op == Op::FmsubS || in.op == Op::FnmaddS) ? -1.0f : 1.0f;
+        return fp_rounded(slot, in, mask, fd,
+                          [&](uint32_t l) { res[l] = bs(std::fma(sa * S(f1[l]), S(f2[l]), sc * S(f3[l]))); },
+                          [&](uint32_t l) { res[l] = bs(fp::rmm_fma(sa * S(f1[l]), S(f2[l]), sc * S(f3[l]))); });
+    }
+    case Op::FsgnjS: case Op::FsgnjnS: case Op::FsgnjxS:
+        return soft(fd, [&](uint32_t l, uint8_t &) {
+            const uint32_t a = std::bit_cast<uint32_t>(S(f1[l])), b = std::bit_cast<uint32_t>(S(f2[l]));
+            uint32_t sign = b & 0x80000000u;
+            if (in.op == Op::FsgnjnS) sign ^= 0x80000000u;
+            if (in.op == Op::FsgnjxS) sign = (a ^ b) & 0x80000000u;
+            return fp::kBoxMask | (a & 0x7fffffffu) | sign;
+        });
+    case Op::FminS: case Op::FmaxS:
+        return soft(fd, [&](uint32_t l, uint8_t &fl) {
+            return fp::box(fp::fminmax(S(f1[l]), S(f2[l]), in.op == Op::FmaxS, fl));
+        });
+    case Op::FeqS: return soft(xd, [&](uint32_t l, uint8_t &fl) { return fp::feq(S(f1[l]), S(f2[l]), fl); });
+    case Op::FltS: return soft(xd, [&](uint32_t l, uint8_t &fl) { return fp::flt(S(f1[l]), S(f2[l]), false, fl); });
+    case Op::FleS: return soft(xd, [&](uint32_t l, uint8_t &fl) { return fp::flt(S(f1[l]), S(f2[l]), true, fl); });
+    case Op::FclassS: return soft(xd, [&](uint32_t l, uint8_t &) { return fp::fclass(S(f1[l])); });
+    case Op::FmvXW: return soft(xd, [&](uint32_t l, uint8_t &) { return sx32(f1[l]); });
+    case Op::FmvWX: return soft(fd, [&](uint32_t l, uint8_t &) { return fp::kBoxMask | uint32_t(x1[l]); });
+    case Op::FcvtWS:
+        return to_int([&](uint32_t l, uint8_t rm, uint8_t &fl) { return sx32(fp::to_int<int32_t>(S(f1[l]), rm, fl)); });
+    case Op::FcvtWuS:
+        return to_int([&](uint32_t l, uint8_t rm, uint8_t &fl) { return sx32(fp::to_int<uint32_t>(S(f1[l]), rm, fl)); });
+    case Op::FcvtLS:
+        return to_int([&](uint32_t l, uint8_t rm, uint8_t &fl) { return uint64_t(fp::to_int<int64_t>(S(f1[l]), rm, fl)); });
+    case Op::FcvtLuS:
+        return to_int([&](uint32_t l, uint8_t rm, uint8_t &fl) { return fp::to_int<uint64_t>(S(f1[l]), rm, fl); });
+    case Op::FcvtSW:
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(float(int32_t(x1[l]))); },
+                          [&](uint32_t l) { res[l] = bs(fp::round_rmm<float>(int32_t(x1[l]), 0)); });
+    case Op::FcvtSWu:
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(float(uint32_t(x1[l]))); },
+                          [&](uint32_t l) { res[l] = bs(fp::round_rmm<float>(uint32_t(x1[l]), 0)); });
+    case Op::FcvtSL:
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(float(int64_t(x1[l]))); },
+                          [&](uint32_t l) { res[l] = bs(fp::round_rmm<float>(int64_t(x1[l]), 0)); });
+    case Op::FcvtSLu:
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(float(x1[l])); },
+                          [&](uint32_t l) { res[l] = bs(fp::round_rmm<float>(x1[l], 0)); });
+    // ---- double
+    case Op::FaddD:
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(D(f1[l]) + D(f2[l])); },
+                          [&](uint32_t l) { res[l] = bd(fp::rmm_add(D(f1[l]), D(f2[l]))); });
+    case Op::FsubD:
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(D(f1[l]) - D(f2[l])); },
+                          [&](uint32_t l) { res[l] = bd(fp::rmm_add(D(f1[l]), -D(f2[l]))); });
+    case Op::FmulD:
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(D(f1[l]) * D(f2[l])); },
+                          [&](uint32_t l) { res[l] = bd(fp::rmm_mul(D(f1[l]), D(f2[l]))); });
+    case Op::FdivD:
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(D(f1[l]) / D(f2[l])); }, none);
+    case Op::FsqrtD:
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(std::sqrt(D(f1[l]))); }, none);
+    case Op::FmaddD: case Op::FmsubD: case Op::FnmsubD: case Op::FnmaddD: {
+        const double sa = (in.op == Op::FnmsubD || in.op == Op::FnmaddD) ? -1.0 : 1.0;
+        const double sc = (in.op == Op::FmsubD || in.op == Op::FnmaddD) ? -1.0 : 1.0;
+        return fp_rounded(slot, in, mask, fd,
+                          [&](uint32_t l) { res[l] = bd(std::fma(sa * D(f1[l]), D(f2[l]), sc * D(f3[l]))); },
+                          [&](uint32_t l) { res[l] = bd(fp::rmm_fma(sa * D(f1[l]), D(f2[l]), sc * D(f3[l]))); });
+    }
+    case Op::FsgnjD: case Op::FsgnjnD: case Op::FsgnjxD:
+        return soft(fd, [&](uint32_t l, uint8_t &) {
+            const uint64_t a = f1[l], b = f2[l], top = uint64_t(1) << 63;
+            uint64_t sign = b & top;
+            if (in.op == Op::FsgnjnD) sign ^= top;
+            if (in.op == Op::FsgnjxD) sign = (a ^ b) & top;
+            return (a & ~top) | sign;
+        });
+    case Op::FminD: case Op::FmaxD:
+        return soft(fd, [&](uint32_t l, uint8_t &fl) {
+            return std::bit_cast<uint64_t>(fp::fminmax(D(f1[l]), D(f2[l]), in.op == Op::FmaxD, fl));
+        });
+    case Op::FeqD: return soft(xd, [&](uint32_t l, uint8_t &fl) { return fp::feq(D(f1[l]), D(f2[l]), fl); });
+    case Op::FltD: return soft(xd, [&](uint32_t l, uint8_t &fl) { return fp::flt(D(f1[l]), D(f2[l]), false, fl); });
+    case Op::FleD: return soft(xd, [&](uint32_t l, uint8_t &fl) { return fp::flt(D(f1[l]), D(f2[l]), true, fl); });
+    case Op::FclassD: return soft(xd, [&](uint32_t l, uint8_t &) { return fp::fclass(D(f1[l])); });
+    case Op::FmvXD: return soft(xd, [&](uint32_t l, uint8_t &) { return f1[l]; });
+    case Op::FmvDX: return soft(fd, [&](uint32_t l, uint8_t &) { return x1[l]; });
+    case Op::FcvtWD:
+        return to_int([&](uint32_t l, uint8_t rm, uint8_t &fl) { return sx32(fp::to_int<int32_t>(D(f1[l]), rm, fl)); });
+    case Op::FcvtWuD:
+        return to_int([&](uint32_t l, uint8_t rm, uint8_t &fl) { return sx32(fp::to_int<uint32_t>(D(f1[l]), rm, fl)); });
+    case Op::FcvtLD:
+        return to_int([&](uint32_t l, uint8_t rm, uint8_t &fl) { return uint64_t(fp::to_int<int64_t>(D(f1[l]), rm, fl)); });
+    case Op::FcvtLuD:
+        return to_int([&](uint32_t l, uint8_t rm, uint8_t &fl) { return fp::to_int<uint64_t>(D(f1[l]), rm, fl); });
+    case Op::FcvtDW: // exact
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(double(int32_t(x1[l]))); }, none);
+    case Op::FcvtDWu:
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(double(uint32_t(x1[l]))); }, none);
+    case Op::FcvtDL:
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(double(int64_t(x1[l]))); },
+                          [&](uint32_t l) { res[l] = bd(fp::round_rmm<double>(int64_t(x1[l]), 0)); });
+    case Op::FcvtDLu:
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(double(x1[l])); },
+                          [&](uint32_t l) { res[l] = bd(fp::round_rmm<double>(x1[l], 0)); });
+    case Op::FcvtSD:
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(float(D(f1[l]))); },
+                          [&](uint32_t l) { res[l] = bs(fp::round_rmm<float>(D(f1[l]), 0)); });
+    case Op::FcvtDS: // exact
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(double(S(f1[l]))); }, none);
+    default:
+        raise(SIMTGPU_EXC_ILLEGAL_INSTRUCTION, slot, uint32_t(std::countr_zero(mask)), fault_pc, in.raw);
+        return false;
+    }
+}
+
+// ------------------------------------------------------------ the burst
+
+uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
+{
+    Warp &w = warps[slot];
+    const GroupChoice group = reconvergence->select(w.pc.data(), w.runnable());
+    const uint64_t mask = group.mask;
+    const uint32_t first = uint32_t(std::countr_zero(mask));
+    const uint32_t active = uint32_t(std::popcount(mask));
+    uint64_t pc = group.pc;
+    bool pcs_written = false; // lanes' PCs set individually (a split)
+    bool stop = false;
+    uint32_t issued = 0;
+    CodePage *page = nullptr;
+    uint64_t page_vpn = UINT64_MAX;
+    touched_global = false;
+    fault_slot = slot;
+
+    uint64_t *x = w.x.data();
+    auto R = [&](uint32_t r) { return x + size_t(r) * W; };
+
+    while (!stop && issued < budget) {
+        fault_pc = pc;
+        const Insn *ip = fetch(slot, first, pc, page, page_vpn);
+        if (!ip) break;
+        const Insn &in = *ip;
+        ++issued;
+        uint64_t next = pc + in.len;
+        uint64_t *d = R(in.rd);
+        const uint64_t *a = R(in.rs1), *b = R(in.rs2);
+        const int64_t imm = in.imm;
+
+#define ALU(expr) each(mask, [&](uint32_t l) { d[l] = (expr); })
+#define A a[l]
+#define B b[l]
+#define SA int64_t(a[l])
+#define SB int64_t(b[l])
+#define W32(expr) uint64_t(int64_t(int32_t(uint32_t(expr))))
+
+        // A conditional branch: all lanes agree, or the group splits.
+        auto branch = [&](auto cond) {
+            uint64_t taken = 0;
+            each(mask, [&](uint32_t l) { taken |= uint64_t(cond(a[l], b[l])) << l; });
+            if (taken == mask) {
+                next = pc + imm;
+            } else if (taken) {
+                for (uint64_t m = mask; m; m &= m - 1) {
+                    const uint32_t l = uint32_t(std::countr_zero(m));
+                    w.pc[l] = (taken >> l & 1) ? pc + imm : next;
+                }
+                pcs_written = stop = true;
+                ++stats.divergent_branches;
+            }
+        };
+        auto do_load = [&](auto type_tag, bool to_fp) {
+            using T = decltype(type_tag);
+            uint64_t *dst = to_fp ? F(w, in.rd) : d;
+            for (uint64_t m = mask; m; m &= m - 1) {
+                const uint32_t l = uint32_t(std::countr_zero(m));
+                T v;
+                if (!load<T>(slot, l, a[l] + imm, v)) return;
+                if constexpr (std::is_same_v<T, float>) res[l] = fp::box(v);
+                else if constexpr (std::is_same_v<T, double>) res[l] = std::bit_cast<uint64_t>(v);
+                else if constexpr (std::is_signed_v<T>) res[l] = uint64_t(int64_t(v));
+                else res[l] = uint64_t(v);
+            }
+            each(mask, [&](uint32_t l) { dst[l] = res[l]; });
+            stats.mem_reads += active;
+        };
+        auto do_store = [&](auto type_tag, bool from_fp) {
+            using T = decltype(type_tag);
+            const uint64_t *src = from_fp ? F(w, in.rs2) : b;
+            for (uint64_t m = mask; m; m &= m - 1) {
+                const uint32_t l = uint32_t(std::countr_zero(m));
+                if (!store<T>(slot, l, a[l] + imm, T(src[l]))) return;
+            }
+            stats.mem_writes += active;
+        };
+
+        switch (in.op) {
+        case Op::Undecoded:
+        case Op::Illegal:
+            raise(SIMTGPU_EXC_ILLEGAL_INSTRUCTION, slot, first, pc, in.raw);
+            break;
+        case Op::Lui: ALU(uint64_t(imm)); break;
+        case Op::Auipc: ALU(pc + imm); break;
+        case Op::Jal:
+            ALU(next);
+            next = pc + imm;
+            break;
+        case Op::Jalr: {
+            const uint64_t target = (a[first] + imm) & ~uint64_t(1);
+            uint64_t differs = 0;
+            each(mask, [&](uint32_t l) { differs |= uint64_t(((a[l] + imm) & ~uint64_t(1)) != target) << l; });
+            if (differs) { // lanes jump to different places
+                for (uint64_t m = mask; m; m &= m - 1) {
+                    const uint32_t l = uint32_t(std::countr_zero(m));
+                    w.pc[l] = (a[l] + imm) & ~uint64_t(1);
+                }
+                pcs_written = stop = true;
+                ++stats.divergent_branches;
+            }
+            ALU(next);
+            next = target;
+            break;
+        }
+        case Op::Beq: branch([](uint64_t p, uint64_t q) { return p == q; }); break;
+        case Op::Bne: branch([](uint64_t p, uint64_t q) { return p != q; }); break;
+        case Op::Blt: branch([](uint64_t p, uint64_t q) { return int64_t(p) < int64_t(q); }); break;
+        case Op::Bge: branch([](uint64_t p, uint64_t q) { return int64_t(p) >= int64_t(q); }); break;
+        case Op::Bltu: branch([](uint64_t p, uint64_t q) { return p < q; }); break;
+        case Op::Bgeu: branch([](uint64_t p, uint64_t q) { return p >= q; }); break;
+        case Op::Lb: do_load(int8_t{}, false); break;
+        case Op::Lh: do_load(int16_t{}, false); break;
+        case Op::Lw: do_load(int32_t{}, false); break;
+        case Op::Ld: do_load(uint64_t{}, false); break;
+        case Op::Lbu: do_load(uint8_t{}, false); break;
+        case Op::Lhu: do_load(uint16_t{}, false); break;
+        case Op::Lwu: do_load(uint32_t{}, false); break;
+        case Op::Flw: do_load(float{}, true); break;
+        case Op::Fld: do_load(double{}, true); break;
+        case Op::Sb: do_store(uint8_t{}, false); break;
+        case Op::Sh: do_store(uint16_t{}, false); break;
+        case Op::Sw: do_store(uint32_t{}, false); break;
+        case Op::Sd: do_store(uint64_t{}, false); break;
+        case Op::Fsw: do_store(uint32_t{}, true); break;
+        case Op::Fsd: do_store(uint64_t{}, true); break;
+        case Op::Addi: ALU(A + imm); break;
+        case Op::Slti: ALU(uint64_t(SA < imm)); break;
+        case Op::Sltiu: ALU(uint64_t(A < uint64_t(imm))); break;
+        case Op::Xori: ALU(A ^ imm); break;
+        case Op::Ori: ALU(A | imm); break;
+        case Op::Andi: ALU(A & imm); break;
+        case Op::Slli: ALU(A << imm); break;
+        case Op::Srli: ALU(A >> imm); break;
+        case Op::Srai: ALU(uint64_t(SA >> imm)); break;
+        case Op::Add: ALU(A + B); break;
+        case Op::Sub: ALU(A - B); break;
+        case Op::Sll: ALU(A << (B & 63)); break;
+        case Op::Slt: ALU(uint64_t(SA < SB)); break;
+        case Op::Sltu: ALU(uint64_t(A < B)); break;
+        case Op::Xor: ALU(A ^ B); break;
+        case Op::Srl: ALU(A >> (B & 63)); break;
+        case Op::Sra: ALU(uint64_t(SA >> (B & 63))); break;
+        case Op::Or: ALU(A | B); break;
+        case Op::And: ALU(A & B); break;
+        case Op::Addiw: ALU(W32(A + imm)); break;
+        case Op::Slliw: ALU(W32(uint32_t(A) << imm)); break;
+        case Op::Srliw: ALU(W32(uint32_t(A) >> imm)); break;
+        case Op::Sraiw: ALU(W32(int32_t(A) >> imm)); break;
+        case Op::Addw: ALU(W32(A + B)); break;
+        case Op::Subw: ALU(W32(A - B)); break;
+        case Op::Sllw: ALU(W32(uint32_t(A) << (B & 31))); break;
+        case Op::Srlw: ALU(W32(uint32_t(A) >> (B & 31))); break;
+        case Op::Sraw: ALU(W32(int32_t(A) >> (B & 31))); break;
+        case Op::Mul: ALU(A * B); break;
+        case Op::Mulh: ALU(uint64_t((__int128(SA) * __int128(SB)) >> 64)); break;
+        case Op::Mulhsu: ALU(uint64_t((__int128(SA) * __int128((unsigned __int128)B)) >> 64)); break;
+        case Op::Mulhu: ALU(uint64_t(((unsigned __int128)A * B) >> 64)); break;
+        case Op::Div:
+            ALU(B == 0 ? ~uint64_t(0)
+                : (SA == INT64_MIN && SB == -1) ? A
+                : uint64_t(SA / SB));
+            break;
+        case Op::Divu: ALU(B == 0 ? ~uint64_t(0) : A / B); break;
+        case Op::Rem:
+            ALU(B == 0 ? A : (SA == INT64_MIN && SB == -1) ? 0 : uint64_t(SA % SB));
+            break;
+        case Op::Remu: ALU(B == 0 ? A : A % B); break;
+        case Op::Mulw: ALU(W32(uint32_t(A) * uint32_t(B))); break;
+        case Op::Divw:
+            ALU(int32_t(B) == 0 ? ~uint64_t(0)
+                : (int32_t(A) == INT32_MIN && int32_t(B) == -1) ? W32(INT32_MIN)
+                : W32(int32_t(A) / int32_t(B)));
+            break;
+        case Op::Divuw: ALU(uint32_t(B) == 0 ? ~uint64_t(0) : W32(uint32_t(A) / uint32_t(B))); break;
+        case Op::Remw:
+            ALU(int32_t(B) == 0 ? W32(A)
+                : (int32_t(A) == INT32_MIN && int32_t(B) == -1) ? 0
+                : W32(int32_t(A) % int32_t(B)));
+            break;
+        case Op::Remuw: ALU(uint32_t(B) == 0 ? W32(A) : W32(uint32_t(A) % uint32_t(B))); break;
+        case Op::Fence: break;
+        case Op::FenceI:
+            for (auto &entry : code) entry.second->invalidate();
+            stop = true; // the current page's slots are gone
+            break;
+        case Op::Ecall: {
+            const uint64_t *a7 = R(17);
+            for (uint64_t m = mask; m; m &= m - 1) {
+                const uint32_t l = uint32_t(std::countr_zero(m));
+                if (a7[l] != SIMTGPU_ECALL_EXIT) {
+                    raise(SIMTGPU_EXC_BAD_ECALL, slot, l, pc, uint32_t(a7[l]));
+                    break;
+                }
+            }
+            if (exception) break;
+            exit_lanes(slot, mask);
+            pcs_written = stop = true;
+            break;
+        }
+        case Op::Ebreak: raise(SIMTGPU_EXC_TRAP, slot, first, pc); break;
+        case Op::Csrrw: case Op::Csrrs: case Op::Csrrc:
+        case Op::Csrrwi: case Op::Csrrsi: case Op::Csrrci:
+            exec_csr(slot, in, mask, now + issued - 1);
+            break;
+        case Op::LrW: case Op::ScW: case Op::AmoW: case Op::LrD: case Op::ScD: case Op::AmoD:
+            exec_atomic(slot, in, mask);
+            break;
+        case Op::Bar:
+            for (uint64_t m = mask; m; m &= m - 1) w.pc[std::countr_zero(m)] = next;
+            pcs_written = stop = true;
+            arrive_barrier(slot, in, mask);
+            break;
+        case Op::Vote: {
+            uint64_t ballot = 0;
+            each(mask, [&](uint32_t l) { ballot |= uint64_t(a[l] != 0) << l; });
+            const uint8_t kind = in.funct;
+            each(mask, [&](uint32_t l) {
+                const uint64_t members = mask & b[l];
+                const uint64_t yes = ballot & members;
+                switch (kind) {
+                case SIMTGPU_VOTE_BALLOT: d[l] = yes; break;
+                case SIMTGPU_VOTE_ANY: d[l] = yes != 0; break;
+                case SIMTGPU_VOTE_ALL: d[l] = yes == members; break;
+                default: d[l] = yes == 0 || yes == members; break;
+                }
+            });
+            break;
+        }
+        case Op::Shfl: {
+            const uint64_t *c = R(in.rs3);
+            const uint8_t mode = in.funct;
+            each(mask, [&](uint32_t l) {
+                const int64_t lane = l, bv = int64_t(b[l] & 63);
+                const int64_t clamp = int64_t(c[l] & 63), seg = int64_t((c[l] >> 8) & 63);
+                const int64_t max_lane = (lane & seg) | (clamp & ~seg), min_lane = lane & seg;
+                int64_t j;
+                bool ok;
+                switch (mode) {
+                case SIMTGPU_SHFL_UP: j = lane - bv; ok = j >= max_lane; break;
+                case SIMTGPU_SHFL_DOWN: j = lane + bv; ok = j <= max_lane; break;
+                case SIMTGPU_SHFL_BFLY: j = lane ^ bv; ok = j <= max_lane; break;
+                default: j = min_lane | (bv & ~seg); ok = j <= max_lane; break;
+                }
+                if (!ok || j < 0 || j >= int64_t(W)) j = lane;
+                res[l] = a[j];
+            });
+            ALU(res[l]);
+            break;
+        }
+        case Op::ActiveMask: ALU(mask); break;
+        case Op::WarpSync: {
+            uint64_t waiting = 0;
+            each(mask, [&](uint32_t l) {
+                const uint64_t need = (a[l] | uint64_t(1) << l) & w.live();
+                waiting |= uint64_t((need & ~mask) != 0) << l;
+            });
+            if (!waiting) break; // every member is here: nothing to wait for
+            for (uint64_t m = mask; m; m &= m - 1) {
+                const uint32_t l = uint32_t(std::countr_zero(m));
+                w.sync_mask[l] = a[l] | uint64_t(1) << l;
+                w.pc[l] = next;
+            }
+            w.blocked_sync |= mask;
+            pcs_written = stop = true;
+            try_release_warp_sync(w);
+            check_deadlock(w.cta);
+            break;
+        }
+        default:
+            exec_fp(slot, in, mask);
+            break;
+        }
+#undef ALU
+#undef A
+#undef B
+#undef SA
+#undef SB
+#undef W32
+        if (exception) break;
+        pc = next;
+        if (touched_global) {
+            w.ready_at = now + issued + config.mem_latency;
+            break;
+        }
+        if (pc >= group.yield_pc) break;
+    }
+    if (!pcs_written)
+        for (uint64_t m = mask; m; m &= m - 1) w.pc[std::countr_zero(m)] = pc;
+    stats.warp_instructions += issued;
+    stats.thread_instructions += uint64_t(issued) * active;
+    return issued;
+}
+
+// ------------------------------------------------------------ Sm
+
+Sm::Sm(const DeviceConfig &config, uint32_t sm_id) : impl_(std::make_unique<Impl>(config, sm_id)) {}
+Sm::~Sm() = default;
+
+void Sm::begin_launch(const LaunchDesc &launch, GlobalMemory &memory, uint64_t device_cycle)
+{
+    Impl &s = *impl_;
+    s.launch = launch;
+    s.memory = &memory;
+    s.now = device_cycle;
+    s.exits = ExitRecord{};
+    s.exception.reset();
+    s.last_issued = -1;
+    for (TlbEntry &e : s.tlb) e = TlbEntry{};
+    s.code.clear();
+    const simtgpu_sm_resources r{s.config.warps_per_sm, s.config.warp_size, s.config.ctas_per_sm,
+                                 s.config.shared_bytes_per_sm};
+    s.max_ctas = simtgpu_max_ctas_per_sm(&r, launch.threads_per_cta(), launch.shared_bytes);
+}
+
+bool Sm::can_accept_cta() const { return impl_->resident_ctas < impl_->max_ctas; }
+void Sm::add_cta(const Dim3 &ctaid) { impl_->add_cta(ctaid); }
+SmRunResult Sm::run(uint64_t cycles) { return impl_->run(cycles); }
+bool Sm::idle() const { return impl_->resident_ctas == 0; }
+
+void Sm::abort()
+{
+    Impl &s = *impl_;
+    for (Cta &c : s.ctas) c.active = false;
+    for (Warp &w : s.warps) w.active = false;
+    s.resident_ctas = s.resident_warps = 0;
+    s.exception.reset();
+}
+
+uint64_t Sm::clock() const { return impl_->now; }
+const ExitRecord &Sm::exit_record() const { return impl_->exits; }
+const SmStats &Sm::stats() const { return impl_->stats; }
+void Sm::reset_stats() { impl_->stats = SmStats{}; }
+
+} // namespace simtgpu::sim
