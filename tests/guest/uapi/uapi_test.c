@@ -1,0 +1,1346 @@
+// SPDX-License-Identifier: MIT
+/*
+ * simtgpu-uapi-test: the kernel driver's uAPI, exercised from userspace in
+ * the guest. Each test checks one ioctl's success path and its refusals, or
+ * one behaviour of the driver (memory, submission, dependencies, isolation
+ * between processes, faults, hangs, leaks). Expected values are computed
+ * here, independently of the driver and the device.
+ *
+ * Usage: simtgpu-uapi-test [--no-reload]
+ *   --no-reload   skip the tests that unload and reload simtgpu.ko (the
+ *                 hang test then needs a timeout_ms of at most 10 s)
+ * Prints one line per test and ends with "N passed, N failed".
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/sync_file.h>
+#include <xf86drm.h>
+
+#include <drm/simtgpu_drm.h>
+#include <simtgpu/hw.h>
+
+#include "device_kernels.h"
+
+extern const unsigned char uapi_device_elf[];
+extern const unsigned char uapi_device_elf_end[];
+
+/* ------------------------------------------------------- reporting --- */
+
+static int tests_passed;
+static int tests_failed;
+static bool current_failed;
+
+static void fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stdout, "  %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	current_failed = true;
+}
+
+#define CHECK(cond)                                                         \
+	do {                                                                \
+		if (!(cond))                                                \
+			fail(__FILE__, __LINE__, "%s", #cond);              \
+	} while (0)
+
+/* An ioctl that must fail with `err` (a positive errno). */
+#define CHECK_ERR(expr, err)                                                \
+	do {                                                                \
+		int got_ = (expr);                                          \
+		if (got_ != -(err))                                         \
+			fail(__FILE__, __LINE__, "%s: got %d (%s), want -%s", \
+			     #expr, got_, got_ ? strerror(-got_) : "ok",     \
+			     #err);                                         \
+	} while (0)
+
+#define CHECK_OK(expr)                                                      \
+	do {                                                                \
+		int got_ = (expr);                                          \
+		if (got_)                                                   \
+			fail(__FILE__, __LINE__, "%s: %d (%s)", #expr, got_, \
+			     strerror(-got_));                              \
+	} while (0)
+
+static void run_test(const char *name, void (*fn)(void))
+{
+	current_failed = false;
+	fn();
+	if (current_failed) {
+		tests_failed++;
+		printf("FAIL %s\n", name);
+	} else {
+		tests_passed++;
+		printf("PASS %s\n", name);
+	}
+	fflush(stdout);
+}
+
+/* ------------------------------------------------------- helpers --- */
+
+static int xioctl(int fd, unsigned long request, void *arg)
+{
+	return drmIoctl(fd, request, arg) ? -errno : 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int open_simtgpu(void)
+{
+	for (int minor = 128; minor < 192; minor++) {
+		char path[64];
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/dri/renderD%d", minor);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		drmVersionPtr v = drmGetVersion(fd);
+		bool ours = v && strcmp(v->name, "simtgpu") == 0;
+
+		drmFreeVersion(v);
+		if (ours)
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+static uint64_t get_param(int fd, uint32_t param)
+{
+	struct drm_simtgpu_get_param p = { .param = param };
+
+	if (xioctl(fd, DRM_IOCTL_SIMTGPU_GET_PARAM, &p))
+		return 0;
+	return p.value;
+}
+
+static int bo_create(int fd, uint64_t size, uint32_t flags, uint32_t *handle,
+		     uint64_t *va)
+{
+	struct drm_simtgpu_bo_create c = { .size = size, .flags = flags };
+	int ret = xioctl(fd, DRM_IOCTL_SIMTGPU_BO_CREATE, &c);
+
+	*handle = ret ? 0 : c.handle;
+	if (va)
+		*va = ret ? 0 : c.gpu_va;
+	return ret;
+}
+
+static void *bo_map(int fd, uint32_t handle, uint64_t size)
+{
+	struct drm_simtgpu_bo_mmap_offset m = { .handle = handle };
+	void *p;
+
+	if (xioctl(fd, DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &m))
+		return NULL;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, m.offset);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int queue_create(int fd, uint32_t priority, uint32_t *id)
+{
+	struct drm_simtgpu_queue_create q = { .priority = priority };
+	int ret = xioctl(fd, DRM_IOCTL_SIMTGPU_QUEUE_CREATE, &q);
+
+	*id = ret ? 0 : q.queue_id;
+	return ret;
+}
+
+static int queue_state(int fd, uint32_t id,
+		       struct drm_simtgpu_queue_get_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->queue_id = id;
+	return xioctl(fd, DRM_IOCTL_SIMTGPU_QUEUE_GET_STATE, s);
+}
+
+static uint32_t syncobj_new(int fd)
+{
+	uint32_t h = 0;
+
+	if (drmSyncobjCreate(fd, 0, &h))
+		fail(__FILE__, __LINE__, "drmSyncobjCreate: %s", strerror(errno));
+	return h;
+}
+
+/* Waits up to `seconds` for a binary syncobj; 0 when it signalled. */
+static int syncobj_wait(int fd, uint32_t h, int seconds)
+{
+	int64_t deadline = (int64_t)(now_ns() + seconds * 1000000000ull);
+
+	return drmSyncobjWait(fd, &h, 1, deadline,
+			      DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL) ?
+		       -errno : 0;
+}
+
+/* The status of a binary syncobj's fence: 1 signalled, <0 its error. */
+static int syncobj_status(int fd, uint32_t h)
+{
+	struct sync_file_info info = { 0 };
+	int sync_fd = -1;
+	int ret;
+
+	if (drmSyncobjExportSyncFile(fd, h, &sync_fd))
+		return -1000;
+	ret = ioctl(sync_fd, SYNC_IOC_FILE_INFO, &info);
+	close(sync_fd);
+	return ret ? -1001 : info.status;
+}
+
+/* An indirect buffer being written, in a BO of its own. */
+struct ib {
+	uint32_t handle;
+	uint64_t va;
+	uint32_t *map;
+	uint32_t dwords;
+};
+
+#define IB_BYTES 16384
+
+static bool ib_init(int fd, struct ib *ib)
+{
+	memset(ib, 0, sizeof(*ib));
+	if (bo_create(fd, IB_BYTES, 0, &ib->handle, &ib->va))
+		return false;
+	ib->map = bo_map(fd, ib->handle, IB_BYTES);
+	return ib->map != NULL;
+}
+
+static void ib_fini(int fd, struct ib *ib)
+{
+	if (ib->map)
+		munmap(ib->map, IB_BYTES);
+	if (ib->handle)
+		drmCloseBufferHandle(fd, ib->handle);
+	memset(ib, 0, sizeof(*ib));
+}
+
+static void ib_packet(struct ib *ib, uint32_t opcode, const void *body,
+		      uint32_t bytes)
+{
+	ib->map[ib->dwords++] = SIMTGPU_PKT_HEADER(opcode, 0, bytes / 4);
+	memcpy(&ib->map[ib->dwords], body, bytes);
+	ib->dwords += bytes / 4;
+}
+
+static void ib_fill(struct ib *ib, uint64_t va, uint64_t bytes,
+		    uint32_t pattern)
+{
+	struct simtgpu_pkt_fill f = { .dst_va = va, .bytes = bytes,
+				      .pattern = pattern };
+
+	ib_packet(ib, SIMTGPU_PKT_FILL, &f, sizeof(f));
+}
+
+static void ib_copy(struct ib *ib, uint64_t src, uint64_t dst, uint64_t bytes)
+{
+	struct simtgpu_pkt_copy c = { .src_va = src, .dst_va = dst,
+				      .bytes = bytes };
+
+	ib_packet(ib, SIMTGPU_PKT_COPY, &c, sizeof(c));
+}
+
+struct submit_opts {
+	uint32_t queue;
+	const struct drm_simtgpu_bo_ref *bos;
+	uint32_t bo_count;
+	const struct drm_simtgpu_sync *in;
+	uint32_t in_count;
+	const struct drm_simtgpu_sync *out;
+	uint32_t out_count;
+	uint32_t flags;
+};
+
+static int submit(int fd, const struct ib *ib, const struct submit_opts *o)
+{
+	struct drm_simtgpu_submit s = {
+		.ib_va = ib->va,
+		.ib_dwords = ib->dwords,
+		.queue_id = o->queue,
+		.bos = (uintptr_t)o->bos,
+		.bo_count = o->bo_count,
+		.bo_stride = sizeof(struct drm_simtgpu_bo_ref),
+		.in_syncs = (uintptr_t)o->in,
+		.in_sync_count = o->in_count,
+		.sync_stride = sizeof(struct drm_simtgpu_sync),
+		.out_syncs = (uintptr_t)o->out,
+		.out_sync_count = o->out_count,
+		.flags = o->flags,
+	};
+
+	/* CPU writes through the write-combined mapping reach VRAM first. */
+	__sync_synchronize();
+	return xioctl(fd, DRM_IOCTL_SIMTGPU_SUBMIT, &s);
+}
+
+/* Submits `ib` on `queue` with one binary out-syncobj and waits for it. */
+static int run_ib(int fd, const struct ib *ib, uint32_t queue, int *status)
+{
+	uint32_t done = syncobj_new(fd);
+	struct drm_simtgpu_sync out = { .handle = done };
+	struct submit_opts o = { .queue = queue, .out = &out, .out_count = 1 };
+	int ret = submit(fd, ib, &o);
+
+	if (!ret)
+		ret = syncobj_wait(fd, done, 120);
+	if (!ret && status)
+		*status = syncobj_status(fd, done);
+	drmSyncobjDestroy(fd, done);
+	return ret;
+}
+
+/* The device image, loaded into an EXEC BO at the VA the kernel chose. */
+struct program {
+	uint32_t handle;
+	uint64_t va;
+	uint64_t entry;
+};
+
+static bool program_load(int fd, struct program *prog)
+{
+	const unsigned char *image = uapi_device_elf;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)image;
+	uint64_t lo = UINT64_MAX, hi = 0, size;
+	unsigned char *map;
+
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_machine != EM_RISCV)
+		return false;
+	for (int i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(image + eh->e_phoff +
+							    i * eh->e_phentsize);
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		lo = ph->p_vaddr < lo ? ph->p_vaddr : lo;
+		hi = ph->p_vaddr + ph->p_memsz > hi ? ph->p_vaddr + ph->p_memsz : hi;
+	}
+	size = (hi - lo + 4095) & ~4095ull;
+	if (bo_create(fd, size, SIMTGPU_BO_EXEC, &prog->handle, &prog->va))
+		return false;
+	map = bo_map(fd, prog->handle, size);
+	if (!map)
+		return false;
+	for (int i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(image + eh->e_phoff +
+							    i * eh->e_phentsize);
+
+		if (ph->p_type == PT_LOAD)
+			memcpy(map + (ph->p_vaddr - lo), image + ph->p_offset,
+			       ph->p_filesz);
+	}
+	munmap(map, size);
+	/* Only pc-relative code: relocating is moving. */
+	prog->entry = prog->va + (eh->e_entry - lo);
+	return true;
+}
+
+/* A LAUNCH of the test kernel with parameters in a BO of their own. */
+struct launch {
+	uint32_t params_handle;
+	uint64_t params_va;
+};
+
+static bool ib_launch(int fd, struct ib *ib, const struct program *prog,
+		      const struct uapi_kernel_params *params, uint32_t ctas,
+		      uint32_t threads, struct launch *l)
+{
+	struct simtgpu_pkt_launch p = { 0 };
+	void *map;
+
+	if (bo_create(fd, 4096, SIMTGPU_BO_READ_ONLY, &l->params_handle,
+		      &l->params_va))
+		return false;
+	map = bo_map(fd, l->params_handle, 4096);
+	if (!map)
+		return false;
+	memcpy(map, params, sizeof(*params));
+	munmap(map, 4096);
+
+	p.entry_pc = prog->entry;
+	p.param_va = l->params_va;
+	p.grid[0] = ctas;
+	p.grid[1] = p.grid[2] = 1;
+	p.block[0] = threads;
+	p.block[1] = p.block[2] = 1;
+	p.stack_bytes = 256;
+	ib_packet(ib, SIMTGPU_PKT_LAUNCH, &p, sizeof(p));
+	return true;
+}
+
+static char *read_file(const char *path)
+{
+	static char buf[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return NULL;
+	buf[n] = 0;
+	return buf;
+}
+
+/* A "key value" or "key: value" number from a text file, or -1. */
+static long long file_value(const char *text, const char *key)
+{
+	const char *p = text ? strstr(text, key) : NULL;
+
+	if (!p)
+		return -1;
+	p += strlen(key);
+	while (*p == ' ' || *p == ':' || *p == '\t')
+		p++;
+	return strtoll(p, NULL, 10);
+}
+
+/* The debugfs directory of our device, e.g. /sys/kernel/debug/dri/128. */
+static bool debugfs_dir(char *out, size_t len)
+{
+	DIR *d = opendir("/sys/kernel/debug/dri");
+	struct dirent *e;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (e = readdir(d))) {
+		char path[600];
+		char *name;
+
+		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%s/name",
+			 e->d_name);
+		name = read_file(path);
+		if (name && strncmp(name, "simtgpu", 7) == 0) {
+			snprintf(out, len, "/sys/kernel/debug/dri/%s",
+				 e->d_name);
+			found = true;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* ------------------------------------------------------------ state --- */
+
+static int fd = -1; /* the main test file */
+static bool reload = true;
+
+/* ------------------------------------------------------------- tests --- */
+
+static void test_open(void)
+{
+	drmVersionPtr v;
+
+	fd = open_simtgpu();
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	v = drmGetVersion(fd);
+	CHECK(v && v->version_major == SIMTGPU_UAPI_VERSION_MAJOR);
+	drmFreeVersion(v);
+}
+
+static void test_get_param(void)
+{
+	struct drm_simtgpu_get_param p = { 0 };
+
+	for (uint32_t i = 0; i <= SIMTGPU_PARAM_NUM_QUEUES_MAX; i++) {
+		p.param = i;
+		p.pad = 0;
+		CHECK_OK(xioctl(fd, DRM_IOCTL_SIMTGPU_GET_PARAM, &p));
+	}
+	CHECK(get_param(fd, SIMTGPU_PARAM_UAPI_VERSION) ==
+	      ((SIMTGPU_UAPI_VERSION_MAJOR << 16) | SIMTGPU_UAPI_VERSION_MINOR));
+	CHECK(get_param(fd, SIMTGPU_PARAM_HW_VERSION) >> 16 ==
+	      SIMTGPU_HW_VERSION_MAJOR);
+	CHECK(get_param(fd, SIMTGPU_PARAM_VRAM_SIZE) >= (4 << 20));
+	CHECK(get_param(fd, SIMTGPU_PARAM_NUM_SMS) > 0);
+	CHECK(get_param(fd, SIMTGPU_PARAM_WARP_SIZE) > 0);
+	CHECK(get_param(fd, SIMTGPU_PARAM_NUM_QUEUES_MAX) > 0);
+	CHECK(get_param(fd, SIMTGPU_PARAM_ARCH) >= SIMTGPU_ARCH_SIMT1);
+	uint64_t t0 = get_param(fd, SIMTGPU_PARAM_TIMESTAMP);
+	usleep(10000);
+	CHECK(get_param(fd, SIMTGPU_PARAM_TIMESTAMP) >= t0);
+
+	p.param = SIMTGPU_PARAM_NUM_QUEUES_MAX + 1;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_GET_PARAM, &p), EINVAL);
+	p.param = 0xffffffff;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_GET_PARAM, &p), EINVAL);
+	p.param = SIMTGPU_PARAM_ARCH;
+	p.pad = 1;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_GET_PARAM, &p), EINVAL);
+}
+
+static void test_bo_create_refusals(void)
+{
+	uint64_t vram = get_param(fd, SIMTGPU_PARAM_VRAM_SIZE);
+	struct drm_simtgpu_bo_create c;
+
+	memset(&c, 0, sizeof(c));
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_CREATE, &c), EINVAL);
+	c.size = 4096;
+	c.flags = 1u << 7;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_CREATE, &c), EINVAL);
+	c.flags = 0;
+	c.extensions = 1;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_CREATE, &c), EINVAL);
+	c.extensions = 0;
+	c.size = UINT64_MAX;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_CREATE, &c), EINVAL);
+	c.size = UINT64_MAX - 4094;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_CREATE, &c), EINVAL);
+	c.size = vram + 4096;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_CREATE, &c), ENOSPC);
+	c.size = 1ull << 62;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_CREATE, &c), ENOSPC);
+	/* All of VRAM cannot be had: the rings and page tables use some. */
+	c.size = vram;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_CREATE, &c), ENOSPC);
+}
+
+static void test_bo_create_info(void)
+{
+	struct drm_simtgpu_bo_info info = { 0 };
+	uint32_t a, b;
+	uint64_t va_a, va_b;
+
+	CHECK_OK(bo_create(fd, 5000, SIMTGPU_BO_EXEC, &a, &va_a));
+	CHECK_OK(bo_create(fd, 4096, SIMTGPU_BO_READ_ONLY, &b, &va_b));
+	CHECK(va_a % 4096 == 0 && va_b % 4096 == 0);
+	CHECK(va_a >= 0x100000 && va_a < SIMTGPU_LOCAL_BASE);
+	/* Disjoint, with at least one unmapped guard page between them. */
+	CHECK(va_b >= va_a + 8192 + 4096 || va_a >= va_b + 4096 + 4096);
+
+	info.handle = a;
+	CHECK_OK(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_INFO, &info));
+	CHECK(info.size == 8192);
+	CHECK(info.flags == SIMTGPU_BO_EXEC);
+	CHECK(info.gpu_va == va_a);
+	info.handle = b;
+	CHECK_OK(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_INFO, &info));
+	CHECK(info.flags == SIMTGPU_BO_READ_ONLY && info.size == 4096);
+	info.handle = 0xdead;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_INFO, &info), ENOENT);
+
+	CHECK_OK(drmCloseBufferHandle(fd, a));
+	info.handle = a;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_INFO, &info), ENOENT);
+	CHECK(drmCloseBufferHandle(fd, a) != 0);
+	CHECK_OK(drmCloseBufferHandle(fd, b));
+}
+
+static void test_bo_mmap(void)
+{
+	const uint64_t size = 256 * 1024;
+	struct drm_simtgpu_bo_mmap_offset m = { 0 };
+	uint32_t h;
+	uint32_t *p;
+	bool zero = true, same = true;
+
+	CHECK_OK(bo_create(fd, size, 0, &h, NULL));
+	m.handle = h;
+	m.flags = 1;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &m), EINVAL);
+	m.flags = 0;
+	m.handle = 0xdead;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &m), ENOENT);
+
+	p = bo_map(fd, h, size);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	for (uint64_t i = 0; i < size / 4; i++) {
+		zero &= p[i] == 0;
+		p[i] = (uint32_t)(i * 2654435761u);
+	}
+	CHECK(zero); /* fresh VRAM is cleared */
+	munmap(p, size);
+	/* A mapping larger than the BO is refused. */
+	m.handle = h;
+	CHECK_OK(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &m));
+	CHECK(mmap(NULL, size + 4096, PROT_READ, MAP_SHARED, fd, m.offset) ==
+	      MAP_FAILED);
+
+	p = bo_map(fd, h, size);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	for (uint64_t i = 0; i < size / 4; i++)
+		same &= p[i] == (uint32_t)(i * 2654435761u);
+	CHECK(same);
+	munmap(p, size);
+	drmCloseBufferHandle(fd, h);
+}
+
+static void test_queues(void)
+{
+	uint32_t max = (uint32_t)get_param(fd, SIMTGPU_PARAM_NUM_QUEUES_MAX);
+	struct drm_simtgpu_queue_create c = { 0 };
+	struct drm_simtgpu_queue_destroy d = { 0 };
+	struct drm_simtgpu_queue_get_state s;
+	uint32_t ids[256], n = 0, q;
+
+	for (uint32_t prio = SIMTGPU_PRIORITY_LOW; prio <= SIMTGPU_PRIORITY_HIGH;
+	     prio++) {
+		CHECK_OK(queue_create(fd, prio, &q));
+		CHECK_OK(queue_state(fd, q, &s));
+		CHECK(s.state == 0 && s.last_error == 0);
+		d.queue_id = q;
+		CHECK_OK(xioctl(fd, DRM_IOCTL_SIMTGPU_QUEUE_DESTROY, &d));
+		CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_QUEUE_DESTROY, &d),
+			  ENOENT);
+		CHECK_ERR(queue_state(fd, q, &s), ENOENT);
+	}
+	c.priority = SIMTGPU_PRIORITY_HIGH + 1;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_QUEUE_CREATE, &c), EINVAL);
+	c.priority = 0;
+	c.flags = 1;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_QUEUE_CREATE, &c), EINVAL);
+	c.flags = 0;
+	c.pad = 1;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_QUEUE_CREATE, &c), EINVAL);
+	d.queue_id = 1;
+	d.pad = 1;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_QUEUE_DESTROY, &d), EINVAL);
+	memset(&s, 0, sizeof(s));
+	s.pad = 1;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_QUEUE_GET_STATE, &s), EINVAL);
+
+	/* Exactly NUM_QUEUES_MAX queues per file. */
+	while (n < 256 && queue_create(fd, SIMTGPU_PRIORITY_NORMAL, &ids[n]) == 0)
+		n++;
+	CHECK(n == max);
+	CHECK_ERR(queue_create(fd, SIMTGPU_PRIORITY_NORMAL, &q), EBUSY);
+	for (uint32_t i = 0; i < n; i++) {
+		d.queue_id = ids[i];
+		d.pad = 0;
+		CHECK_OK(xioctl(fd, DRM_IOCTL_SIMTGPU_QUEUE_DESTROY, &d));
+	}
+}
+
+static void test_submit_refusals(void)
+{
+	struct drm_simtgpu_bo_ref refs[2];
+	struct drm_simtgpu_sync sync = { 0 };
+	struct submit_opts o = { 0 };
+	struct drm_simtgpu_submit s;
+	uint32_t q, fresh = syncobj_new(fd);
+	struct ib ib;
+
+	CHECK(ib_init(fd, &ib));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_NORMAL, &q));
+	ib.map[ib.dwords++] = SIMTGPU_PKT_HEADER(SIMTGPU_PKT_NOP, 0, 0);
+	o.queue = q;
+
+#define BASE_SUBMIT()                                                     \
+	do {                                                              \
+		memset(&s, 0, sizeof(s));                                 \
+		s.ib_va = ib.va;                                          \
+		s.ib_dwords = 1;                                          \
+		s.queue_id = q;                                           \
+		s.bo_stride = sizeof(struct drm_simtgpu_bo_ref);          \
+		s.sync_stride = sizeof(struct drm_simtgpu_sync);          \
+	} while (0)
+#define SUBMIT_ERR(err) CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_SUBMIT, &s), err)
+
+	BASE_SUBMIT();
+	CHECK_OK(xioctl(fd, DRM_IOCTL_SIMTGPU_SUBMIT, &s));
+	BASE_SUBMIT();
+	s.extensions = 8;
+	SUBMIT_ERR(EINVAL);
+	BASE_SUBMIT();
+	s.flags = 1u << 5;
+	SUBMIT_ERR(EINVAL);
+	BASE_SUBMIT();
+	s.ib_dwords = 0;
+	SUBMIT_ERR(EINVAL);
+	BASE_SUBMIT();
+	s.ib_dwords = SIMTGPU_MAX_IB_DWORDS + 1;
+	SUBMIT_ERR(EINVAL);
+	BASE_SUBMIT();
+	s.ib_va += 2;
+	SUBMIT_ERR(EINVAL);
+	BASE_SUBMIT();
+	s.ib_va = 0x200000000000ull; /* mapped nowhere */
+	SUBMIT_ERR(EINVAL);
+	BASE_SUBMIT();
+	s.ib_dwords = IB_BYTES / 4 + 1; /* runs off the IB's BO */
+	SUBMIT_ERR(EINVAL);
+	BASE_SUBMIT();
+	s.queue_id = 9999;
+	SUBMIT_ERR(ENOENT);
+	BASE_SUBMIT();
+	s.bo_count = SIMTGPU_MAX_SUBMIT_BOS + 1;
+	s.bos = (uintptr_t)refs;
+	SUBMIT_ERR(EINVAL);
+	BASE_SUBMIT();
+	s.bo_count = 1;
+	s.bos = (uintptr_t)refs;
+	s.bo_stride = 4;
+	SUBMIT_ERR(EINVAL);
+	BASE_SUBMIT();
+	s.in_sync_count = SIMTGPU_MAX_SUBMIT_SYNCS + 1;
+	SUBMIT_ERR(EINVAL);
+	BASE_SUBMIT();
+	s.in_sync_count = 1;
+	s.in_syncs = (uintptr_t)&sync;
+	s.sync_stride = 8;
+	SUBMIT_ERR(EINVAL);
+
+	/* Bad pointers, handles, flags and padding in the arrays. */
+	BASE_SUBMIT();
+	s.bo_count = 1;
+	s.bos = 16; /* unmapped user address */
+	SUBMIT_ERR(EFAULT);
+	refs[0].handle = 0xdead;
+	refs[0].flags = 0;
+	BASE_SUBMIT();
+	s.bo_count = 1;
+	s.bos = (uintptr_t)refs;
+	SUBMIT_ERR(ENOENT);
+	refs[0].handle = ib.handle;
+	refs[0].flags = 0x10;
+	SUBMIT_ERR(EINVAL);
+	refs[0].flags = 0;
+	refs[1] = refs[0]; /* the same BO twice */
+	s.bo_count = 2;
+	SUBMIT_ERR(EINVAL);
+	s.bo_count = 1;
+	CHECK_OK(xioctl(fd, DRM_IOCTL_SIMTGPU_SUBMIT, &s));
+
+	BASE_SUBMIT();
+	s.in_sync_count = 1;
+	s.in_syncs = (uintptr_t)&sync;
+	sync.handle = 0xdead;
+	SUBMIT_ERR(ENOENT);
+	sync.handle = fresh;
+	sync.pad = 1;
+	SUBMIT_ERR(EINVAL);
+	sync.pad = 0;
+	/* A syncobj without a fence is no dependency one can wait for. */
+	SUBMIT_ERR(EINVAL);
+	s.in_syncs = 16;
+	SUBMIT_ERR(EFAULT);
+
+	BASE_SUBMIT();
+	s.out_sync_count = 1;
+	s.out_syncs = (uintptr_t)&sync;
+	sync.handle = 0xdead;
+	SUBMIT_ERR(ENOENT);
+	sync.handle = fresh;
+	sync.pad = 2;
+	SUBMIT_ERR(EINVAL);
+	sync.pad = 0;
+	CHECK_OK(xioctl(fd, DRM_IOCTL_SIMTGPU_SUBMIT, &s));
+	CHECK_OK(syncobj_wait(fd, fresh, 60));
+	CHECK(syncobj_status(fd, fresh) == 1);
+
+	drmSyncobjDestroy(fd, fresh);
+	ib_fini(fd, &ib);
+	struct drm_simtgpu_queue_destroy d = { .queue_id = q };
+	CHECK_OK(xioctl(fd, DRM_IOCTL_SIMTGPU_QUEUE_DESTROY, &d));
+#undef BASE_SUBMIT
+#undef SUBMIT_ERR
+	(void)o;
+}
+
+static void test_wait_bo(void)
+{
+	struct drm_simtgpu_wait_bo w = { 0 };
+	uint32_t h;
+
+	CHECK_OK(bo_create(fd, 4096, 0, &h, NULL));
+	w.handle = h;
+	w.timeout_ns = 0; /* in the past: a poll */
+	CHECK_OK(xioctl(fd, DRM_IOCTL_SIMTGPU_WAIT_BO, &w));
+	w.flags = 1;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_WAIT_BO, &w), EINVAL);
+	w.flags = 0;
+	w.handle = 0xdead;
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_WAIT_BO, &w), ENOENT);
+	drmCloseBufferHandle(fd, h);
+}
+
+/* A job of FILL packets only: the ring, the IB and the fence path. */
+static void test_fill_job(void)
+{
+	const uint64_t size = 64 * 1024;
+	uint32_t q, h;
+	uint64_t va;
+	uint32_t *p;
+	struct ib ib;
+	int status = 0;
+	bool ok = true;
+
+	CHECK(ib_init(fd, &ib));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_NORMAL, &q));
+	CHECK_OK(bo_create(fd, size, 0, &h, &va));
+	ib_fill(&ib, va, size, 0xc0ffee11);
+	ib_fill(&ib, va + 4096, 8, 0x12345678);
+	CHECK_OK(run_ib(fd, &ib, q, &status));
+	CHECK(status == 1);
+	p = bo_map(fd, h, size);
+	CHECK(p != NULL);
+	for (uint64_t i = 0; p && i < size / 4; i++) {
+		uint32_t want = (i == 1024 || i == 1025) ? 0x12345678 : 0xc0ffee11;
+
+		ok &= p[i] == want;
+	}
+	CHECK(ok);
+	if (p)
+		munmap(p, size);
+	drmCloseBufferHandle(fd, h);
+	ib_fini(fd, &ib);
+}
+
+/* B copies what A filled, on another queue, ordered only by syncobjs. */
+static void test_syncobj_dependencies(void)
+{
+	const uint64_t size = 1 << 20;
+	uint32_t qa, qb, src, dst, timeline, binary;
+	uint64_t va_src, va_dst, point = 2;
+	struct ib a, b, c;
+	uint32_t *p;
+	bool ok = true;
+
+	CHECK(ib_init(fd, &a) && ib_init(fd, &b) && ib_init(fd, &c));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_LOW, &qa));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_HIGH, &qb));
+	CHECK_OK(bo_create(fd, size, 0, &src, &va_src));
+	CHECK_OK(bo_create(fd, size, 0, &dst, &va_dst));
+	CHECK_OK(drmSyncobjCreate(fd, 0, &timeline));
+	binary = syncobj_new(fd);
+
+	/* A: slow (many fills), then the pattern. */
+	for (int i = 0; i < 16; i++)
+		ib_fill(&a, va_src, size, 0x11111111u * (i & 7));
+	ib_fill(&a, va_src, size, 0x5eed5eed);
+	ib_copy(&b, va_src, va_dst, size);
+	ib_fill(&c, va_dst, 4, 0xfeedf00d); /* C runs after B: binary sync */
+
+	struct drm_simtgpu_sync a_out = { .handle = timeline, .point = 1 };
+	struct drm_simtgpu_sync b_in = { .handle = timeline, .point = 1 };
+	struct drm_simtgpu_sync b_out[2] = {
+		{ .handle = timeline, .point = 2 }, { .handle = binary } };
+	struct drm_simtgpu_sync c_in = { .handle = binary };
+	struct submit_opts oa = { .queue = qa, .out = &a_out, .out_count = 1 };
+	struct submit_opts ob = { .queue = qb, .in = &b_in, .in_count = 1,
+				  .out = b_out, .out_count = 2,
+				  .flags = SIMTGPU_SUBMIT_NO_IMPLICIT_SYNC };
+	struct submit_opts oc = { .queue = qa, .in = &c_in, .in_count = 1,
+				  .flags = SIMTGPU_SUBMIT_NO_IMPLICIT_SYNC };
+
+	CHECK_OK(submit(fd, &a, &oa));
+	CHECK_OK(submit(fd, &b, &ob));
+	CHECK_OK(submit(fd, &c, &oc));
+	CHECK(drmSyncobjTimelineWait(fd, &timeline, &point, 1,
+				     (int64_t)(now_ns() + 120000000000ull),
+				     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+				     NULL) == 0);
+	/* C is the last job on queue A: WAIT_BO on dst covers nothing, so
+	 * wait for C through its queue: submit an empty job after it.
+	 */
+	struct drm_simtgpu_wait_bo w = { .handle = dst,
+					 .timeout_ns = (int64_t)(now_ns() +
+								 60000000000ull) };
+	uint32_t tail = syncobj_new(fd);
+	struct drm_simtgpu_sync tail_out = { .handle = tail };
+	struct submit_opts ot = { .queue = qa, .out = &tail_out, .out_count = 1 };
+	struct ib nop;
+
+	CHECK(ib_init(fd, &nop));
+	nop.map[nop.dwords++] = SIMTGPU_PKT_HEADER(SIMTGPU_PKT_NOP, 0, 0);
+	CHECK_OK(submit(fd, &nop, &ot));
+	CHECK_OK(syncobj_wait(fd, tail, 120));
+	CHECK_OK(xioctl(fd, DRM_IOCTL_SIMTGPU_WAIT_BO, &w));
+
+	p = bo_map(fd, dst, size);
+	CHECK(p != NULL);
+	for (uint64_t i = 0; p && i < size / 4; i++)
+		ok &= p[i] == (i == 0 ? 0xfeedf00d : 0x5eed5eed);
+	CHECK(ok);
+	if (p)
+		munmap(p, size);
+	drmSyncobjDestroy(fd, tail);
+	drmSyncobjDestroy(fd, timeline);
+	drmSyncobjDestroy(fd, binary);
+	drmCloseBufferHandle(fd, src);
+	drmCloseBufferHandle(fd, dst);
+	ib_fini(fd, &a);
+	ib_fini(fd, &b);
+	ib_fini(fd, &c);
+	ib_fini(fd, &nop);
+}
+
+static struct program prog;
+
+static void test_kernel_launch(void)
+{
+	const uint32_t ctas = 4, threads = 64, count = 250;
+	struct uapi_kernel_params params = { .mode = UAPI_KERNEL_FILL,
+					     .count = count, .value = 1000 };
+	struct drm_simtgpu_bo_ref ref;
+	struct drm_simtgpu_wait_bo w = { 0 };
+	struct launch l;
+	uint32_t q, out, done = syncobj_new(fd);
+	uint64_t out_va;
+	uint32_t *p;
+	struct ib ib;
+	bool ok = true;
+
+	CHECK(program_load(fd, &prog));
+	CHECK(ib_init(fd, &ib));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_NORMAL, &q));
+	CHECK_OK(bo_create(fd, ctas * threads * 4, 0, &out, &out_va));
+	params.out_va = out_va;
+	CHECK(ib_launch(fd, &ib, &prog, &params, ctas, threads, &l));
+
+	/* Waited on through the syncobj... */
+	ref.handle = out;
+	ref.flags = SIMTGPU_BO_REF_WRITE;
+	struct drm_simtgpu_sync sync = { .handle = done };
+	struct submit_opts o = { .queue = q, .bos = &ref, .bo_count = 1,
+				 .out = &sync, .out_count = 1 };
+	CHECK_OK(submit(fd, &ib, &o));
+	/* ...and, through implicit sync, WAIT_BO on the written BO. */
+	w.handle = out;
+	w.timeout_ns = (int64_t)(now_ns() + 120000000000ull);
+	CHECK_OK(xioctl(fd, DRM_IOCTL_SIMTGPU_WAIT_BO, &w));
+	CHECK_OK(syncobj_wait(fd, done, 120));
+	CHECK(syncobj_status(fd, done) == 1);
+
+	p = bo_map(fd, out, ctas * threads * 4);
+	CHECK(p != NULL);
+	for (uint32_t i = 0; p && i < ctas * threads; i++)
+		ok &= p[i] == (i < count ? 1000 + i * i : 0);
+	CHECK(ok);
+	if (p)
+		munmap(p, ctas * threads * 4);
+	drmSyncobjDestroy(fd, done);
+	drmCloseBufferHandle(fd, out);
+	drmCloseBufferHandle(fd, l.params_handle);
+	ib_fini(fd, &ib);
+}
+
+/* A store to an unmapped VA: -EFAULT, the queue faulted, the rest works. */
+static void test_fault(void)
+{
+	const uint64_t bad = 0x300000000000ull;
+	struct uapi_kernel_params params = { .mode = UAPI_KERNEL_STORE,
+					     .out_va = bad, .value = 7 };
+	struct drm_simtgpu_queue_get_state s;
+	struct launch l;
+	uint32_t q, other;
+	struct ib ib, fill;
+	int status = 0;
+
+	CHECK(ib_init(fd, &ib) && ib_init(fd, &fill));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_NORMAL, &q));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_NORMAL, &other));
+	CHECK(ib_launch(fd, &ib, &prog, &params, 1, 32, &l));
+	CHECK_OK(run_ib(fd, &ib, q, &status));
+	CHECK(status == -EFAULT);
+	CHECK_OK(queue_state(fd, q, &s));
+	CHECK(s.state & SIMTGPU_QUEUE_STATE_FAULTED);
+	CHECK(s.last_error == -EFAULT);
+	CHECK(s.fault.kind == SIMTGPU_EXC_PAGE_FAULT);
+	CHECK(s.fault.address == bad);
+	CHECK(s.fault.access == SIMTGPU_ACCESS_WRITE);
+	CHECK(s.fault.tid[0] == 0 && s.fault.ctaid[0] == 0);
+	/* A faulted queue takes no more work... */
+	CHECK_ERR(run_ib(fd, &ib, q, NULL), ECANCELED);
+	/* ...but the file's other queues do. */
+	uint32_t h;
+	uint64_t va;
+
+	CHECK_OK(bo_create(fd, 4096, 0, &h, &va));
+	ib_fill(&fill, va, 4096, 0xabcdef01);
+	CHECK_OK(run_ib(fd, &fill, other, &status));
+	CHECK(status == 1);
+	CHECK_OK(queue_state(fd, other, &s));
+	CHECK(s.state == 0);
+
+	/* A FILL packet at an address mapped nowhere faults the same way. */
+	uint32_t q2;
+
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_LOW, &q2));
+	fill.dwords = 0;
+	ib_fill(&fill, bad, 4096, 1);
+	CHECK_OK(run_ib(fd, &fill, q2, &status));
+	CHECK(status == -EFAULT);
+	CHECK_OK(queue_state(fd, q2, &s));
+	CHECK(s.fault.address == bad && s.fault.access == SIMTGPU_ACCESS_WRITE);
+
+	drmCloseBufferHandle(fd, h);
+	drmCloseBufferHandle(fd, l.params_handle);
+	ib_fini(fd, &ib);
+	ib_fini(fd, &fill);
+}
+
+/*
+ * Two processes, two address spaces: the parent writes to a VA that is
+ * the child's buffer. It faults in the parent's VM, the child's data stays,
+ * and the child's own jobs complete meanwhile.
+ */
+static void test_two_processes(void)
+{
+	const uint64_t child_size = 8 << 20;
+	int to_parent[2], to_child[2];
+	uint64_t child_va = 0;
+	pid_t pid;
+	int wstatus = 0;
+
+	CHECK(pipe(to_parent) == 0 && pipe(to_child) == 0);
+	pid = fork();
+	if (pid == 0) {
+		int cfd = open_simtgpu();
+		uint32_t h, q;
+		uint64_t va = 0;
+		uint32_t *p;
+		struct ib ib;
+		char go;
+		int status = 0, ok = 1;
+
+		if (cfd < 0 || bo_create(cfd, child_size, 0, &h, &va) ||
+		    !(p = bo_map(cfd, h, child_size)))
+			_exit(2);
+		for (uint64_t i = 0; i < child_size / 4; i++)
+			p[i] = 0xc1d0c1d0;
+		__sync_synchronize();
+		if (write(to_parent[1], &va, sizeof(va)) != sizeof(va) ||
+		    read(to_child[0], &go, 1) != 1)
+			_exit(3);
+		/* The child's own job, while the parent's has faulted. */
+		if (!ib_init(cfd, &ib) ||
+		    queue_create(cfd, SIMTGPU_PRIORITY_NORMAL, &q))
+			_exit(4);
+		ib_fill(&ib, va, 4096, 0x600d600d);
+		if (run_ib(cfd, &ib, q, &status) || status != 1)
+			_exit(5);
+		for (uint64_t i = 0; i < child_size / 4; i++)
+			ok &= p[i] == (i < 1024 ? 0x600d600d : 0xc1d0c1d0);
+		_exit(ok ? 0 : 6);
+	}
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	CHECK(read(to_parent[0], &child_va, sizeof(child_va)) ==
+	      sizeof(child_va));
+
+	/* A fresh file: its VM holds only its own small IB. */
+	int pfd = open_simtgpu();
+	uint32_t q;
+	struct ib ib;
+	int status = 0;
+	struct drm_simtgpu_queue_get_state s;
+	const uint64_t target = child_va + child_size / 2;
+
+	CHECK(pfd >= 0);
+	CHECK(ib_init(pfd, &ib));
+	CHECK(ib.va + IB_BYTES <= target); /* not ours in the parent's VM */
+	CHECK_OK(queue_create(pfd, SIMTGPU_PRIORITY_NORMAL, &q));
+	ib_fill(&ib, target, 4096, 0xbadbad00);
+	CHECK_OK(run_ib(pfd, &ib, q, &status));
+	CHECK(status == -EFAULT);
+	CHECK_OK(queue_state(pfd, q, &s));
+	CHECK(s.fault.address == target);
+	CHECK(write(to_child[1], "g", 1) == 1);
+	CHECK(waitpid(pid, &wstatus, 0) == pid);
+	CHECK(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
+	if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus))
+		printf("  child exit status %d\n", WEXITSTATUS(wstatus));
+	ib_fini(pfd, &ib);
+	close(pfd);
+	close(to_parent[0]);
+	close(to_parent[1]);
+	close(to_child[0]);
+	close(to_child[1]);
+}
+
+static void test_fdinfo(void)
+{
+	char path[64];
+	char *text;
+	uint32_t h;
+
+	CHECK_OK(bo_create(fd, 1 << 20, 0, &h, NULL));
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	text = read_file(path);
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	CHECK(strstr(text, "drm-driver:\tsimtgpu\n") != NULL);
+	CHECK(file_value(text, "drm-client-id") > 0);
+	CHECK(file_value(text, "drm-engine-low") >= 0);
+	CHECK(file_value(text, "drm-engine-normal") > 0); /* jobs ran */
+	CHECK(file_value(text, "drm-engine-high") >= 0);
+	CHECK(file_value(text, "drm-memory-vram") >= 1024);
+	drmCloseBufferHandle(fd, h);
+}
+
+static void test_sysfs(void)
+{
+	char path[256];
+	char *text;
+	char arch[32];
+
+	/* /sys/class/drm/renderDN/device/ is the PCI device. */
+	for (int minor = 128; minor < 192; minor++) {
+		snprintf(path, sizeof(path),
+			 "/sys/class/drm/renderD%d/device/vram_total", minor);
+		if (access(path, R_OK) == 0)
+			break;
+	}
+	text = read_file(path);
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	CHECK((uint64_t)strtoull(text, NULL, 10) ==
+	      get_param(fd, SIMTGPU_PARAM_VRAM_SIZE));
+	strcpy(strrchr(path, '/'), "/sm_count");
+	text = read_file(path);
+	CHECK(text && strtoull(text, NULL, 10) ==
+			      get_param(fd, SIMTGPU_PARAM_NUM_SMS));
+	strcpy(strrchr(path, '/'), "/arch");
+	text = read_file(path);
+	snprintf(arch, sizeof(arch), "simt_%" PRIu64 "\n",
+		 get_param(fd, SIMTGPU_PARAM_ARCH));
+	CHECK(text && strcmp(text, arch) == 0);
+	strcpy(strrchr(path, '/'), "/vram_used");
+	text = read_file(path);
+	CHECK(text && strtoull(text, NULL, 10) > 0);
+	strcpy(strrchr(path, '/'), "/utilisation");
+	text = read_file(path);
+	CHECK(text && strtoull(text, NULL, 10) <= 100);
+}
+
+static void test_debugfs(void)
+{
+	char dir[256], path[300];
+	char *text;
+
+	CHECK(debugfs_dir(dir, sizeof(dir)));
+	snprintf(path, sizeof(path), "%s/rings", dir);
+	text = read_file(path);
+	CHECK(text && strstr(text, "simtgpu-ring0"));
+	snprintf(path, sizeof(path), "%s/vm", dir);
+	text = read_file(path);
+	CHECK(text && strstr(text, "client"));
+	snprintf(path, sizeof(path), "%s/clients", dir);
+	CHECK(read_file(path) != NULL);
+	snprintf(path, sizeof(path), "%s/fences", dir);
+	CHECK(read_file(path) != NULL);
+	snprintf(path, sizeof(path), "%s/objects", dir);
+	text = read_file(path);
+	CHECK(text && file_value(text, "vms") >= 1);
+}
+
+/* A job that never ends: reset by the timeout; another queue goes on. */
+static void test_timeout_reset(void)
+{
+	struct uapi_kernel_params spin = { .mode = UAPI_KERNEL_SPIN };
+	char *text = read_file("/sys/module/simtgpu/parameters/timeout_ms");
+	long long timeout_ms = text ? strtoll(text, NULL, 10) : -1;
+	struct drm_simtgpu_queue_get_state s;
+	uint32_t hang_q, good_q, hung = syncobj_new(fd), h;
+	uint64_t va;
+	struct launch l;
+	struct ib ib, fill;
+	int status = 0;
+
+	CHECK(timeout_ms > 0 && timeout_ms <= 10000);
+	if (timeout_ms <= 0 || timeout_ms > 10000)
+		return;
+	CHECK(program_load(fd, &prog));
+	CHECK(ib_init(fd, &ib) && ib_init(fd, &fill));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_LOW, &hang_q));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_HIGH, &good_q));
+	CHECK(ib_launch(fd, &ib, &prog, &spin, 1, 32, &l));
+	struct drm_simtgpu_sync out = { .handle = hung };
+	struct submit_opts o = { .queue = hang_q, .out = &out, .out_count = 1 };
+	CHECK_OK(submit(fd, &ib, &o));
+
+	CHECK_OK(bo_create(fd, 4096, 0, &h, &va));
+	ib_fill(&fill, va, 4096, 0x0dd0dd0d);
+	CHECK_OK(run_ib(fd, &fill, good_q, &status));
+	CHECK(status == 1);
+	CHECK_OK(syncobj_wait(fd, hung, (int)(timeout_ms * 4 / 1000) + 60));
+	CHECK(syncobj_status(fd, hung) == -ETIMEDOUT);
+	CHECK_OK(queue_state(fd, hang_q, &s));
+	CHECK(s.state & SIMTGPU_QUEUE_STATE_GUILTY);
+	CHECK(s.last_error == -ETIMEDOUT);
+	CHECK_OK(queue_state(fd, good_q, &s));
+	CHECK(s.state == 0);
+	/* After the reset, the device runs jobs again. */
+	CHECK_OK(run_ib(fd, &fill, good_q, &status));
+	CHECK(status == 1);
+
+	drmSyncobjDestroy(fd, hung);
+	drmCloseBufferHandle(fd, h);
+	drmCloseBufferHandle(fd, l.params_handle);
+	drmCloseBufferHandle(fd, prog.handle);
+	ib_fini(fd, &ib);
+	ib_fini(fd, &fill);
+}
+
+static void test_vram_limit(void)
+{
+	uint32_t a, b, c;
+
+	CHECK(get_param(fd, SIMTGPU_PARAM_VRAM_LIMIT) == 16 << 20);
+	CHECK_OK(bo_create(fd, 12 << 20, 0, &a, NULL));
+	CHECK_ERR(bo_create(fd, 8 << 20, 0, &b, NULL), ENOSPC);
+	CHECK_OK(bo_create(fd, 4 << 20, 0, &c, NULL));
+	drmCloseBufferHandle(fd, a);
+	drmCloseBufferHandle(fd, c);
+}
+
+/* With every file closed, debugfs counts no object and VRAM holds only
+ * the kernel's rings and fence page (frees are deferred: poll a while).
+ */
+static void test_nothing_leaked(void)
+{
+	char dir[256], path[300];
+	char *text = NULL;
+	bool clean = false;
+
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	CHECK(debugfs_dir(dir, sizeof(dir)));
+	snprintf(path, sizeof(path), "%s/objects", dir);
+	for (int i = 0; i < 200 && !clean; i++) {
+		text = read_file(path);
+		clean = text && file_value(text, "bos") == 0 &&
+			file_value(text, "vms") == 0 &&
+			file_value(text, "page_tables") == 0 &&
+			file_value(text, "queues") == 0 &&
+			file_value(text, "jobs") == 0 &&
+			file_value(text, "fences") == 0 &&
+			file_value(text, "vram_used") ==
+				file_value(text, "vram_kernel");
+		if (!clean)
+			usleep(50000);
+	}
+	CHECK(clean);
+	if (!clean && text)
+		printf("%s", text);
+}
+
+static int modprobe(const char *args)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "modprobe -r simtgpu && modprobe simtgpu %s",
+		 args);
+	return system(cmd);
+}
+
+static void test_reload_small_timeout(void)
+{
+	CHECK(modprobe("timeout_ms=2000 vram_limit_mb=16") == 0);
+	test_open();
+}
+
+static void test_reload_defaults(void)
+{
+	int status = 0;
+	uint32_t q, h;
+	uint64_t va;
+	struct ib ib;
+
+	CHECK(modprobe("") == 0);
+	test_open();
+	if (fd < 0)
+		return;
+	CHECK(get_param(fd, SIMTGPU_PARAM_VRAM_LIMIT) == 0);
+	CHECK(ib_init(fd, &ib));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_NORMAL, &q));
+	CHECK_OK(bo_create(fd, 4096, 0, &h, &va));
+	ib_fill(&ib, va, 4096, 1);
+	CHECK_OK(run_ib(fd, &ib, q, &status));
+	CHECK(status == 1);
+	drmCloseBufferHandle(fd, h);
+	ib_fini(fd, &ib);
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--no-reload") == 0) {
+			reload = false;
+		} else {
+			fprintf(stderr, "usage: %s [--no-reload]\n", argv[0]);
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	run_test("open render node", test_open);
+	if (fd < 0) {
+		printf("no simtgpu render node\n");
+		printf("%d passed, %d failed\n", tests_passed, tests_failed);
+		return 1;
+	}
+	run_test("GET_PARAM", test_get_param);
+	run_test("BO_CREATE refusals", test_bo_create_refusals);
+	run_test("BO_CREATE, BO_INFO, GEM_CLOSE", test_bo_create_info);
+	run_test("BO_MMAP_OFFSET, mmap write and read back", test_bo_mmap);
+	run_test("QUEUE_CREATE, QUEUE_DESTROY, QUEUE_GET_STATE", test_queues);
+	run_test("SUBMIT refusals", test_submit_refusals);
+	run_test("WAIT_BO", test_wait_bo);
+	run_test("job of FILL packets, out-syncobj", test_fill_job);
+	run_test("dependencies through syncobjs", test_syncobj_dependencies);
+	run_test("kernel launch through an IB", test_kernel_launch);
+	run_test("GPU page fault fails the job with -EFAULT", test_fault);
+	run_test("two processes, two address spaces", test_two_processes);
+	run_test("fdinfo", test_fdinfo);
+	run_test("sysfs", test_sysfs);
+	run_test("debugfs", test_debugfs);
+	if (reload) {
+		run_test("nothing leaked", test_nothing_leaked);
+		run_test("reload with timeout_ms=2000 vram_limit_mb=16",
+			 test_reload_small_timeout);
+		if (fd >= 0) {
+			run_test("VRAM limit", test_vram_limit);
+			run_test("hang reset by the timeout", test_timeout_reset);
+		}
+		run_test("nothing leaked after a reset", test_nothing_leaked);
+		run_test("reload with defaults", test_reload_defaults);
+	} else {
+		run_test("hang reset by the timeout", test_timeout_reset);
+	}
+	if (fd >= 0)
+		close(fd);
+	printf("%d passed, %d failed\n", tests_passed, tests_failed);
+	return tests_failed ? 1 : 0;
+}
