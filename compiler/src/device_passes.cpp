@@ -1,0 +1,843 @@
+// SPDX-License-Identifier: MIT
+#include "device_passes.h"
+
+#include <map>
+#include <optional>
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include "simtgpu/hw.h"
+
+using namespace llvm;
+
+namespace simtcc {
+namespace {
+
+// "file:line:column: " of an instruction, from its debug location (simtcc
+// always asks clang for location tracking), else the enclosing function.
+std::string where(const Instruction &inst)
+{
+	if (const DebugLoc &loc = inst.getDebugLoc()) {
+		auto *scope = cast<DIScope>(loc.getScope());
+		return (scope->getFilename() + ":" + Twine(loc.getLine()) + ":" +
+			Twine(loc.getCol()) + ": ")
+			.str();
+	}
+	return ("in function '" + inst.getFunction()->getName() + "': ").str();
+}
+
+Error refuse(const Instruction &inst, const Twine &what)
+{
+	return createStringError(inconvertibleErrorCode(), where(inst) + "error: " + what.str());
+}
+
+// ------------------------------------------------------------------------
+// 1. NVVM intrinsics
+// ------------------------------------------------------------------------
+
+std::optional<unsigned> sregCsr(StringRef reg)
+{
+	return StringSwitch<std::optional<unsigned>>(reg)
+		.Case("tid.x", SIMTGPU_CSR_TID_X)
+		.Case("tid.y", SIMTGPU_CSR_TID_Y)
+		.Case("tid.z", SIMTGPU_CSR_TID_Z)
+		.Case("ntid.x", SIMTGPU_CSR_NTID_X)
+		.Case("ntid.y", SIMTGPU_CSR_NTID_Y)
+		.Case("ntid.z", SIMTGPU_CSR_NTID_Z)
+		.Case("ctaid.x", SIMTGPU_CSR_CTAID_X)
+		.Case("ctaid.y", SIMTGPU_CSR_CTAID_Y)
+		.Case("ctaid.z", SIMTGPU_CSR_CTAID_Z)
+		.Case("nctaid.x", SIMTGPU_CSR_NCTAID_X)
+		.Case("nctaid.y", SIMTGPU_CSR_NCTAID_Y)
+		.Case("nctaid.z", SIMTGPU_CSR_NCTAID_Z)
+		.Case("laneid", SIMTGPU_CSR_LANEID)
+		.Case("warpid", SIMTGPU_CSR_WARPID)
+		.Case("smid", SIMTGPU_CSR_SMID)
+		.Case("nsmid", SIMTGPU_CSR_NSMID)
+		.Case("warpsize", SIMTGPU_CSR_WARPSIZE)
+		.Case("clock", SIMTGPU_CSR_CLOCK)
+		.Case("clock64", SIMTGPU_CSR_CLOCK)
+		.Case("globaltimer", SIMTGPU_CSR_GLOBALTIMER)
+		.Case("lanemask.lt", SIMTGPU_CSR_LANEMASK_LT)
+		.Case("gridid", SIMTGPU_CSR_GRIDID)
+		.Default(std::nullopt);
+}
+
+class NvvmLowering {
+public:
+	NvvmLowering(Module &module, const LoweringOptions &options)
+		: module_(module), options_(options), i64_(Type::getInt64Ty(module.getContext()))
+	{
+	}
+
+	Error run()
+	{
+		std::vector<CallInst *> calls;
+		for (Function &f : module_)
+			for (BasicBlock &bb : f)
+				for (Instruction &inst : bb)
+					if (auto *call = dyn_cast<CallInst>(&inst))
+						if (Function *callee = call->getCalledFunction())
+							if (callee->getName().startswith("llvm.nvvm.") ||
+							    isRuntimeCall(callee->getName()))
+								calls.push_back(call);
+		for (CallInst *call : calls) {
+			IRBuilder<> b(call);
+			Expected<Value *> replacement = lower(*call, b);
+			if (!replacement)
+				return replacement.takeError();
+			if (*replacement)
+				call->replaceAllUsesWith(*replacement);
+			call->eraseFromParent();
+		}
+		for (Function &f : make_early_inc_range(module_))
+			if (f.getName().startswith("llvm.nvvm.") && f.use_empty())
+				f.eraseFromParent();
+		return Error::success();
+	}
+
+private:
+	static bool isRuntimeCall(StringRef name)
+	{
+		return name == "vprintf" || name == "__assertfail" || instructionMath(name);
+	}
+
+	// libdevice functions RV64GC does in one instruction: calling them
+	// inline, as LLVM intrinsics, gives fsqrt, fabs, fmadd, fmin, ...
+	static Intrinsic::ID instructionMath(StringRef name)
+	{
+		return StringSwitch<Intrinsic::ID>(name)
+			.Cases("__nv_sqrtf", "__nv_sqrt", Intrinsic::sqrt)
+			.Cases("__nv_fabsf", "__nv_fabs", Intrinsic::fabs)
+			.Cases("__nv_fmaf", "__nv_fma", Intrinsic::fma)
+			.Cases("__nv_fminf", "__nv_fmin", Intrinsic::minnum)
+			.Cases("__nv_fmaxf", "__nv_fmax", Intrinsic::maxnum)
+			.Cases("__nv_copysignf", "__nv_copysign", Intrinsic::copysign)
+			.Default(Intrinsic::not_intrinsic);
+	}
+
+	// csrr rd, csr. Identity CSRs are pure (the optimizer may CSE them);
+	// clocks are volatile.
+	Value *readCsr(IRBuilder<> &b, unsigned csr, bool pure)
+	{
+		auto *type = FunctionType::get(i64_, false);
+		auto *asm_ = InlineAsm::get(type, ("csrr $0, " + Twine(csr)).str(), "=r",
+					    /*hasSideEffects=*/!pure);
+		CallInst *call = b.CreateCall(type, asm_);
+		if (pure)
+			call->setDoesNotAccessMemory();
+		return call;
+	}
+
+	// .insn r 0x0b, funct3, funct7, rd, rs1, rs2 with the given operands
+	// (x0 for the missing ones). Always volatile and a memory clobber: these
+	// synchronise with other threads.
+	Value *customR(IRBuilder<> &b, unsigned funct3, unsigned funct7, bool hasResult,
+		       ArrayRef<Value *> sources)
+	{
+		std::string text = (".insn r 0x0b, " + Twine(funct3) + ", " + Twine(funct7) + ", ").str();
+		std::string constraints;
+		unsigned operand = 0;
+		if (hasResult) {
+			text += "$0";
+			constraints = "=r";
+			++operand;
+		} else {
+			text += "x0";
+		}
+		SmallVector<Type *, 2> types;
+		for (unsigned i = 0; i < 2; ++i) {
+			if (i < sources.size()) {
+				text += ", $" + std::to_string(operand++);
+				constraints += std::string(constraints.empty() ? "" : ",") + "r";
+				types.push_back(i64_);
+			} else {
+				text += ", x0";
+			}
+		}
+		constraints += std::string(constraints.empty() ? "" : ",") + "~{memory}";
+		auto *type = FunctionType::get(hasResult ? i64_ : b.getVoidTy(), types, false);
+		return b.CreateCall(type, InlineAsm::get(type, text, constraints, true), sources);
+	}
+
+	Value *customR4(IRBuilder<> &b, unsigned funct2, Value *rs1, Value *rs2, Value *rs3)
+	{
+		std::string text = (".insn r4 0x0b, 2, " + Twine(funct2) + ", $0, $1, $2, $3").str();
+		auto *type = FunctionType::get(i64_, {i64_, i64_, i64_}, false);
+		return b.CreateCall(type, InlineAsm::get(type, text, "=r,r,r,r,~{memory}", true),
+				    {rs1, rs2, rs3});
+	}
+
+	Value *toI64(IRBuilder<> &b, Value *v, bool isSigned = true)
+	{
+		if (v->getType()->isFloatTy())
+			v = b.CreateBitCast(v, b.getInt32Ty());
+		if (v->getType() == i64_)
+			return v;
+		return isSigned ? b.CreateSExt(v, i64_) : b.CreateZExt(v, i64_);
+	}
+
+	Value *fromI64(IRBuilder<> &b, Value *v, Type *type)
+	{
+		if (type->isFloatTy())
+			return b.CreateBitCast(b.CreateTrunc(v, b.getInt32Ty()), type);
+		if (type->isIntegerTy(1))
+			return b.CreateICmpNE(v, ConstantInt::get(i64_, 0));
+		return b.CreateTrunc(v, type);
+	}
+
+	Expected<Value *> lower(CallInst &call, IRBuilder<> &b)
+	{
+		StringRef name = call.getCalledFunction()->getName();
+		Type *type = call.getType();
+		if (name == "vprintf")
+			return lowerPrintf(call, b);
+		if (name == "__assertfail")
+			return lowerAssert(call);
+		if (Intrinsic::ID math = instructionMath(name)) {
+			SmallVector<Value *, 3> args(call.args());
+			return b.CreateIntrinsic(math, {type}, args);
+		}
+		name.consume_front("llvm.nvvm.");
+
+		if (name.consume_front("read.ptx.sreg.")) {
+			if (auto csr = sregCsr(name)) {
+				bool pure = !name.startswith("clock") && name != "globaltimer";
+				return fromI64(b, readCsr(b, *csr, pure), type);
+			}
+			if (name.startswith("lanemask.")) {
+				// eq, le, gt, ge from laneid and lanemask.lt.
+				Value *lane = readCsr(b, SIMTGPU_CSR_LANEID, true);
+				Value *eq = b.CreateShl(ConstantInt::get(i64_, 1), lane);
+				Value *lt = b.CreateSub(eq, ConstantInt::get(i64_, 1));
+				Value *result = StringSwitch<Value *>(name)
+							.Case("lanemask.eq", eq)
+							.Case("lanemask.le", b.CreateOr(lt, eq))
+							.Case("lanemask.gt", b.CreateNot(b.CreateOr(lt, eq)))
+							.Case("lanemask.ge", b.CreateNot(lt))
+							.Default(nullptr);
+				if (result)
+					return fromI64(b, result, type);
+			}
+			return unsupported(call);
+		}
+		if (name == "barrier0" || (name == "barrier.sync" && isZero(call.getArgOperand(0))) ||
+		    (name == "barrier" && isZero(call.getArgOperand(0))))
+			return customR(b, SIMTGPU_F3_BARRIER, SIMTGPU_BAR_SYNC, false, {});
+		if (name == "barrier0.popc" || name == "barrier0.and" || name == "barrier0.or") {
+			unsigned op = name.endswith("popc") ? SIMTGPU_BAR_POPC
+				      : name.endswith("and") ? SIMTGPU_BAR_AND
+							     : SIMTGPU_BAR_OR;
+			Value *pred = toI64(b, call.getArgOperand(0));
+			return fromI64(b, customR(b, SIMTGPU_F3_BARRIER, op, true, {pred}), type);
+		}
+		if (name == "bar.warp.sync")
+			return customR(b, SIMTGPU_F3_WARP, SIMTGPU_WARP_SYNC, false,
+				       {toI64(b, call.getArgOperand(0))});
+		if (name == "activemask")
+			return fromI64(b, customR(b, SIMTGPU_F3_WARP, SIMTGPU_WARP_ACTIVEMASK, true, {}), type);
+		if (name.consume_front("vote.")) {
+			bool sync = name.consume_back(".sync");
+			unsigned op = StringSwitch<unsigned>(name)
+					      .Case("ballot", SIMTGPU_VOTE_BALLOT)
+					      .Case("any", SIMTGPU_VOTE_ANY)
+					      .Case("all", SIMTGPU_VOTE_ALL)
+					      .Case("uni", SIMTGPU_VOTE_UNI)
+					      .Default(~0u);
+			if (op == ~0u)
+				return unsupported(call);
+			Value *mask = sync ? toI64(b, call.getArgOperand(0)) : ConstantInt::get(i64_, -1);
+			Value *pred = b.CreateZExt(call.getArgOperand(sync ? 1 : 0), i64_);
+			return fromI64(b, customR(b, SIMTGPU_F3_VOTE, op, true, {pred, mask}), type);
+		}
+		if (name.consume_front("shfl.")) {
+			// shfl[.sync].mode.{i32,f32}([mask,] value, b, c); the member
+			// mask is implied by the convergent group (docs/isa.md).
+			bool sync = name.consume_front("sync.");
+			if (!name.endswith(".i32") && !name.endswith(".f32"))
+				return unsupported(call); // the predicate-returning forms
+			unsigned mode = StringSwitch<unsigned>(name.drop_back(4))
+						.Case("idx", SIMTGPU_SHFL_IDX)
+						.Case("up", SIMTGPU_SHFL_UP)
+						.Case("down", SIMTGPU_SHFL_DOWN)
+						.Case("bfly", SIMTGPU_SHFL_BFLY)
+						.Default(~0u);
+			if (mode == ~0u)
+				return unsupported(call);
+			unsigned first = sync ? 1 : 0;
+			Value *value = toI64(b, call.getArgOperand(first), false);
+			Value *lane = toI64(b, call.getArgOperand(first + 1), false);
+			Value *clamp = toI64(b, call.getArgOperand(first + 2), false);
+			return fromI64(b, customR4(b, mode, value, lane, clamp), type);
+		}
+		if (name == "membar.cta" || name == "membar.gl" || name == "membar.sys" ||
+		    name.startswith("fence.sc.") || name.startswith("fence.acq_rel.")) {
+			b.CreateFence(AtomicOrdering::SequentiallyConsistent);
+			return nullptr;
+		}
+		if (name.startswith("ldg.global.") || name.startswith("ldu.global.")) {
+			// __ldg is a read through the non-coherent path; here a load.
+			auto *align = cast<ConstantInt>(call.getArgOperand(1));
+			return b.CreateAlignedLoad(type, call.getArgOperand(0),
+						   Align(align->getZExtValue()));
+		}
+		if (name.startswith("atomic.load.inc.32") || name.startswith("atomic.load.dec.32")) {
+			auto op = name.startswith("atomic.load.inc") ? AtomicRMWInst::UIncWrap
+								     : AtomicRMWInst::UDecWrap;
+			return b.CreateAtomicRMW(op, call.getArgOperand(0), call.getArgOperand(1),
+						 Align(4), AtomicOrdering::Monotonic);
+		}
+		return unsupported(call);
+	}
+
+	static bool isZero(Value *v)
+	{
+		auto *c = dyn_cast<ConstantInt>(v);
+		return c && c->isZero();
+	}
+
+	Error unsupported(CallInst &call)
+	{
+		return refuse(call, "simtcc cannot map NVVM intrinsic '" +
+					    call.getCalledFunction()->getName() +
+					    "' to the simtgpu device");
+	}
+
+	// vprintf(format, args) -> __simt_vprintf(format, args, bytes): the
+	// size of clang's packed argument buffer is known here, not at run time.
+	Expected<Value *> lowerPrintf(CallInst &call, IRBuilder<> &b)
+	{
+		if (options_.arch < SIMTGPU_ARCH_SIMT2)
+			return refuse(call, "printf needs -arch=simt_2 or newer (the envptr CSR)");
+		Value *args = call.getArgOperand(1)->stripPointerCasts();
+		uint64_t bytes = 0;
+		if (auto *alloca = dyn_cast<AllocaInst>(args)) {
+			bytes = *alloca->getAllocationSizeInBits(module_.getDataLayout()) / 8;
+		} else if (!isa<ConstantPointerNull>(args)) {
+			return refuse(call, "vprintf needs the argument buffer clang builds for printf");
+		}
+		FunctionCallee runtime = module_.getOrInsertFunction(
+			"__simt_vprintf", b.getInt32Ty(), call.getArgOperand(0)->getType(),
+			call.getArgOperand(1)->getType(), i64_);
+		return b.CreateCall(runtime, {call.getArgOperand(0), call.getArgOperand(1),
+					      ConstantInt::get(i64_, bytes)});
+	}
+
+	Expected<Value *> lowerAssert(CallInst &call)
+	{
+		if (options_.arch < SIMTGPU_ARCH_SIMT2)
+			return refuse(call, "assert needs -arch=simt_2 or newer (the envptr CSR)");
+		// The runtime implements __assertfail itself; keep the call.
+		IRBuilder<> b(&call);
+		SmallVector<Value *, 5> args(call.args());
+		FunctionCallee runtime = module_.getOrInsertFunction(
+			"__simt_assertfail", call.getFunctionType());
+		return b.CreateCall(runtime, args);
+	}
+
+	Module &module_;
+	const LoweringOptions &options_;
+	Type *i64_;
+};
+
+// ------------------------------------------------------------------------
+// 2. Address spaces
+// ------------------------------------------------------------------------
+
+class Flattener {
+public:
+	explicit Flattener(Module &module) : module_(module), flat_(PointerType::get(module.getContext(), 0))
+	{
+	}
+
+	Expected<SharedLayout> run()
+	{
+		SharedLayout layout;
+		if (Error e = replaceGlobals(layout))
+			return e;
+		for (GlobalVariable &gv : module_.globals())
+			if (gv.hasInitializer()) {
+				Expected<Constant *> init = flatten(gv.getInitializer());
+				if (!init)
+					return init.takeError();
+				gv.setInitializer(*init);
+			}
+		for (Function &f : module_) {
+			if (f.isDeclaration())
+				continue;
+			for (Argument &arg : f.args())
+				if (isNonFlat(arg.getType()))
+					return createStringError(inconvertibleErrorCode(),
+								 "error: function '%s' takes an address-space "
+								 "qualified pointer; simtcc supports only "
+								 "generic pointers in signatures",
+								 f.getName().str().c_str());
+			if (Error e = flattenFunction(f))
+				return e;
+		}
+		for (auto &[old, replacement] : intrinsics_)
+			old->eraseFromParent();
+		for (GlobalVariable *gv : dead_globals_) {
+			gv->removeDeadConstantUsers();
+			if (!gv->use_empty())
+				return createStringError(inconvertibleErrorCode(),
+							 "error: internal: '%s' still used after "
+							 "flattening address spaces",
+							 gv->getName().str().c_str());
+			gv->eraseFromParent();
+		}
+		return layout;
+	}
+
+private:
+	static bool isNonFlat(Type *type)
+	{
+		if (auto *vector = dyn_cast<VectorType>(type))
+			type = vector->getElementType();
+		return type->isPointerTy() && type->getPointerAddressSpace() != 0;
+	}
+
+	Type *flatType(Type *type)
+	{
+		if (auto *vector = dyn_cast<VectorType>(type))
+			if (isNonFlat(vector))
+				return VectorType::get(flat_, vector->getElementCount());
+		return isNonFlat(type) ? flat_ : type;
+	}
+
+	static bool containsNonFlat(Type *type)
+	{
+		if (isNonFlat(type))
+			return true;
+		for (Type *sub : type->subtypes())
+			if (containsNonFlat(sub))
+				return true;
+		return false;
+	}
+
+	// Shared variables get addresses in the shared window (static ones in
+	// declaration order, then the extern ones, which alias); globals of
+	// other address spaces move to address space 0.
+	Error replaceGlobals(SharedLayout &layout)
+	{
+		const DataLayout &dl = module_.getDataLayout();
+		std::vector<GlobalVariable *> globals;
+		for (GlobalVariable &gv : module_.globals())
+			if (gv.getAddressSpace() != 0)
+				globals.push_back(&gv);
+		uint64_t offset = 0;
+		std::vector<GlobalVariable *> dynamic;
+		for (GlobalVariable *gv : globals) {
+			if (gv->getAddressSpace() != 3)
+				continue;
+			if (gv->isDeclaration()) {
+				dynamic.push_back(gv);
+				continue;
+			}
+			uint64_t align = gv->getAlign().valueOrOne().value();
+			align = std::max<uint64_t>(align, dl.getABITypeAlign(gv->getValueType()).value());
+			offset = alignTo(offset, align);
+			mapped_[gv] = ConstantExpr::getIntToPtr(
+				ConstantInt::get(Type::getInt64Ty(module_.getContext()),
+						 SIMTGPU_SHARED_BASE + offset),
+				flat_);
+			offset += dl.getTypeAllocSize(gv->getValueType());
+		}
+		layout.static_bytes = static_cast<uint32_t>(alignTo(offset, 16));
+		layout.dynamic_offset = layout.static_bytes;
+		if (offset >= SIMTGPU_SHARED_WINDOW)
+			return createStringError(inconvertibleErrorCode(),
+						 "error: static __shared__ variables need %llu bytes, "
+						 "more than the shared window",
+						 static_cast<unsigned long long>(offset));
+		for (GlobalVariable *gv : dynamic)
+			mapped_[gv] = ConstantExpr::getIntToPtr(
+				ConstantInt::get(Type::getInt64Ty(module_.getContext()),
+						 SIMTGPU_SHARED_BASE + layout.dynamic_offset),
+				flat_);
+
+		for (GlobalVariable *gv : globals) {
+			if (containsNonFlat(gv->getValueType()))
+				return createStringError(inconvertibleErrorCode(),
+							 "error: global '%s' holds address-space "
+							 "qualified pointers",
+							 gv->getName().str().c_str());
+			if (gv->getAddressSpace() != 3) {
+				// __device__ (1) and __constant__ (4) data: writable by the
+				// host through cudaMemcpyToSymbol, so never "constant".
+				auto *flat = new GlobalVariable(
+					module_, gv->getValueType(), gv->isConstant(), gv->getLinkage(),
+					nullptr, "", gv, gv->getThreadLocalMode(), 0,
+					gv->isExternallyInitialized());
+				flat->copyAttributesFrom(gv);
+				flat->takeName(gv);
+				SmallVector<std::pair<unsigned, MDNode *>, 4> metadata;
+				gv->getAllMetadata(metadata);
+				for (auto &[kind, node] : metadata)
+					flat->setMetadata(kind, node);
+				if (gv->hasInitializer())
+					flat->setInitializer(gv->getInitializer());
+				mapped_[gv] = flat;
+			}
+			dead_globals_.push_back(gv);
+		}
+		return Error::success();
+	}
+
+	Expected<Constant *> flatten(Constant *c)
+	{
+		if (auto found = cache_.find(c); found != cache_.end())
+			return found->second;
+		Constant *result = c;
+		if (auto *gv = dyn_cast<GlobalVariable>(c)) {
+			if (auto it = mapped_.find(gv); it != mapped_.end())
+				result = it->second;
+		} else if (isa<ConstantPointerNull>(c)) {
+			result = ConstantPointerNull::get(cast<PointerType>(flatType(c->getType())));
+		} else if (isa<UndefValue>(c) && !isa<PoisonValue>(c)) {
+			result = UndefValue::get(flatType(c->getType()));
+		} else if (isa<PoisonValue>(c)) {
+			result = PoisonValue::get(flatType(c->getType()));
+		} else if (auto *ce = dyn_cast<ConstantExpr>(c)) {
+			SmallVector<Constant *, 4> ops;
+			bool changed = false;
+			for (Use &op : ce->operands()) {
+				Expected<Constant *> flat = flatten(cast<Constant>(op));
+				if (!flat)
+					return flat.takeError();
+				changed |= *flat != op;
+				ops.push_back(*flat);
+			}
+			if (ce->getOpcode() == Instruction::AddrSpaceCast) {
+				result = ops[0]; // every space is the flat one now
+			} else if (changed || isNonFlat(ce->getType())) {
+				Type *src = nullptr;
+				if (auto *gep = dyn_cast<GEPOperator>(ce))
+					src = gep->getSourceElementType();
+				result = ce->getWithOperands(ops, flatType(ce->getType()), false, src);
+			}
+		} else if (isa<ConstantAggregate>(c)) {
+			SmallVector<Constant *, 8> ops;
+			bool changed = false;
+			for (Use &op : c->operands()) {
+				Expected<Constant *> flat = flatten(cast<Constant>(op));
+				if (!flat)
+					return flat.takeError();
+				changed |= *flat != op;
+				ops.push_back(*flat);
+			}
+			if (changed) {
+				if (auto *array = dyn_cast<ConstantArray>(c)) {
+					if (containsNonFlat(array->getType()))
+						result = ConstantArray::get(
+							ArrayType::get(flat_, array->getType()->getNumElements()), ops);
+					else
+						result = ConstantArray::get(array->getType(), ops);
+				} else if (auto *st = dyn_cast<ConstantStruct>(c)) {
+					if (containsNonFlat(st->getType()))
+						return createStringError(inconvertibleErrorCode(),
+									 "error: constant struct with "
+									 "address-space qualified pointers");
+					result = ConstantStruct::get(st->getType(), ops);
+				} else {
+					result = ConstantVector::get(ops);
+				}
+			}
+		}
+		cache_[c] = result;
+		return result;
+	}
+
+	Function *flatIntrinsic(Function *old)
+	{
+		if (auto it = intrinsics_.find(old); it != intrinsics_.end())
+			return it->second;
+		SmallVector<Type *, 4> overloads;
+		Intrinsic::getIntrinsicSignature(old, overloads);
+		for (Type *&t : overloads)
+			t = flatType(t);
+		Function *flat = Intrinsic::getDeclaration(&module_, old->getIntrinsicID(), overloads);
+		intrinsics_[old] = flat;
+		return flat;
+	}
+
+	Error flattenFunction(Function &f)
+	{
+		std::vector<Instruction *> casts;
+		for (BasicBlock &bb : f) {
+			for (Instruction &inst : bb) {
+				for (Use &op : inst.operands()) {
+					auto *c = dyn_cast<Constant>(op);
+					if (!c || isa<Function>(c))
+						continue;
+					Expected<Constant *> flat = flatten(c);
+					if (!flat)
+						return flat.takeError();
+					if (*flat != c)
+						op.set(*flat);
+				}
+				if (auto *call = dyn_cast<CallInst>(&inst)) {
+					Function *callee = call->getCalledFunction();
+					if (callee && callee->isIntrinsic() &&
+					    containsNonFlat(callee->getFunctionType()))
+						call->setCalledFunction(flatIntrinsic(callee));
+					else if (containsNonFlat(call->getFunctionType()))
+						return refuse(inst, "call through an address-space qualified "
+								    "signature is not supported");
+				}
+				if (auto *alloca = dyn_cast<AllocaInst>(&inst);
+				    alloca && alloca->getAddressSpace() != 0)
+					return refuse(inst, "alloca outside the generic address space");
+				if (auto *gep = dyn_cast<GetElementPtrInst>(&inst))
+					if (containsNonFlat(gep->getSourceElementType()))
+						return refuse(inst, "address-space qualified pointers inside "
+								    "aggregates are not supported");
+				if (containsNonFlat(inst.getType()))
+					inst.mutateType(flatType(inst.getType()));
+				if (isa<AddrSpaceCastInst>(inst))
+					casts.push_back(&inst);
+			}
+		}
+		for (Instruction *cast : casts) {
+			cast->replaceAllUsesWith(cast->getOperand(0));
+			cast->eraseFromParent();
+		}
+		return Error::success();
+	}
+
+	Module &module_;
+	PointerType *flat_;
+	std::map<GlobalVariable *, Constant *> mapped_;
+	std::map<Constant *, Constant *> cache_;
+	std::map<Function *, Function *> intrinsics_;
+	std::vector<GlobalVariable *> dead_globals_;
+};
+
+// ------------------------------------------------------------------------
+// 3. Kernel entries and table
+// ------------------------------------------------------------------------
+
+std::vector<Function *> kernelsOf(Module &module)
+{
+	std::vector<Function *> kernels;
+	if (NamedMDNode *annotations = module.getNamedMetadata("nvvm.annotations")) {
+		for (MDNode *node : annotations->operands()) {
+			if (node->getNumOperands() < 3)
+				continue;
+			auto *kind = dyn_cast<MDString>(node->getOperand(1));
+			if (!kind || kind->getString() != "kernel")
+				continue;
+			if (auto *value = dyn_cast_or_null<ValueAsMetadata>(node->getOperand(0)))
+				if (auto *f = dyn_cast<Function>(value->getValue()))
+					kernels.push_back(f);
+		}
+	}
+	for (Function &f : module)
+		if (f.getCallingConv() == CallingConv::PTX_Kernel &&
+		    std::find(kernels.begin(), kernels.end(), &f) == kernels.end())
+			kernels.push_back(&f);
+	return kernels;
+}
+
+uint32_t maxThreadsOf(Module &module, Function *kernel)
+{
+	NamedMDNode *annotations = module.getNamedMetadata("nvvm.annotations");
+	if (!annotations)
+		return 0;
+	for (MDNode *node : annotations->operands()) {
+		auto *value = dyn_cast_or_null<ValueAsMetadata>(node->getOperand(0));
+		if (!value || value->getValue() != kernel)
+			continue;
+		for (unsigned i = 1; i + 1 < node->getNumOperands(); i += 2) {
+			auto *key = dyn_cast<MDString>(node->getOperand(i));
+			if (key && key->getString() == "maxntidx")
+				if (auto *n = mdconst::dyn_extract<ConstantInt>(node->getOperand(i + 1)))
+					return static_cast<uint32_t>(n->getZExtValue());
+		}
+	}
+	return 0;
+}
+
+// Sets tp to a small zeroed block in the wrapper's frame: picolibc's libm
+// keeps errno in thread-local storage (local-exec, tp-relative).
+constexpr uint64_t kThreadLocalBytes = 64;
+
+} // namespace
+
+Error lowerNvvmIntrinsics(Module &module, const LoweringOptions &options)
+{
+	return NvvmLowering(module, options).run();
+}
+
+Expected<SharedLayout> flattenAddressSpaces(Module &module)
+{
+	return Flattener(module).run();
+}
+
+Expected<std::vector<KernelInfo>> buildKernelEntries(Module &module, const SharedLayout &shared)
+{
+	LLVMContext &context = module.getContext();
+	const DataLayout &dl = module.getDataLayout();
+	std::vector<KernelInfo> infos;
+	auto *flat = PointerType::get(context, 0);
+	for (Function *kernel : kernelsOf(module)) {
+		if (kernel->isVarArg())
+			return createStringError(inconvertibleErrorCode(), "error: kernel '%s' is variadic",
+						 kernel->getName().str().c_str());
+		KernelInfo info;
+		info.name = kernel->getName().str();
+		info.entry_symbol = kEntryPrefix + info.name;
+		info.static_shared_bytes = shared.static_bytes;
+		info.max_threads_per_cta = maxThreadsOf(module, kernel);
+
+		auto *entry = Function::Create(FunctionType::get(Type::getVoidTy(context), {flat}, false),
+					       GlobalValue::ExternalLinkage, info.entry_symbol, module);
+		entry->addFnAttr(Attribute::NoReturn);
+		entry->addFnAttr(Attribute::NoUnwind);
+		entry->setDSOLocal(true);
+		IRBuilder<> b(BasicBlock::Create(context, "entry", entry));
+
+		Value *tls = b.CreateAlloca(ArrayType::get(b.getInt8Ty(), kThreadLocalBytes));
+		cast<AllocaInst>(tls)->setAlignment(Align(16));
+		b.CreateMemSet(tls, b.getInt8(0), kThreadLocalBytes, Align(16));
+		auto *setTp = FunctionType::get(b.getVoidTy(), {flat}, false);
+		b.CreateCall(setTp, InlineAsm::get(setTp, "mv tp, $0", "r,~{memory}", true), {tls});
+
+		uint64_t offset = 0;
+		SmallVector<Value *, 8> args;
+		Value *params = entry->getArg(0);
+		for (Argument &arg : kernel->args()) {
+			Type *byval = arg.getParamByValType();
+			Type *valueType = byval ? byval : arg.getType();
+			uint64_t size = dl.getTypeAllocSize(valueType);
+			uint64_t align = dl.getABITypeAlign(valueType).value();
+			if (MaybeAlign explicitAlign = arg.getParamAlign())
+				align = std::max(align, explicitAlign->value());
+			offset = alignTo(offset, align);
+			info.params.push_back({static_cast<uint32_t>(offset), static_cast<uint32_t>(size),
+					       static_cast<uint32_t>(align)});
+			Value *slot = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), params, offset);
+			// A byval parameter is the buffer slot itself (the callee's
+			// byval semantics copy it); others are loaded from it.
+			args.push_back(byval ? slot : b.CreateAlignedLoad(valueType, slot, Align(align)));
+			offset += size;
+		}
+		info.param_bytes = static_cast<uint32_t>(offset);
+		CallInst *call = b.CreateCall(kernel->getFunctionType(), kernel, args);
+		call->setCallingConv(kernel->getCallingConv());
+		call->setAttributes(kernel->getAttributes());
+
+		auto *exit = FunctionType::get(b.getVoidTy(), false);
+		b.CreateCall(exit, InlineAsm::get(exit, "li a0, 0\n\tli a7, 93\n\tecall",
+						  "~{x10},~{x17},~{memory}", true));
+		b.CreateUnreachable();
+		infos.push_back(std::move(info));
+	}
+	return infos;
+}
+
+uint32_t kernelTableStackFieldOffset(uint32_t index)
+{
+	return sizeof(simtgpu_ktab_header) + index * sizeof(simtgpu_ktab_entry) +
+	       offsetof(simtgpu_ktab_entry, stack_bytes);
+}
+
+std::vector<uint8_t> encodeKernelTable(const std::vector<KernelInfo> &kernels, uint32_t arch)
+{
+	std::string strtab(1, '\0');
+	auto addString = [&](const std::string &s) {
+		uint32_t at = static_cast<uint32_t>(strtab.size());
+		strtab += s;
+		strtab.push_back('\0');
+		return at;
+	};
+	std::vector<simtgpu_ktab_entry> entries;
+	std::vector<simtgpu_ktab_param> params;
+	for (const KernelInfo &k : kernels) {
+		simtgpu_ktab_entry e{};
+		e.name = addString(k.name);
+		e.entry_symbol = addString(k.entry_symbol);
+		e.param_count = static_cast<uint32_t>(k.params.size());
+		e.param_first = static_cast<uint32_t>(params.size());
+		e.param_bytes = k.param_bytes;
+		e.static_shared_bytes = k.static_shared_bytes;
+		e.stack_bytes = k.stack_bytes;
+		e.max_threads_per_cta = k.max_threads_per_cta;
+		entries.push_back(e);
+		for (const KernelParam &p : k.params)
+			params.push_back({p.offset, p.size, p.align, 0});
+	}
+	simtgpu_ktab_header h{};
+	h.magic = SIMTGPU_KTAB_MAGIC;
+	h.version = SIMTGPU_KTAB_VERSION;
+	h.arch = arch;
+	h.count = static_cast<uint32_t>(entries.size());
+	h.entry_size = sizeof(simtgpu_ktab_entry);
+	h.param_size = sizeof(simtgpu_ktab_param);
+	h.strtab_offset = static_cast<uint32_t>(sizeof(h) + entries.size() * sizeof(simtgpu_ktab_entry) +
+						params.size() * sizeof(simtgpu_ktab_param));
+	h.strtab_size = static_cast<uint32_t>(strtab.size());
+
+	std::vector<uint8_t> bytes;
+	auto append = [&](const void *data, size_t size) {
+		auto *p = static_cast<const uint8_t *>(data);
+		bytes.insert(bytes.end(), p, p + size);
+	};
+	append(&h, sizeof(h)); // the host is little-endian, as is the device
+	append(entries.data(), entries.size() * sizeof(simtgpu_ktab_entry));
+	append(params.data(), params.size() * sizeof(simtgpu_ktab_param));
+	append(strtab.data(), strtab.size());
+	return bytes;
+}
+
+void emitKernelTable(Module &module, const std::vector<KernelInfo> &kernels, uint32_t arch)
+{
+	std::vector<uint8_t> bytes = encodeKernelTable(kernels, arch);
+	Constant *data = ConstantDataArray::get(module.getContext(), bytes);
+	auto *table = new GlobalVariable(module, data->getType(), true, GlobalValue::ExternalLinkage,
+					 data, kKernelTableSymbol);
+	table->setSection(SIMTGPU_KERNEL_TABLE_SECTION);
+	table->setAlignment(Align(8));
+	table->setDSOLocal(true);
+	appendToUsed(module, {table});
+}
+
+void retargetModule(Module &module, TargetMachine &machine)
+{
+	module.setTargetTriple(machine.getTargetTriple().str());
+	module.setDataLayout(machine.createDataLayout());
+	if (NamedMDNode *annotations = module.getNamedMetadata("nvvm.annotations"))
+		module.eraseNamedMetadata(annotations);
+	std::string features = machine.getTargetFeatureString().str();
+	for (Function &f : module) {
+		if (f.getCallingConv() == CallingConv::PTX_Kernel ||
+		    f.getCallingConv() == CallingConv::PTX_Device)
+			f.setCallingConv(CallingConv::C);
+		for (User *user : f.users())
+			if (auto *call = dyn_cast<CallBase>(user))
+				if (call->getCallingConv() == CallingConv::PTX_Kernel ||
+				    call->getCallingConv() == CallingConv::PTX_Device)
+					call->setCallingConv(CallingConv::C);
+		f.removeFnAttr("target-cpu");
+		f.removeFnAttr("target-features");
+		if (!f.isDeclaration()) {
+			f.addFnAttr("target-cpu", machine.getTargetCPU());
+			f.addFnAttr("target-features", features);
+		}
+	}
+	for (GlobalValue &gv : module.global_values())
+		if (!gv.isDeclaration() && !gv.hasLocalLinkage())
+			gv.setDSOLocal(true);
+}
+
+} // namespace simtcc

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// simtcc's LLVM passes: they turn the NVVM IR of clang's CUDA device pass
+// into an LLVM module for the simtgpu device (RV64GC, lp64d). They run in
+// this order (docs/simtcc.md, "Device pipeline"):
+//   1. lowerNvvmIntrinsics   llvm.nvvm.* -> CSR reads, custom-0 instructions,
+//                            atomics, fences, plain loads; refuses the rest
+//   2. flattenAddressSpaces  shared -> SIMTGPU_SHARED_BASE + offset, every
+//                            other address space -> the flat space 0
+//   3. buildKernelEntries    an entry wrapper per kernel + the kernel table
+//   4. retargetModule        triple, data layout, function attributes
+#ifndef SIMTCC_DEVICE_PASSES_H
+#define SIMTCC_DEVICE_PASSES_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "llvm/Support/Error.h"
+
+namespace llvm {
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace simtcc {
+
+struct LoweringOptions {
+	uint32_t arch = 2; // SIMTGPU_ARCH_*: simt_1 has no envptr CSR
+};
+
+// Rewrites every llvm.nvvm.* call simtcc supports; any other nvvm intrinsic
+// is an error naming it and its source location.
+llvm::Error lowerNvvmIntrinsics(llvm::Module &module, const LoweringOptions &options);
+
+struct SharedLayout {
+	uint32_t static_bytes = 0; // every static __shared__ variable
+	uint32_t dynamic_offset = 0; // where extern __shared__ arrays begin
+};
+
+// Moves every global and pointer into address space 0. Shared variables
+// become constant addresses in the shared window.
+llvm::Expected<SharedLayout> flattenAddressSpaces(llvm::Module &module);
+
+struct KernelParam {
+	uint32_t offset = 0, size = 0, align = 0;
+};
+
+struct KernelInfo {
+	std::string name; // the mangled kernel name (host registration name)
+	std::string entry_symbol; // the wrapper the launch starts at
+	std::vector<KernelParam> params;
+	uint32_t param_bytes = 0;
+	uint32_t static_shared_bytes = 0;
+	uint32_t stack_bytes = 0; // filled in after code generation
+	uint32_t max_threads_per_cta = 0;
+};
+
+// Names of the section and symbol that hold the kernel table.
+inline constexpr const char *kKernelTableSymbol = "__simt_kernel_table";
+inline constexpr const char *kEntryPrefix = "__simt_entry_";
+
+// Adds an entry wrapper per kernel and returns the kernels in table order.
+llvm::Expected<std::vector<KernelInfo>> buildKernelEntries(llvm::Module &module,
+							   const SharedLayout &shared);
+
+// Serialises the kernel table (struct simtgpu_ktab_header and friends) and
+// places it in the module as a constant in section .simt.kernels.
+std::vector<uint8_t> encodeKernelTable(const std::vector<KernelInfo> &kernels, uint32_t arch);
+void emitKernelTable(llvm::Module &module, const std::vector<KernelInfo> &kernels, uint32_t arch);
+
+// Byte offset of kernel `index`'s stack_bytes field within the table.
+uint32_t kernelTableStackFieldOffset(uint32_t index);
+
+// Switches the module to the RISC-V target of `machine`.
+void retargetModule(llvm::Module &module, llvm::TargetMachine &machine);
+
+} // namespace simtcc
+
+#endif
