@@ -3,6 +3,7 @@
 #include "simtgpu/sim.h"
 
 #include "config.h"
+#include "device/capi_internal.h"
 #include "device/device.h"
 
 #include <nlohmann/json.hpp>
@@ -190,3 +191,5 @@ SIMTGPU_SIM_API char *simtgpu_sim_stats_json(simtgpu_sim *sim) {
 SIMTGPU_SIM_API void simtgpu_sim_free_string(char *s) { std::free(s); }
 
 } // extern "C"
+
+simtgpu::sim::Device &simtgpu::sim::device_of(simtgpu_sim *sim) { return *sim->device; }

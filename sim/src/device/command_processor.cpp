@@ -216,19 +216,13 @@ CommandProcessor::Step CommandProcessor::indirect(uint32_t header, const uint32_
     return step;
 }
 
-CommandProcessor::Step CommandProcessor::launch(const uint32_t *body, const RingContext &context) {
-    Step step;
-    const auto p = decode<simtgpu_pkt_launch>(body);
-    auto bad_launch = [&](uint32_t why) {
-        step.exception = packet_exception(SIMTGPU_EXC_BAD_LAUNCH, why);
-        return step;
-    };
+// Why a LAUNCH packet cannot run, or nullopt.
+std::optional<Exception> CommandProcessor::refuse_launch(const simtgpu_pkt_launch &p) const {
+    auto bad_launch = [](uint32_t why) { return packet_exception(SIMTGPU_EXC_BAD_LAUNCH, why); };
     if (p.reserved)
         return bad_launch(SIMTGPU_LAUNCH_ERR_FLAGS);
-    if (p.arch > config_.arch) {
-        step.exception = packet_exception(SIMTGPU_EXC_ARCH_MISMATCH, p.arch);
-        return step;
-    }
+    if (p.arch > config_.arch)
+        return packet_exception(SIMTGPU_EXC_ARCH_MISMATCH, p.arch);
     const uint64_t threads = uint64_t(p.block[0]) * p.block[1] * p.block[2];
     if (!p.grid[0] || !p.grid[1] || !p.grid[2] || !p.block[0] || !p.block[1] || !p.block[2] ||
         p.grid[0] > kMaxGridX || p.grid[1] > kMaxGridYZ || p.grid[2] > kMaxGridYZ ||
@@ -241,28 +235,33 @@ CommandProcessor::Step CommandProcessor::launch(const uint32_t *body, const Ring
     const simtgpu_sm_resources resources{config_.warps_per_sm, config_.warp_size,
                                          config_.ctas_per_sm, config_.shared_bytes_per_sm};
     if (simtgpu_max_ctas_per_sm(&resources, uint32_t(threads), p.shared_bytes) == 0)
-        return bad_launch(SIMTGPU_LAUNCH_ERR_SHARED); // only the granule rounding can fail here
+        return bad_launch(SIMTGPU_LAUNCH_ERR_SHARED); // only granule rounding fails here
+    return std::nullopt;
+}
 
+CommandProcessor::Step CommandProcessor::launch(const uint32_t *body, const RingContext &context) {
+    Step step;
+    const auto p = decode<simtgpu_pkt_launch>(body);
     ContextMemory memory(vram_, bus_, context.valid ? std::optional(context.page_table)
                                                     : std::nullopt);
-    LaunchDesc desc;
-    desc.entry_pc = p.entry_pc;
-    desc.param_va = p.param_va;
-    std::copy_n(p.grid, 3, desc.grid.begin());
-    std::copy_n(p.block, 3, desc.block.begin());
-    desc.shared_bytes = p.shared_bytes;
-    desc.stack_bytes = p.stack_bytes;
-    desc.env_va = p.env_va;
-    desc.grid_id = uint32_t(counters_.launches);
-    ++counters_.launches;
+    LaunchOutcome outcome;
+    step.exception = refuse_launch(p);
+    if (!step.exception && !context.valid)
+        step.exception = fault_exception({SIMTGPU_FAULT_NO_CONTEXT, SIMTGPU_ACCESS_EXEC, p.entry_pc});
+    if (!step.exception) {
+        LaunchDesc desc;
+        desc.entry_pc = p.entry_pc;
+        desc.param_va = p.param_va;
+        std::copy_n(p.grid, 3, desc.grid.begin());
+        std::copy_n(p.block, 3, desc.block.begin());
+        desc.shared_bytes = p.shared_bytes;
+        desc.stack_bytes = p.stack_bytes;
+        desc.env_va = p.env_va;
+        desc.grid_id = uint32_t(counters_.launches);
+        ++counters_.launches;
 
-    if (!context.valid) {
-        MemoryFault f{SIMTGPU_FAULT_NO_CONTEXT, SIMTGPU_ACCESS_EXEC, p.entry_pc};
-        step.exception = fault_exception(f);
-    } else {
-        const uint64_t busy_before = dispatcher_.total_stats().busy_cycles;
-        uint64_t busy_seen = busy_before;
-        last_launch_ = dispatcher_.run(desc, memory, counters_.device_cycles, [&](uint64_t cycles) {
+        uint64_t busy_seen = dispatcher_.total_stats().busy_cycles;
+        outcome = dispatcher_.run(desc, memory, counters_.device_cycles, [&](uint64_t cycles) {
             counters_.device_cycles += cycles;
             counters_.sample_cycles += cycles;
             const uint64_t busy_now = dispatcher_.total_stats().busy_cycles;
@@ -270,22 +269,23 @@ CommandProcessor::Step CommandProcessor::launch(const uint32_t *body, const Ring
             busy_seen = busy_now;
             return progress_();
         });
-        counters_.ctas += last_launch_.ctas_completed;
-        step.exception = last_launch_.exception;
-        if (last_launch_.cancelled)
-            return step; // device reset: no report, nothing more to say
+        counters_.ctas += outcome.ctas_completed;
+        counters_.dma_bytes += memory.dma_bytes();
+        step.exception = outcome.exception;
+        last_launch_ = outcome;
+        if (outcome.cancelled)
+            return step; // device reset: nothing more to write
     }
-    counters_.dma_bytes += memory.dma_bytes();
 
-    if (p.report_va) {
+    if (p.report_va && context.valid) {
         simtgpu_launch_report report{};
-        report.exit_status = last_launch_.exits.status;
-        report.nonzero_exits = last_launch_.exits.nonzero_exits;
-        std::copy_n(last_launch_.exits.ctaid.begin(), 3, report.ctaid);
-        std::copy_n(last_launch_.exits.tid.begin(), 3, report.tid);
+        report.exit_status = outcome.exits.status;
+        report.nonzero_exits = outcome.exits.nonzero_exits;
+        std::copy_n(outcome.exits.ctaid.begin(), 3, report.ctaid);
+        std::copy_n(outcome.exits.tid.begin(), 3, report.tid);
         report.exception = step.exception ? step.exception->kind : 0;
-        report.cycles = context.valid ? last_launch_.cycles : 0;
-        report.thread_instructions = context.valid ? last_launch_.thread_instructions : 0;
+        report.cycles = outcome.cycles;
+        report.thread_instructions = outcome.thread_instructions;
         const uint64_t dma_before = memory.dma_bytes();
         auto f = memory.write(p.report_va, &report, sizeof report);
         counters_.dma_bytes += memory.dma_bytes() - dma_before;

@@ -10,6 +10,7 @@
 #include "device/dispatcher.h"
 #include "device/host_bus.h"
 #include "device/vram.h"
+#include "simtgpu/hw.h"
 
 #include <cstdint>
 #include <functional>
@@ -89,6 +90,7 @@ private:
     Step execute(const DwordSource &src, bool privileged, const RingContext &context);
     Step indirect(uint32_t header, const uint32_t *body, const RingContext &context);
     Step launch(const uint32_t *body, const RingContext &context);
+    std::optional<Exception> refuse_launch(const simtgpu_pkt_launch &p) const;
     Step copy(const uint32_t *body, const RingContext &context);
     Step fill(uint32_t header, const uint32_t *body, const RingContext &context);
     Step write_u64(uint32_t header, uint64_t addr, uint64_t value, const RingContext &context);
