@@ -100,6 +100,14 @@ void simtgpu_vram_clear(struct simtgpu_device *sdev, struct list_head *blocks)
 	wmb(); /* cleared before the GPU is told about the memory */
 }
 
+/* The VRAM offset of the first block: of a contiguous allocation's start. */
+u64 simtgpu_vram_first_offset(struct list_head *blocks)
+{
+	return drm_buddy_block_offset(list_first_entry(blocks,
+						       struct drm_buddy_block,
+						       link));
+}
+
 /* ------------------------------------------------------- GET_PARAM --- */
 
 static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
@@ -553,9 +561,7 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 	simtgpu_vram_clear(sdev, &sdev->fence_vram);
-	sdev->fence_page = drm_buddy_block_offset(
-		list_first_entry(&sdev->fence_vram, struct drm_buddy_block,
-				 link));
+	sdev->fence_page = simtgpu_vram_first_offset(&sdev->fence_vram);
 
 	ret = simtgpu_rings_init(sdev);
 	if (ret)

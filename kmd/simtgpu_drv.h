@@ -120,7 +120,7 @@ struct simtgpu_device {
 	struct workqueue_struct *free_wq; /* deferred BO and VM release */
 	unsigned int resets;
 
-	struct mutex clients_lock;
+	struct mutex clients_lock; /* clients */
 	struct list_head clients; /* simtgpu_file_priv */
 
 	/* Time during which any job was on the device, for sysfs. */
@@ -194,7 +194,7 @@ struct simtgpu_file_priv {
 	char comm[TASK_COMM_LEN];
 	struct list_head link; /* in sdev->clients */
 
-	struct mutex queues_lock;
+	struct mutex queues_lock; /* queues, against concurrent ioctls */
 	struct xarray queues;
 
 };
@@ -244,6 +244,7 @@ int simtgpu_vram_alloc(struct simtgpu_device *sdev, u64 size, u64 min_block,
 		       struct list_head *blocks);
 void simtgpu_vram_free(struct simtgpu_device *sdev, struct list_head *blocks);
 void simtgpu_vram_clear(struct simtgpu_device *sdev, struct list_head *blocks);
+u64 simtgpu_vram_first_offset(struct list_head *blocks);
 
 /* simtgpu_bo.c */
 struct simtgpu_bo *simtgpu_bo_create(struct drm_device *dev,

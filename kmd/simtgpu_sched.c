@@ -189,10 +189,15 @@ void simtgpu_ring_fail_current(struct simtgpu_ring *ring, int error,
 	struct simtgpu_job *job = NULL;
 	unsigned long flags;
 
+	/* The previous job's fence interrupt may not have run yet: retire
+	 * what the fence slot says is done, so the first pending fence is
+	 * the job that was executing.
+	 */
+	simtgpu_ring_signal_fences(ring);
 	spin_lock_irqsave(&ring->lock, flags);
 	f = list_first_entry_or_null(&ring->pending, struct simtgpu_fence,
 				     link);
-	if (f && f->job) {
+	if (f && f->job && f->job->vm->id == context) {
 		job = f->job;
 		dma_fence_set_error(&f->base, error);
 		dma_fence_set_error(&job->base.s_fence->finished, error);
@@ -415,9 +420,7 @@ int simtgpu_rings_init(struct simtgpu_device *sdev)
 		if (ret)
 			goto err;
 		simtgpu_vram_clear(sdev, &ring->vram);
-		ring->vram_offset = drm_buddy_block_offset(
-			list_first_entry(&ring->vram, struct drm_buddy_block,
-					 link));
+		ring->vram_offset = simtgpu_vram_first_offset(&ring->vram);
 
 		ret = simtgpu_sched_init(ring);
 		if (ret)
@@ -445,7 +448,7 @@ void simtgpu_rings_fini(struct simtgpu_device *sdev)
 		while (ring->sched_ready &&
 		       !list_empty_careful(&ring->sched.pending_list) &&
 		       time_before(jiffies, deadline))
-			msleep(10);
+			msleep(20);
 		if (ring->sched_ready)
 			drm_sched_fini(&ring->sched);
 		ring->sched_ready = false;

@@ -52,8 +52,7 @@ static struct simtgpu_pt *simtgpu_pt_alloc(struct simtgpu_vm *vm, int level)
 		return ERR_PTR(ret);
 	}
 	simtgpu_vram_clear(sdev, &pt->vram);
-	pt->offset = drm_buddy_block_offset(
-		list_first_entry(&pt->vram, struct drm_buddy_block, link));
+	pt->offset = simtgpu_vram_first_offset(&pt->vram);
 	list_add_tail(&pt->link, &vm->tables);
 	atomic_inc(&sdev->counts.page_tables);
 	return pt;
@@ -202,8 +201,7 @@ int simtgpu_vm_map_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo)
 		u64 pa = drm_buddy_block_offset(block);
 		u64 end = pa + drm_buddy_block_size(&vm->sdev->mm, block);
 
-		for (; pa < end; pa += SIMTGPU_PAGE_SIZE,
-				 va += SIMTGPU_PAGE_SIZE) {
+		for (; pa < end; pa += SIMTGPU_PAGE_SIZE) {
 			struct simtgpu_pt *pt;
 
 			pt = simtgpu_vm_leaf_table(vm, va, true);
@@ -216,6 +214,7 @@ int simtgpu_vm_map_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo)
 			}
 			simtgpu_pt_write(vm, pt, SIMTGPU_PT_INDEX(va, 0),
 					 SIMTGPU_PTE_MAKE(pa, flags));
+			va += SIMTGPU_PAGE_SIZE;
 		}
 	}
 	wmb(); /* PTEs reach VRAM before any job can use them */
@@ -231,7 +230,7 @@ void simtgpu_vm_unmap_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo)
 		return;
 	mutex_lock(&vm->lock);
 	simtgpu_vm_clear_range(vm, bo->va.start, bo->base.size);
-	wmb();
+	wmb(); /* cleared before the range can be handed out again */
 	drm_mm_remove_node(&bo->va);
 	mutex_unlock(&vm->lock);
 }

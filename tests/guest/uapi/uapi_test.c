@@ -440,7 +440,7 @@ static bool debugfs_dir(char *out, size_t len)
 			 e->d_name);
 		name = read_file(path);
 		if (name && strncmp(name, "simtgpu", 7) == 0) {
-			snprintf(out, len, "/sys/kernel/debug/dri/%s",
+			snprintf(out, len, "/sys/kernel/debug/dri/%.200s",
 				 e->d_name);
 			found = true;
 		}
