@@ -503,19 +503,20 @@ simtgpu_timedout_job(struct drm_sched_job *sched_job)
 	u64 completed;
 	u32 head;
 
-	if (!job->hw_fence || dma_fence_is_signaled(job->hw_fence))
-		return DRM_GPU_SCHED_STAT_NOMINAL;
-
 	/* Slow is not hung: a ring that moved since the last check waits. */
 	head = simtgpu_ring_read(ring, SIMTGPU_RING_HEAD);
 	spin_lock_irqsave(&ring->lock, flags);
 	completed = ring->completed;
 	spin_unlock_irqrestore(&ring->lock, flags);
-	if (head != ring->timeout_head ||
+	if (!job->hw_fence || dma_fence_is_signaled(job->hw_fence) ||
+	    head != ring->timeout_head ||
 	    completed != ring->timeout_completed) {
 		ring->timeout_head = head;
 		ring->timeout_completed = completed;
-		/* Put the job back where drm_sched took it from. */
+		/*
+		 * drm_sched took the job off its pending list: put it back
+		 * (or, if it finished meanwhile, have drm_sched free it).
+		 */
 		drm_sched_stop(sched_job->sched, sched_job);
 		drm_sched_start(sched_job->sched, true);
 		return DRM_GPU_SCHED_STAT_NOMINAL;
