@@ -17,6 +17,7 @@ PACKAGES=(
 	qemu-user
 	# guest: kernel, headers for the module, busybox
 	linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
+	pciutils # lspci in the guest
 	# building QEMU 7.2 from Debian's source package
 	dpkg-dev python3 meson libglib2.0-dev libpixman-1-dev libfdt-dev
 	zlib1g-dev libslirp-dev libattr1-dev libcap-ng-dev

@@ -1,0 +1,488 @@
+/*
+ * simtgpu: a PCIe endpoint for the simulated SIMT GPU of the simtgpu project.
+ *
+ * The device is a thin shell around the simulator library
+ * (libsimtgpu-sim.so, C ABI of simtgpu/sim.h), which it dlopen()s at realize
+ * time so the simulator can be rebuilt without rebuilding QEMU.
+ *
+ * PCI identity, registers and packets: simtgpu/hw.h; docs/qemu.md and
+ * docs/hardware.md describe them.
+ *
+ * MMIO regions:
+ *  BAR0  64 KiB  registers, every access forwarded to the simulator
+ *  BAR2  vram=   VRAM, 64-bit prefetchable RAM; its host pointer is the
+ *                simulator's VRAM, so guest and simulator share it directly
+ *  BAR4          MSI-X table and PBA
+ * Interrupts:
+ *  MSI-X vector 0 (SIMTGPU_MSIX_VEC_FENCE), vector 1 (SIMTGPU_MSIX_VEC_ERROR);
+ *  INTx pin A, level = IRQ_STATUS & IRQ_MASK, only while MSI-X is disabled.
+ *
+ * Threads: the simulator's engines run on its own threads. From there they
+ * call simtgpu_dma_read/write (which use the memory API under RCU, like
+ * QEMU's own iothreads, so they never wait for the big QEMU lock that an
+ * MMIO handler holds) and simtgpu_raise_irq (which only sets a bit and
+ * schedules a bottom half; MSI-X is sent from the bottom half, under the
+ * big QEMU lock).
+ *
+ * Copyright (c) 2026 the simtgpu authors
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qemu/main-loop.h"
+#include "qemu/rcu.h"
+#include "qapi/error.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "sysemu/dma.h"
+#include "qom/object.h"
+#include "trace.h"
+
+#include <dlfcn.h>
+
+#include "simtgpu/hw.h"
+#include "simtgpu/sim.h"
+
+#define TYPE_SIMTGPU "simtgpu"
+OBJECT_DECLARE_SIMPLE_TYPE(SimtgpuState, SIMTGPU)
+
+#define SIMTGPU_DEFAULT_VRAM (256 * MiB)
+#define SIMTGPU_PCIE_CAP_OFFSET 0x80
+
+/* The simulator's entry points, resolved with dlsym(). */
+typedef struct SimtgpuSimOps {
+    uint32_t (*abi_version)(void);
+    int (*create)(const simtgpu_sim_config *config, simtgpu_sim **out,
+                  char *err, size_t err_size);
+    void (*destroy)(simtgpu_sim *sim);
+    uint64_t (*mmio_read)(simtgpu_sim *sim, uint64_t offset, unsigned size);
+    void (*mmio_write)(simtgpu_sim *sim, uint64_t offset, uint64_t value,
+                       unsigned size);
+    void (*reset)(simtgpu_sim *sim);
+} SimtgpuSimOps;
+
+struct SimtgpuState {
+    PCIDevice pdev;
+    MemoryRegion regs;
+    MemoryRegion vram;
+
+    /* Properties. 0 or NULL means the simulator's default. */
+    char *sim_path;
+    uint64_t vram_size;
+    uint32_t num_sms;
+    uint32_t warps_per_sm;
+    uint32_t warp_size;
+    uint32_t arch;
+    char *warp_scheduler;
+    char *reconvergence;
+
+    void *sim_handle; /* from dlopen() */
+    SimtgpuSimOps ops;
+    simtgpu_sim *sim;
+
+    /* MSI-X vectors raised by simulator threads, one bit per vector, sent
+     * by irq_bh. Accessed with qatomic_*. */
+    uint32_t pending_vectors;
+    QEMUBH *irq_bh;
+};
+
+/* ------------------------------------------------------- interrupts --- */
+
+/* INTx mirrors IRQ_STATUS & IRQ_MASK while MSI-X is off (BQL held). */
+static void simtgpu_update_intx(SimtgpuState *s)
+{
+    uint64_t status, mask;
+
+    if (msix_enabled(&s->pdev)) {
+        pci_set_irq(&s->pdev, 0);
+        return;
+    }
+    status = s->ops.mmio_read(s->sim, SIMTGPU_REG_IRQ_STATUS, 4);
+    mask = s->ops.mmio_read(s->sim, SIMTGPU_REG_IRQ_MASK, 4);
+    pci_set_irq(&s->pdev, (status & mask) != 0);
+}
+
+/* Bottom half: runs in the main loop with the BQL held. */
+static void simtgpu_irq_bh(void *opaque)
+{
+    SimtgpuState *s = opaque;
+    uint32_t pending = qatomic_xchg(&s->pending_vectors, 0);
+    unsigned vector;
+
+    for (vector = 0; vector < SIMTGPU_MSIX_VECTORS; vector++) {
+        if (pending & (1u << vector)) {
+            trace_simtgpu_irq(vector, msix_enabled(&s->pdev));
+            msix_notify(&s->pdev, vector);
+        }
+    }
+    simtgpu_update_intx(s);
+}
+
+/* Simulator callback, from any simulator thread. */
+static void simtgpu_raise_irq(void *opaque, uint32_t vector)
+{
+    SimtgpuState *s = opaque;
+
+    if (vector >= SIMTGPU_MSIX_VECTORS) {
+        return;
+    }
+    qatomic_or(&s->pending_vectors, 1u << vector);
+    qemu_bh_schedule(s->irq_bh);
+}
+
+/* -------------------------------------------------------------- DMA --- */
+
+/*
+ * Simulator threads are not QEMU threads: register each with RCU on its
+ * first DMA (the memory API reads the address space under rcu_read_lock)
+ * and unregister it when it exits, through a pthread key destructor.
+ */
+static pthread_key_t simtgpu_rcu_key;
+static pthread_once_t simtgpu_rcu_key_once = PTHREAD_ONCE_INIT;
+
+static void simtgpu_rcu_thread_exit(void *unused)
+{
+    rcu_unregister_thread();
+}
+
+static void simtgpu_rcu_key_init(void)
+{
+    pthread_key_create(&simtgpu_rcu_key, simtgpu_rcu_thread_exit);
+}
+
+static void simtgpu_rcu_register_this_thread(void)
+{
+    static __thread bool registered;
+
+    if (registered || qemu_mutex_iothread_locked()) {
+        return;
+    }
+    pthread_once(&simtgpu_rcu_key_once, simtgpu_rcu_key_init);
+    rcu_register_thread();
+    /* Any non-NULL value makes the destructor run at thread exit. */
+    pthread_setspecific(simtgpu_rcu_key, &registered);
+    registered = true;
+}
+
+static int simtgpu_dma_read(void *opaque, uint64_t bus_addr, void *buf,
+                            uint64_t len)
+{
+    SimtgpuState *s = opaque;
+    MemTxResult r;
+
+    simtgpu_rcu_register_this_thread();
+    r = pci_dma_read(&s->pdev, bus_addr, buf, len);
+    trace_simtgpu_dma(bus_addr, len, false, r);
+    return r == MEMTX_OK ? 0 : -1;
+}
+
+static int simtgpu_dma_write(void *opaque, uint64_t bus_addr, const void *buf,
+                             uint64_t len)
+{
+    SimtgpuState *s = opaque;
+    MemTxResult r;
+
+    simtgpu_rcu_register_this_thread();
+    r = pci_dma_write(&s->pdev, bus_addr, buf, len);
+    trace_simtgpu_dma(bus_addr, len, true, r);
+    return r == MEMTX_OK ? 0 : -1;
+}
+
+/* ------------------------------------------------------------- MMIO --- */
+
+static bool simtgpu_check_access(hwaddr addr, unsigned size, const char *what)
+{
+    if (size != 4 || (addr & 3)) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "simtgpu: %s of %u bytes at 0x%" HWADDR_PRIx
+                      ": registers take aligned 32-bit accesses\n",
+                      what, size, addr);
+        return false;
+    }
+    return true;
+}
+
+static uint64_t simtgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    SimtgpuState *s = opaque;
+    uint64_t val;
+
+    simtgpu_check_access(addr, size, "read");
+    /* The simulator answers bad accesses itself (0) and counts them. */
+    val = s->ops.mmio_read(s->sim, addr, size);
+    trace_simtgpu_mmio_read(addr, size, val);
+    return val;
+}
+
+static void simtgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
+                               unsigned size)
+{
+    SimtgpuState *s = opaque;
+
+    simtgpu_check_access(addr, size, "write");
+    trace_simtgpu_mmio_write(addr, size, val);
+    s->ops.mmio_write(s->sim, addr, val, size);
+
+    switch (addr) {
+    case SIMTGPU_REG_IRQ_MASK:
+    case SIMTGPU_REG_IRQ_ACK:
+    case SIMTGPU_REG_RESET:
+        simtgpu_update_intx(s);
+        break;
+    }
+}
+
+static const MemoryRegionOps simtgpu_mmio_ops = {
+    .read = simtgpu_mmio_read,
+    .write = simtgpu_mmio_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+};
+
+/* ---------------------------------------------------- the simulator --- */
+
+static bool simtgpu_load_sim(SimtgpuState *s, Error **errp)
+{
+    const char *path = s->sim_path ? s->sim_path : SIMTGPU_SIM_LIBRARY;
+    uint32_t version;
+
+    s->sim_handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!s->sim_handle) {
+        error_setg(errp, "simtgpu: cannot load the simulator library %s "
+                   "(this device needs simulator ABI version %u): %s",
+                   path, SIMTGPU_SIM_ABI_VERSION, dlerror());
+        return false;
+    }
+
+    s->ops.abi_version = dlsym(s->sim_handle, SIMTGPU_SIM_ABI_VERSION_SYMBOL);
+    if (!s->ops.abi_version) {
+        error_setg(errp, "simtgpu: %s has no %s: not a simtgpu simulator "
+                   "(this device needs simulator ABI version %u)",
+                   path, SIMTGPU_SIM_ABI_VERSION_SYMBOL,
+                   SIMTGPU_SIM_ABI_VERSION);
+        return false;
+    }
+    version = s->ops.abi_version();
+    if (version != SIMTGPU_SIM_ABI_VERSION) {
+        error_setg(errp, "simtgpu: %s implements simulator ABI version %u, "
+                   "this device needs version %u: rebuild one of them",
+                   path, version, SIMTGPU_SIM_ABI_VERSION);
+        return false;
+    }
+
+#define SIMTGPU_RESOLVE(field, symbol)                                      \
+    do {                                                                    \
+        s->ops.field = dlsym(s->sim_handle, #symbol);                       \
+        if (!s->ops.field) {                                                \
+            error_setg(errp, "simtgpu: %s (ABI version %u) lacks %s",       \
+                       path, version, #symbol);                             \
+            return false;                                                   \
+        }                                                                   \
+    } while (0)
+
+    SIMTGPU_RESOLVE(create, simtgpu_sim_create);
+    SIMTGPU_RESOLVE(destroy, simtgpu_sim_destroy);
+    SIMTGPU_RESOLVE(mmio_read, simtgpu_sim_mmio_read);
+    SIMTGPU_RESOLVE(mmio_write, simtgpu_sim_mmio_write);
+    SIMTGPU_RESOLVE(reset, simtgpu_sim_reset);
+#undef SIMTGPU_RESOLVE
+    return true;
+}
+
+static void simtgpu_unload_sim(SimtgpuState *s)
+{
+    if (s->sim) {
+        s->ops.destroy(s->sim);
+        s->sim = NULL;
+    }
+    if (s->sim_handle) {
+        dlclose(s->sim_handle);
+        s->sim_handle = NULL;
+    }
+}
+
+static bool simtgpu_create_sim(SimtgpuState *s, Error **errp)
+{
+    simtgpu_sim_config config = {
+        .struct_size = sizeof(config),
+        .arch = s->arch,
+        .vram_bytes = s->vram_size,
+        .num_sms = s->num_sms,
+        .warps_per_sm = s->warps_per_sm,
+        .warp_size = s->warp_size,
+        .warp_scheduler = s->warp_scheduler,
+        .reconvergence = s->reconvergence,
+        .vram = memory_region_get_ram_ptr(&s->vram),
+        .opaque = s,
+        .dma_read = simtgpu_dma_read,
+        .dma_write = simtgpu_dma_write,
+        .raise_irq = simtgpu_raise_irq,
+    };
+    char message[256] = "";
+    int ret;
+
+    ret = s->ops.create(&config, &s->sim, message, sizeof(message));
+    if (ret < 0) {
+        s->sim = NULL;
+        error_setg(errp, "simtgpu: the simulator refused its configuration: "
+                   "%s", message[0] ? message : strerror(-ret));
+        return false;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------- realize/exit --- */
+
+static void simtgpu_realize(PCIDevice *pdev, Error **errp)
+{
+    ERRP_GUARD();
+    SimtgpuState *s = SIMTGPU(pdev);
+    unsigned vector;
+
+    if (s->vram_size == 0 || !is_power_of_2(s->vram_size)) {
+        error_setg(errp, "simtgpu: vram=%" PRIu64 " must be a power of two "
+                   "(it is the size of BAR%d)", s->vram_size,
+                   SIMTGPU_BAR_VRAM);
+        return;
+    }
+    if (!simtgpu_load_sim(s, errp)) {
+        simtgpu_unload_sim(s);
+        return;
+    }
+
+    memory_region_init_io(&s->regs, OBJECT(s), &simtgpu_mmio_ops, s,
+                          "simtgpu-regs", SIMTGPU_REGS_SIZE);
+    memory_region_init_ram(&s->vram, OBJECT(s), "simtgpu-vram", s->vram_size,
+                           errp);
+    if (*errp) {
+        simtgpu_unload_sim(s);
+        return;
+    }
+
+    s->irq_bh = qemu_bh_new(simtgpu_irq_bh, s);
+    if (!simtgpu_create_sim(s, errp)) {
+        qemu_bh_delete(s->irq_bh);
+        simtgpu_unload_sim(s);
+        return;
+    }
+
+    pci_config_set_interrupt_pin(pdev->config, 1);
+    pci_register_bar(pdev, SIMTGPU_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->regs);
+    pci_register_bar(pdev, SIMTGPU_BAR_VRAM,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH,
+                     &s->vram);
+
+    if (pcie_endpoint_cap_init(pdev, SIMTGPU_PCIE_CAP_OFFSET) < 0) {
+        error_setg(errp, "simtgpu: cannot add the PCIe capability");
+        goto fail;
+    }
+    pcie_cap_flr_init(pdev);
+    if (msix_init_exclusive_bar(pdev, SIMTGPU_MSIX_VECTORS, SIMTGPU_BAR_MSIX,
+                                errp)) {
+        goto fail;
+    }
+    for (vector = 0; vector < SIMTGPU_MSIX_VECTORS; vector++) {
+        msix_vector_use(pdev, vector);
+    }
+    return;
+
+fail:
+    simtgpu_unload_sim(s);
+    qemu_bh_delete(s->irq_bh);
+}
+
+static void simtgpu_exit(PCIDevice *pdev)
+{
+    SimtgpuState *s = SIMTGPU(pdev);
+
+    /* Joins the simulator's threads: no callback can follow. */
+    simtgpu_unload_sim(s);
+    qemu_bh_delete(s->irq_bh);
+    msix_unuse_all_vectors(pdev);
+    msix_uninit_exclusive_bar(pdev);
+}
+
+/* Device reset, and function-level reset (FLR) through the PCI core. */
+static void simtgpu_reset(DeviceState *dev)
+{
+    SimtgpuState *s = SIMTGPU(dev);
+
+    trace_simtgpu_reset();
+    s->ops.reset(s->sim);
+    qatomic_set(&s->pending_vectors, 0);
+    pci_set_irq(&s->pdev, 0);
+}
+
+/* ------------------------------------------------------------- QOM --- */
+
+static Property simtgpu_properties[] = {
+    DEFINE_PROP_STRING("sim", SimtgpuState, sim_path),
+    DEFINE_PROP_SIZE("vram", SimtgpuState, vram_size, SIMTGPU_DEFAULT_VRAM),
+    DEFINE_PROP_UINT32("sms", SimtgpuState, num_sms, 0),
+    DEFINE_PROP_UINT32("warps-per-sm", SimtgpuState, warps_per_sm, 0),
+    DEFINE_PROP_UINT32("warp-size", SimtgpuState, warp_size, 0),
+    DEFINE_PROP_UINT32("arch", SimtgpuState, arch, 0),
+    DEFINE_PROP_STRING("warp-scheduler", SimtgpuState, warp_scheduler),
+    DEFINE_PROP_STRING("reconvergence", SimtgpuState, reconvergence),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+/* The simulator's state lives outside QEMU and is not migrated. */
+static const VMStateDescription simtgpu_vmstate = {
+    .name = TYPE_SIMTGPU,
+    .unmigratable = 1,
+};
+
+static void simtgpu_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+    k->realize = simtgpu_realize;
+    k->exit = simtgpu_exit;
+    k->vendor_id = SIMTGPU_PCI_VENDOR_ID;
+    k->device_id = SIMTGPU_PCI_DEVICE_ID;
+    k->revision = SIMTGPU_PCI_REVISION;
+    k->class_id = SIMTGPU_PCI_CLASS;
+    dc->desc = "simtgpu simulated SIMT GPU";
+    dc->reset = simtgpu_reset;
+    dc->vmsd = &simtgpu_vmstate;
+    device_class_set_props(dc, simtgpu_properties);
+    set_bit(DEVICE_CATEGORY_DISPLAY, dc->categories);
+}
+
+static const TypeInfo simtgpu_info = {
+    .name = TYPE_SIMTGPU,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(SimtgpuState),
+    .class_init = simtgpu_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void simtgpu_register_types(void)
+{
+    type_register_static(&simtgpu_info);
+}
+
+type_init(simtgpu_register_types)

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The guest tests of `make test`: builds QEMU (cached) and the initramfs from
+# BUILD_DIR, boots once, and runs tests/guest/init/run-suites.sh in the guest,
+# which runs every tests/guest/suites/*.sh. Ends with one line
+# "guest: N passed, N failed" and exits non-zero on any failure (a guest
+# that cannot boot or hangs counts as one failure).
+#
+# Usage: scripts/guest-tests.sh BUILD_DIR
+#   SIMTGPU_GUEST_TIMEOUT  seconds before a hung guest is killed (default 1200)
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=$(cd "${1:-$top/build}" && pwd) || exit 1
+timeout_s=${SIMTGPU_GUEST_TIMEOUT:-1200}
+
+fail() {
+	echo "guest-tests: $*"
+	echo "guest: 0 passed, 1 failed"
+	exit 1
+}
+
+"$top/scripts/build-qemu.sh" >/dev/null || fail "building QEMU failed"
+"$top/scripts/build-initramfs.sh" "$build_dir" >/dev/null || fail "building the initramfs failed"
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+"$top/scripts/run-qemu.sh" --build "$build_dir" --timeout "$timeout_s" -- \
+	env SIMTGPU_BUILD_DIR="$build_dir" run-suites.sh 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+
+line=$(grep -aE '^guest: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+if [[ -z $line ]]; then
+	fail "the guest ended (status $status) before reporting its suites"
+fi
+# Repeat the guest's total as the last line, for scripts/run-tests.sh.
+echo "$line"
+exit "$status"
