@@ -277,8 +277,8 @@ std::vector<std::string> Pipeline::frontendArgs(const std::string &source, Langu
 	if (language == Language::Cuda) {
 		args.insert(args.end(),
 			    {"-x", "cuda", "-nocudainc", "-nocudalib", "--cuda-path=/nonexistent",
-			     "--cuda-gpu-arch=sm_70", "-Xclang", "-target-sdk-version=11.8", "-Xclang",
-			     "-target-feature", "-Xclang", "+ptx70", "-D__SIMTGPU__=1",
+			     "--cuda-gpu-arch=sm_70", "-Xclang", "-target-sdk-version=11.8",
+			     "-D__SIMTGPU__=1",
 			     "-D__SIMTGPU_ARCH__=" + std::to_string(options_.arch), "-I",
 			     toolchain_.device_include});
 		std::string runtimeHeader = join(toolchain_.cuda_include, "cuda_runtime.h");
@@ -287,6 +287,8 @@ std::vector<std::string> Pipeline::frontendArgs(const std::string &source, Langu
 		} else {
 			args.insert(args.end(), {"-include", "simt_device.h"});
 		}
+		if (device) // or clang refuses the warp builtins
+			args.insert(args.end(), {"-Xclang", "-target-feature", "-Xclang", "+ptx70"});
 		args.push_back(device ? "--cuda-device-only" : "--cuda-host-only");
 	} else {
 		args.insert(args.end(), {"-x", language == Language::C ? "c" : "c++"});
@@ -300,7 +302,9 @@ std::vector<std::string> Pipeline::frontendArgs(const std::string &source, Langu
 	args.insert(args.end(), options_.frontend_args.begin(), options_.frontend_args.end());
 	if (device) // simtcc optimises after its own passes, for RISC-V
 		args.insert(args.end(), {"-Xclang", "-disable-llvm-passes", "-emit-llvm"});
-	args.insert(args.end(), {"-c", source});
+	if (!device)
+		args.push_back("-c");
+	args.push_back(source);
 	return args;
 }
 
@@ -308,7 +312,7 @@ namespace {
 
 // Runs clang's cc1 for `args` in this process with `action`.
 Error runFrontend(const std::vector<std::string> &args, clang::FrontendAction &action,
-		  bool locationTracking)
+		  bool locationTracking, const std::string &output)
 {
 	std::vector<const char *> argv;
 	for (const std::string &a : args)
@@ -325,6 +329,9 @@ Error runFrontend(const std::vector<std::string> &args, clang::FrontendAction &a
 		return fail("simtcc: the front end rejected its arguments");
 	// Keep source locations on every instruction, even without -g, so the
 	// device passes can say where an unsupported construct is.
+	// createInvocation plans a syntax-only run; the action decides what
+	// is produced, and here where.
+	invocation->getFrontendOpts().OutputFile = output;
 	if (locationTracking &&
 	    invocation->getCodeGenOpts().getDebugInfo() == clang::codegenoptions::NoDebugInfo)
 		invocation->getCodeGenOpts().setDebugInfo(clang::codegenoptions::LocTrackingOnly);
@@ -342,10 +349,9 @@ Error runFrontend(const std::vector<std::string> &args, clang::FrontendAction &a
 Expected<DeviceModule> Pipeline::compileDevice(const std::string &source)
 {
 	std::vector<std::string> args = frontendArgs(source, Language::Cuda, true);
-	args.insert(args.end(), {"-o", "/dev/null"});
 	trace(args);
 	clang::EmitLLVMOnlyAction action(context_.get());
-	if (Error e = runFrontend(args, action, true))
+	if (Error e = runFrontend(args, action, true, "-"))
 		return e;
 	DeviceModule device;
 	device.module = action.takeModule();
@@ -526,7 +532,7 @@ Error Pipeline::compileHost(const std::string &source, Language language, const 
 	args.insert(args.end(), {"-o", object});
 	trace(args);
 	clang::EmitObjAction action(context_.get());
-	return runFrontend(args, action, false);
+	return runFrontend(args, action, false, object);
 }
 
 Error Pipeline::linkHost(const std::vector<std::string> &objects, const std::string &executable)
