@@ -108,13 +108,11 @@ static irqreturn_t simtgpu_irq_error(int irq, void *arg)
 		struct drm_simtgpu_fault_info fault = { 0 };
 		u32 ring = simtgpu_read(sdev, SIMTGPU_REG_EXC_RING);
 		u32 context = simtgpu_read(sdev, SIMTGPU_REG_EXC_CONTEXT);
-		int error;
 
 		simtgpu_read_exception(sdev, &fault);
-		error = (fault.kind == SIMTGPU_EXC_PAGE_FAULT ||
-			 fault.kind == SIMTGPU_EXC_MISALIGNED) ? -EFAULT : -EIO;
+		/* Every exception is -EFAULT; fault.kind tells them apart. */
 		if (ring < SIMTGPU_NUM_RINGS)
-			simtgpu_ring_fail_current(&sdev->rings[ring], error,
+			simtgpu_ring_fail_current(&sdev->rings[ring], -EFAULT,
 						  &fault, context);
 		else
 			dev_err_ratelimited(sdev->drm.dev,
