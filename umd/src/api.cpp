@@ -333,7 +333,7 @@ SIMTGPU_API simtgpuResult simtgpuMemGetAddressRange(simtgpuContext ctx, simtgpuD
     if (base)
         *base = bo->va;
     if (bytes)
-        *bytes = bo->size;
+        *bytes = bo->valid_bytes();
     return SIMTGPU_SUCCESS;
 }
 

@@ -78,7 +78,7 @@ simtgpuResult Context::create_bo(uint64_t size, uint32_t flags, Bo *out) {
     create.size = size;
     create.flags = flags;
     if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_CREATE, &create)) {
-        if (rc == -ENOMEM) {
+        if (rc == -ENOSPC || rc == -ENOMEM) {
             drm_simtgpu_get_param used{SIMTGPU_PARAM_VRAM_USED, 0, 0};
             transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, &used);
             return fail(SIMTGPU_ERROR_OUT_OF_MEMORY,
@@ -104,7 +104,7 @@ simtgpuResult Context::create_bo(uint64_t size, uint32_t flags, Bo *out) {
         transport_ioctl(*transport_, DRM_IOCTL_GEM_CLOSE, &close);
         return fail_errno(rc ? rc : -ENOMEM, "mapping a BO for the CPU");
     }
-    *out = Bo{create.handle, create.gpu_va, size, static_cast<uint8_t *>(cpu), BoKind::Internal};
+    *out = Bo{create.handle, create.gpu_va, size, 0, static_cast<uint8_t *>(cpu), BoKind::Internal};
     return SIMTGPU_SUCCESS;
 }
 
@@ -122,6 +122,7 @@ simtgpuResult Context::mem_alloc(size_t bytes, simtgpuDevicePtr *out) {
     if (simtgpuResult r = create_bo(bytes, 0, &bo))
         return r;
     bo.kind = BoKind::Device;
+    bo.user_size = bytes;
     device_bos_[bo.va] = bo;
     *out = bo.va;
     return SIMTGPU_SUCCESS;
@@ -145,6 +146,7 @@ simtgpuResult Context::host_alloc(size_t bytes, void **out) {
     // (in-process); otherwise plain memory that copies stage through VRAM.
     if (create_bo(bytes, simkmd::kBoHostMemory, &bo) == SIMTGPU_SUCCESS) {
         bo.kind = BoKind::Host;
+        bo.user_size = bytes;
         device_bos_[bo.va] = bo;
         host_bos_[reinterpret_cast<uint64_t>(bo.cpu)] = bo;
         *out = bo.cpu;
@@ -155,7 +157,7 @@ simtgpuResult Context::host_alloc(size_t bytes, void **out) {
     if (!p)
         return fail(SIMTGPU_ERROR_OUT_OF_MEMORY,
                     "out of host memory allocating " + std::to_string(bytes) + " bytes");
-    bo = Bo{0, 0, size, static_cast<uint8_t *>(p), BoKind::Host};
+    bo = Bo{0, 0, size, bytes, static_cast<uint8_t *>(p), BoKind::Host};
     host_bos_[reinterpret_cast<uint64_t>(p)] = bo;
     *out = p;
     return SIMTGPU_SUCCESS;
@@ -183,7 +185,7 @@ Bo *Context::find_device(uint64_t va, uint64_t bytes) {
         return nullptr;
     --it;
     Bo &bo = it->second;
-    if (va < bo.va || va + bytes > bo.va + bo.size || va + bytes < va)
+    if (va < bo.va || va + bytes > bo.va + bo.valid_bytes() || va + bytes < va)
         return nullptr;
     return &bo;
 }
@@ -195,7 +197,7 @@ Bo *Context::find_host(const void *ptr, uint64_t bytes) {
         return nullptr;
     --it;
     Bo &bo = it->second;
-    if (!bo.handle || p + bytes > it->first + bo.size)
+    if (!bo.handle || p + bytes > it->first + bo.valid_bytes())
         return nullptr;
     return &bo;
 }
@@ -206,7 +208,7 @@ bool Context::is_host_allocated(const void *ptr) {
     if (it == host_bos_.begin())
         return false;
     --it;
-    return p < it->first + it->second.size;
+    return p < it->first + it->second.valid_bytes();
 }
 
 bool Context::read_string(uint64_t va, std::string *out) {

@@ -44,9 +44,11 @@ enum class BoKind {
 struct Bo {
     uint32_t handle = 0;
     uint64_t va = 0;
-    uint64_t size = 0;
+    uint64_t size = 0;        // mapped bytes (whole pages)
+    uint64_t user_size = 0;   // bytes asked for: the valid range of a user allocation
     uint8_t *cpu = nullptr;
     BoKind kind = BoKind::Internal;
+    uint64_t valid_bytes() const { return user_size ? user_size : size; }
 };
 
 class Context;

@@ -63,9 +63,9 @@ struct SimLibrary {
     decltype(&simtgpu_sim_reset) reset = nullptr;
 };
 
-// Looks for the library next to libsimtgpu.so first (both live in
-// build/lib or PREFIX/lib), then where SIMTGPU_SIM_LIBRARY says, then on the
-// loader's path.
+// Looks for the library where SIMTGPU_SIM_LIBRARY says, then next to
+// libsimtgpu.so (both live in build/lib or PREFIX/lib), then on the loader's
+// path.
 int load_library(SimLibrary *lib, std::string *error) {
     std::vector<std::string> candidates;
     if (const char *path = std::getenv("SIMTGPU_SIM_LIBRARY"))
@@ -74,8 +74,11 @@ int load_library(SimLibrary *lib, std::string *error) {
     if (dladdr(reinterpret_cast<void *>(&load_library), &info) && info.dli_fname) {
         std::string self = info.dli_fname;
         auto slash = self.rfind('/');
-        if (slash != std::string::npos)
+        if (slash != std::string::npos) {
+            // build/lib/libsimtgpu.so, or build/bin/<tool> next to build/lib.
             candidates.push_back(self.substr(0, slash + 1) + SIMTGPU_SIM_LIBRARY);
+            candidates.push_back(self.substr(0, slash + 1) + "../lib/" + SIMTGPU_SIM_LIBRARY);
+        }
     }
     candidates.emplace_back(SIMTGPU_SIM_LIBRARY);
     std::string tried;
@@ -303,6 +306,7 @@ private:
     Ring rings_[SIMTGPU_NUM_RINGS];
     std::vector<FileState *> files_;
     uint32_t next_context_id_ = 1;
+    uint32_t next_normal_ring_ = 0;
 
     std::mutex irq_mu_;
     std::condition_variable irq_cv_;
@@ -455,7 +459,7 @@ uint64_t *SimDevice::leaf_pte(FileState *f, uint64_t va, bool create) {
                 return nullptr;
             uint64_t next = vram_alloc_.allocate(SIMTGPU_PAGE_SIZE);
             if (next == UINT64_MAX)
-                return nullptr;
+                return nullptr; // map_range reports -ENOSPC
             std::memset(vram_ + next, 0, SIMTGPU_PAGE_SIZE);
             f->tables.push_back(next);
             *pte = SIMTGPU_PTE_MAKE(next, SIMTGPU_PTE_V);
@@ -471,7 +475,7 @@ int SimDevice::map_range(FileState *f, uint64_t va, uint64_t bytes, uint64_t tar
         uint64_t *pte = leaf_pte(f, va + off, true);
         if (!pte) {
             unmap_range(f, va, off);
-            return -ENOMEM;
+            return -ENOSPC;
         }
         *pte = SIMTGPU_PTE_MAKE(target + off, flags | SIMTGPU_PTE_V);
     }
@@ -630,9 +634,12 @@ int SimDevice::get_param(drm_simtgpu_get_param *a) {
 int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
     if (a->extensions || (a->flags & ~(SIMTGPU_BO_FLAGS | kBoHostMemory)) || a->size == 0)
         return -EINVAL;
-    uint64_t size = (a->size + SIMTGPU_PAGE_SIZE - 1) & ~uint64_t(SIMTGPU_PAGE_SIZE - 1);
-    if (size < a->size || size > kUserVaLimit - kUserVaBase)
+    if (a->size > UINT64_MAX - (SIMTGPU_PAGE_SIZE - 1))
         return -EINVAL;
+    uint64_t size = (a->size + SIMTGPU_PAGE_SIZE - 1) & ~uint64_t(SIMTGPU_PAGE_SIZE - 1);
+    // VRAM exhaustion is -ENOSPC, as in kmd (drm_buddy).
+    if (!(a->flags & kBoHostMemory) && size > vram_size_)
+        return -ENOSPC;
     // One unmapped guard page after every BO turns small overruns into faults.
     if (f->next_va + size + SIMTGPU_PAGE_SIZE > kUserVaLimit)
         return -ENOSPC;
@@ -656,7 +663,7 @@ int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
     } else {
         bo->vram_offset = vram_alloc_.allocate(size);
         if (bo->vram_offset == UINT64_MAX)
-            return -ENOMEM;
+            return -ENOSPC;
         std::memset(vram_ + bo->vram_offset, 0, size); // never leak another file's data
         target = bo->vram_offset;
     }
@@ -698,11 +705,9 @@ int SimDevice::bo_info(FileState *f, drm_simtgpu_bo_info *a) {
 }
 
 int SimDevice::gem_close(FileState *f, drm_gem_close *a, std::unique_lock<std::mutex> &lock) {
-    if (a->pad)
-        return -EINVAL;
     auto it = f->bos.find(a->handle);
     if (it == f->bos.end())
-        return -ENOENT;
+        return -EINVAL; // as drm_gem_handle_delete
     // The GPU may still use the BO: the kernel keeps it alive until its
     // fences signal, and so do we, by waiting.
     std::shared_ptr<Bo> bo = it->second;
@@ -731,6 +736,13 @@ int SimDevice::submit(FileState *f, drm_simtgpu_submit *a) {
     std::shared_ptr<Queue> queue = qit->second;
     if (queue->state)
         return -ECANCELED; // a faulted or guilty queue takes no more work
+    uint64_t ib_bytes = uint64_t(a->ib_dwords) * 4;
+    bool ib_mapped = std::any_of(f->bos.begin(), f->bos.end(), [&](auto &entry) {
+        const Bo &bo = *entry.second;
+        return a->ib_va >= bo.va && a->ib_va + ib_bytes <= bo.va + bo.size;
+    });
+    if (!ib_mapped)
+        return -EINVAL;
 
     auto job = std::make_shared<Job>();
     job->file = f;
@@ -811,13 +823,17 @@ int SimDevice::queue_create(FileState *f, drm_simtgpu_queue_create *a) {
     if (a->flags || a->pad || a->priority > SIMTGPU_PRIORITY_HIGH)
         return -EINVAL;
     if (f->queues.size() >= kMaxQueuesPerFile)
-        return -ENOSPC;
+        return -EBUSY; // as xa_alloc on a full range
     auto queue = std::make_shared<Queue>();
     queue->id = f->next_queue++;
     queue->priority = a->priority;
-    // Queues spread over the rings, so that independent queues run
-    // concurrently on the device.
-    queue->ring = (queue->id + f->context_id) % SIMTGPU_NUM_RINGS;
+    // The priority class picks the rings, as in kmd: low ring 0, normal
+    // rings 1 and 2 (alternating, so independent queues run concurrently),
+    // high ring 3.
+    static_assert(SIMTGPU_NUM_RINGS == 4);
+    queue->ring = a->priority == SIMTGPU_PRIORITY_LOW    ? 0
+                  : a->priority == SIMTGPU_PRIORITY_HIGH ? 3
+                                                         : 1 + (next_normal_ring_++ & 1);
     f->queues[queue->id] = queue;
     a->queue_id = queue->id;
     return 0;
@@ -1066,6 +1082,16 @@ void SimDevice::push_ready_jobs() {
     std::stable_sort(queues.begin(), queues.end(),
                      [](Queue *a, Queue *b) { return a->priority > b->priority; });
     for (Queue *queue : queues) {
+        if (queue->state) {
+            // Jobs queued behind a failure are cancelled, as in kmd.
+            for (auto &job : queue->waiting) {
+                job->error = -ECANCELED;
+                finish_job(job);
+            }
+            queue->waiting.clear();
+            done_.notify_all();
+            continue;
+        }
         while (!queue->waiting.empty()) {
             auto &job = queue->waiting.front();
             bool ready = std::all_of(job->deps.begin(), job->deps.end(),

@@ -1,0 +1,449 @@
+// libsimtgpu's C API on the transport SIMTGPU_TRANSPORT selects (ctest: the
+// in-process simulator; the guest suite: the render node). Every expected
+// value is computed here on the CPU.
+#include "simtgpu/hw.h"
+#include "simtgpu/simtgpu.h"
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+using namespace simtgpu::umd::test;
+
+#define ASSERT_OK(expr)                                                                        \
+    do {                                                                                       \
+        simtgpuResult r_ = (expr);                                                             \
+        ASSERT_EQ(r_, SIMTGPU_SUCCESS) << #expr << ": " << simtgpuGetErrorName(r_) << ": "     \
+                                       << simtgpuGetErrorDetail();                             \
+    } while (0)
+
+namespace {
+
+class DriverApi : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ASSERT_OK(simtgpuInit(0));
+        ASSERT_OK(simtgpuDeviceGet(&device_, 0));
+        ASSERT_OK(simtgpuDeviceGetProperties(&props_, device_));
+        ASSERT_OK(simtgpuCtxCreate(&ctx_, 0, device_));
+        image_ = read_file(kernels_path());
+        ASSERT_FALSE(image_.empty()) << kernels_path();
+        ASSERT_OK(simtgpuModuleLoadData(&module_, ctx_, image_.data(), image_.size()));
+    }
+    void TearDown() override {
+        if (ctx_)
+            simtgpuCtxDestroy(ctx_);
+    }
+    simtgpuFunction kernel(const char *name) {
+        simtgpuFunction f = nullptr;
+        EXPECT_EQ(simtgpuModuleGetFunction(&f, module_, name), SIMTGPU_SUCCESS) << name;
+        return f;
+    }
+    simtgpuDevicePtr alloc(size_t bytes) {
+        simtgpuDevicePtr p = 0;
+        EXPECT_EQ(simtgpuMemAlloc(ctx_, &p, bytes), SIMTGPU_SUCCESS) << simtgpuGetErrorDetail();
+        return p;
+    }
+
+    simtgpuDevice device_ = 0;
+    simtgpuDeviceProperties props_{};
+    simtgpuContext ctx_ = nullptr;
+    simtgpuModule module_ = nullptr;
+    std::vector<uint8_t> image_;
+};
+
+TEST_F(DriverApi, PropertiesDescribeAUsableDevice) {
+    int count = 0;
+    ASSERT_OK(simtgpuDeviceGetCount(&count));
+    EXPECT_GE(count, 1);
+    EXPECT_EQ(props_.uapi_version >> 16, 1u);
+    EXPECT_GE(props_.arch, 1u);
+    EXPECT_LE(props_.arch, uint32_t(SIMTGPU_ARCH_NEWEST));
+    EXPECT_GT(props_.num_sms, 0u);
+    EXPECT_GT(props_.warp_size, 0u);
+    EXPECT_GE(props_.max_threads_per_cta, props_.warp_size);
+    EXPECT_GT(props_.vram_size, 1u << 20);
+    EXPECT_NE(std::string(props_.name).find("simt_"), std::string::npos);
+    simtgpuDevice bad;
+    EXPECT_EQ(simtgpuDeviceGet(&bad, count), SIMTGPU_ERROR_INVALID_DEVICE);
+}
+
+TEST_F(DriverApi, CopiesRoundTripThroughDeviceMemory) {
+    std::vector<uint32_t> host(10000), back(10000, 0);
+    for (size_t i = 0; i < host.size(); ++i)
+        host[i] = uint32_t(i * 2654435761u);
+    simtgpuDevicePtr a = alloc(host.size() * 4), b = alloc(host.size() * 4);
+    ASSERT_OK(simtgpuMemcpyHtoD(ctx_, a, host.data(), host.size() * 4));
+    ASSERT_OK(simtgpuMemcpyDtoD(ctx_, b, a, host.size() * 4)); // COPY packet on the device
+    ASSERT_OK(simtgpuMemcpyDtoH(ctx_, back.data(), b, back.size() * 4));
+    EXPECT_EQ(back, host);
+    ASSERT_OK(simtgpuMemFree(ctx_, a));
+    ASSERT_OK(simtgpuMemFree(ctx_, b));
+}
+
+TEST_F(DriverApi, MemsetFillsUnalignedRanges) {
+    std::vector<uint8_t> expect(4096, 0xee);
+    simtgpuDevicePtr p = alloc(expect.size());
+    ASSERT_OK(simtgpuMemsetD8(ctx_, p, 0xee, expect.size()));
+    std::fill(expect.begin() + 3, expect.begin() + 3 + 1001, 0x5a);
+    ASSERT_OK(simtgpuMemsetD8(ctx_, p + 3, 0x5a, 1001));
+    std::vector<uint8_t> back(expect.size());
+    ASSERT_OK(simtgpuMemcpyDtoH(ctx_, back.data(), p, back.size()));
+    EXPECT_EQ(back, expect);
+    ASSERT_OK(simtgpuMemsetD32(ctx_, p, 0x01020304u, 16));
+    uint32_t words[16];
+    ASSERT_OK(simtgpuMemcpyDtoH(ctx_, words, p, sizeof(words)));
+    for (uint32_t w : words)
+        EXPECT_EQ(w, 0x01020304u);
+}
+
+TEST_F(DriverApi, BadRangesAreInvalidValues) {
+    simtgpuDevicePtr p = alloc(64);
+    uint8_t buf[128] = {};
+    EXPECT_EQ(simtgpuMemcpyHtoD(ctx_, p, buf, 128), SIMTGPU_ERROR_INVALID_VALUE);
+    EXPECT_EQ(simtgpuMemcpyDtoH(ctx_, buf, 0x10, 4), SIMTGPU_ERROR_INVALID_VALUE);
+    EXPECT_EQ(simtgpuMemFree(ctx_, p + 4), SIMTGPU_ERROR_INVALID_VALUE);
+    simtgpuDevicePtr base = 0;
+    size_t bytes = 0;
+    ASSERT_OK(simtgpuMemGetAddressRange(ctx_, &base, &bytes, p + 10));
+    EXPECT_EQ(base, p);
+    EXPECT_GE(bytes, 64u);
+}
+
+TEST_F(DriverApi, OutOfMemorySaysHowMuch) {
+    simtgpuDevicePtr p = 0;
+    EXPECT_EQ(simtgpuMemAlloc(ctx_, &p, props_.vram_size + (1u << 20)),
+              SIMTGPU_ERROR_OUT_OF_MEMORY);
+    EXPECT_NE(std::string(simtgpuGetErrorDetail()).find(std::to_string(props_.vram_size + (1u << 20))),
+              std::string::npos)
+        << simtgpuGetErrorDetail();
+}
+
+TEST_F(DriverApi, VectorAddMatchesTheCpu) {
+    const uint32_t n = 1000;
+    std::vector<float> a(n), b(n), c(n, -1.f);
+    for (uint32_t i = 0; i < n; ++i) {
+        a[i] = float(i) * 0.25f;
+        b[i] = 1000.f - float(i);
+    }
+    simtgpuDevicePtr da = alloc(n * 4), db = alloc(n * 4), dc = alloc(n * 4);
+    ASSERT_OK(simtgpuMemcpyHtoD(ctx_, da, a.data(), n * 4));
+    ASSERT_OK(simtgpuMemcpyHtoD(ctx_, db, b.data(), n * 4));
+    void *params[] = {&da, &db, &dc, const_cast<uint32_t *>(&n)};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("vec_add"), (n + 127) / 128, 1, 1, 128, 1, 1, 0,
+                                  nullptr, params, nullptr));
+    ASSERT_OK(simtgpuCtxSynchronize(ctx_));
+    ASSERT_OK(simtgpuMemcpyDtoH(ctx_, c.data(), dc, n * 4));
+    for (uint32_t i = 0; i < n; ++i)
+        ASSERT_EQ(c[i], a[i] + b[i]) << i;
+}
+
+TEST_F(DriverApi, TwoDimensionalGridsIndexEveryThread) {
+    const uint32_t bx = 8, by = 4, gx = 3, gy = 5, width = bx * gx, height = by * gy;
+    simtgpuDevicePtr out = alloc(width * height * 4);
+    uint32_t w = width;
+    void *params[] = {&out, &w};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("index2d"), gx, gy, 1, bx, by, 1, 0, nullptr, params,
+                                  nullptr));
+    std::vector<uint32_t> back(width * height);
+    ASSERT_OK(simtgpuMemcpyDtoH(ctx_, back.data(), out, back.size() * 4));
+    for (uint32_t y = 0; y < height; ++y)
+        for (uint32_t x = 0; x < width; ++x)
+            ASSERT_EQ(back[y * width + x], x * 3 + y * 1000 + 1) << x << "," << y;
+}
+
+TEST_F(DriverApi, RelocatedPointersAndGlobalsWork) {
+    simtgpuDevicePtr table = 0;
+    size_t bytes = 0;
+    ASSERT_OK(simtgpuModuleGetGlobal(&table, &bytes, module_, "device_table"));
+    EXPECT_EQ(bytes, 8 * sizeof(int32_t));
+    int32_t initial[8];
+    ASSERT_OK(simtgpuMemcpyDtoH(ctx_, initial, table, sizeof(initial)));
+    for (int i = 0; i < 8; ++i)
+        EXPECT_EQ(initial[i], 10 * (i + 1));
+    int32_t updated[8];
+    for (int i = 0; i < 8; ++i)
+        updated[i] = -3 * i + 7;
+    ASSERT_OK(simtgpuMemcpyHtoD(ctx_, table, updated, sizeof(updated)));
+    simtgpuDevicePtr out = alloc(8 * 4);
+    void *params[] = {&out};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("read_table"), 1, 1, 1, 8, 1, 1, 0, nullptr, params,
+                                  nullptr));
+    int32_t back[8];
+    ASSERT_OK(simtgpuMemcpyDtoH(ctx_, back, out, sizeof(back)));
+    // device_table_ptr = &device_table[2] (an R_RISCV_RELATIVE relocation).
+    for (int i = 0; i < 8; ++i)
+        EXPECT_EQ(back[i], updated[i] * 2) << i;
+    EXPECT_EQ(simtgpuModuleGetGlobal(&table, &bytes, module_, "no_such_symbol"),
+              SIMTGPU_ERROR_NOT_FOUND);
+}
+
+TEST_F(DriverApi, DynamicSharedMemoryBlockSums) {
+    const uint32_t threads = 64, blocks = 6;
+    std::vector<uint32_t> in(threads * blocks);
+    std::iota(in.begin(), in.end(), 1u);
+    simtgpuDevicePtr din = alloc(in.size() * 4), dout = alloc(blocks * 4);
+    ASSERT_OK(simtgpuMemcpyHtoD(ctx_, din, in.data(), in.size() * 4));
+    void *params[] = {&din, &dout};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("block_sum"), blocks, 1, 1, threads, 1, 1, threads * 4,
+                                  nullptr, params, nullptr));
+    std::vector<uint32_t> out(blocks);
+    ASSERT_OK(simtgpuMemcpyDtoH(ctx_, out.data(), dout, blocks * 4));
+    for (uint32_t b = 0; b < blocks; ++b) {
+        uint32_t sum = 0;
+        for (uint32_t t = 0; t < threads; ++t)
+            sum += in[b * threads + t];
+        EXPECT_EQ(out[b], sum) << b;
+    }
+}
+
+TEST_F(DriverApi, LaunchChecksConfiguration) {
+    simtgpuDevicePtr out = alloc(64);
+    void *params[] = {&out, &out};
+    EXPECT_EQ(simtgpuLaunchKernel(kernel("block_sum"), 0, 1, 1, 32, 1, 1, 0, nullptr, params,
+                                  nullptr),
+              SIMTGPU_ERROR_INVALID_CONFIGURATION);
+    // block_sum's kernel table says at most 256 threads per block.
+    EXPECT_EQ(simtgpuLaunchKernel(kernel("block_sum"), 1, 1, 1, 512, 1, 1, 0, nullptr, params,
+                                  nullptr),
+              SIMTGPU_ERROR_INVALID_CONFIGURATION);
+    EXPECT_EQ(simtgpuLaunchKernel(kernel("block_sum"), 1, 1, 1, 32, 1, 1,
+                                  props_.shared_per_sm + 1, nullptr, params, nullptr),
+              SIMTGPU_ERROR_LAUNCH_OUT_OF_RESOURCES);
+    int max_threads = 0;
+    ASSERT_OK(simtgpuFuncGetAttribute(&max_threads, SIMTGPU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                      kernel("block_sum")));
+    EXPECT_EQ(max_threads, 256);
+    // Errors of this kind are not sticky.
+    EXPECT_EQ(simtgpuCtxGetStickyError(ctx_), SIMTGPU_SUCCESS);
+}
+
+TEST_F(DriverApi, OccupancyFollowsTheWarpAndSharedLimits) {
+    simtgpuFunction f = kernel("block_sum");
+    for (int block : {32, 64, 100, 256}) {
+        for (size_t shared : {size_t(0), size_t(1000), size_t(16384)}) {
+            int got = -1;
+            ASSERT_OK(simtgpuOccupancyMaxActiveBlocksPerMultiprocessor(&got, f, block, shared));
+            // Independent statement of the rule: warps, CTA slots and
+            // 256-byte shared granules each limit the count.
+            uint32_t warps = (uint32_t(block) + props_.warp_size - 1) / props_.warp_size;
+            uint32_t expect = std::min(props_.ctas_per_sm, props_.warps_per_sm / warps);
+            uint32_t granules = uint32_t((shared + 255) / 256) * 256;
+            if (granules)
+                expect = std::min(expect, props_.shared_per_sm / granules);
+            EXPECT_EQ(uint32_t(got), expect) << block << " threads, " << shared << " bytes";
+        }
+    }
+}
+
+TEST_F(DriverApi, StreamsAndEventsOrderWork) {
+    simtgpuStream s1, s2;
+    ASSERT_OK(simtgpuStreamCreate(&s1, ctx_, SIMTGPU_STREAM_NON_BLOCKING, 0));
+    ASSERT_OK(simtgpuStreamCreate(&s2, ctx_, SIMTGPU_STREAM_NON_BLOCKING, 0));
+    simtgpuEvent start, copied, end;
+    ASSERT_OK(simtgpuEventCreate(&start, ctx_, 0));
+    ASSERT_OK(simtgpuEventCreate(&copied, ctx_, 0));
+    ASSERT_OK(simtgpuEventCreate(&end, ctx_, 0));
+    const uint32_t n = 4096;
+    std::vector<float> a(n), b(n);
+    for (uint32_t i = 0; i < n; ++i) {
+        a[i] = float(i);
+        b[i] = float(3 * i);
+    }
+    simtgpuDevicePtr da = alloc(n * 4), db = alloc(n * 4), dc = alloc(n * 4);
+    ASSERT_OK(simtgpuEventRecord(start, s1));
+    ASSERT_OK(simtgpuMemcpyHtoDAsync(ctx_, da, a.data(), n * 4, s1));
+    ASSERT_OK(simtgpuMemcpyHtoDAsync(ctx_, db, b.data(), n * 4, s1));
+    ASSERT_OK(simtgpuEventRecord(copied, s1));
+    // s2 runs the kernel only after s1's copies.
+    ASSERT_OK(simtgpuStreamWaitEvent(ctx_, s2, copied, 0));
+    void *params[] = {&da, &db, &dc, const_cast<uint32_t *>(&n)};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("vec_add"), n / 256, 1, 1, 256, 1, 1, 0, s2, params,
+                                  nullptr));
+    ASSERT_OK(simtgpuEventRecord(end, s2));
+    ASSERT_OK(simtgpuEventSynchronize(end));
+    EXPECT_EQ(simtgpuEventQuery(end), SIMTGPU_SUCCESS);
+    float ms_copy = -1, ms_all = -1;
+    ASSERT_OK(simtgpuEventElapsedTime(&ms_copy, start, copied));
+    ASSERT_OK(simtgpuEventElapsedTime(&ms_all, start, end));
+    EXPECT_GE(ms_copy, 0.f);
+    EXPECT_GE(ms_all, ms_copy);
+    std::vector<float> c(n);
+    ASSERT_OK(simtgpuMemcpyDtoHAsync(ctx_, c.data(), dc, n * 4, s2));
+    ASSERT_OK(simtgpuStreamSynchronize(ctx_, s2));
+    EXPECT_EQ(simtgpuStreamQuery(ctx_, s2), SIMTGPU_SUCCESS);
+    for (uint32_t i = 0; i < n; ++i)
+        ASSERT_EQ(c[i], a[i] + b[i]) << i;
+    simtgpuEvent untimed;
+    ASSERT_OK(simtgpuEventCreate(&untimed, ctx_, SIMTGPU_EVENT_DISABLE_TIMING));
+    ASSERT_OK(simtgpuEventRecord(untimed, s1));
+    float ms;
+    EXPECT_EQ(simtgpuEventElapsedTime(&ms, start, untimed), SIMTGPU_ERROR_INVALID_HANDLE);
+    for (simtgpuEvent e : {start, copied, end, untimed})
+        ASSERT_OK(simtgpuEventDestroy(e));
+    ASSERT_OK(simtgpuStreamDestroy(s1));
+    ASSERT_OK(simtgpuStreamDestroy(s2));
+}
+
+TEST_F(DriverApi, PinnedHostMemory) {
+    const size_t n = 3000;
+    uint32_t *pinned = nullptr;
+    ASSERT_OK(simtgpuMemHostAlloc(ctx_, reinterpret_cast<void **>(&pinned), n * 4, 0));
+    EXPECT_TRUE(simtgpuMemIsHostAllocated(ctx_, pinned + 5));
+    for (size_t i = 0; i < n; ++i)
+        pinned[i] = uint32_t(i ^ 0x5555);
+    simtgpuDevicePtr d = alloc(n * 4);
+    ASSERT_OK(simtgpuMemcpyHtoDAsync(ctx_, d, pinned, n * 4, nullptr));
+    std::vector<uint32_t> back(n);
+    ASSERT_OK(simtgpuMemcpyDtoH(ctx_, back.data(), d, n * 4));
+    for (size_t i = 0; i < n; ++i)
+        ASSERT_EQ(back[i], uint32_t(i ^ 0x5555));
+    std::memset(pinned, 0, n * 4);
+    ASSERT_OK(simtgpuMemcpyDtoHAsync(ctx_, pinned, d, n * 4, nullptr));
+    ASSERT_OK(simtgpuCtxSynchronize(ctx_));
+    for (size_t i = 0; i < n; ++i)
+        ASSERT_EQ(pinned[i], uint32_t(i ^ 0x5555));
+    simtgpuDevicePtr mapped = 0;
+    simtgpuResult r = simtgpuMemHostGetDevicePointer(ctx_, &mapped, pinned);
+    if (std::string(props_.transport) == "sim") {
+        // In-process, the device reaches it directly: a kernel writes it.
+        ASSERT_OK(r);
+        uint32_t width = 4;
+        void *params[] = {&mapped, &width};
+        ASSERT_OK(simtgpuLaunchKernel(kernel("index2d"), 1, 1, 1, 4, 2, 1, 0, nullptr, params,
+                                      nullptr));
+        ASSERT_OK(simtgpuCtxSynchronize(ctx_));
+        for (uint32_t y = 0; y < 2; ++y)
+            for (uint32_t x = 0; x < 4; ++x)
+                EXPECT_EQ(pinned[y * 4 + x], x * 3 + y * 1000 + 1);
+    } else {
+        EXPECT_EQ(r, SIMTGPU_ERROR_NOT_SUPPORTED);
+    }
+    ASSERT_OK(simtgpuMemHostFree(ctx_, pinned));
+}
+
+TEST_F(DriverApi, DevicePrintfIsPrintedAtSynchronisation) {
+    uint32_t unused = 0;
+    void *params[] = {&unused};
+    testing::internal::CaptureStdout();
+    ASSERT_OK(simtgpuLaunchKernel(kernel("printf_kernel"), 2, 1, 1, 4, 1, 1, 0, nullptr, params,
+                                  nullptr));
+    simtgpuResult r = simtgpuCtxSynchronize(ctx_);
+    std::string out = testing::internal::GetCapturedStdout();
+    ASSERT_OK(r);
+    // Every thread printed one line; the order between threads is the
+    // device's, so compare as a set.
+    std::vector<std::string> expect;
+    for (int block = 0; block < 2; ++block)
+        for (int t = 0; t < 4; ++t) {
+            char line[128];
+            std::snprintf(line, sizeof(line), "thread %d of block %u: %.2f %s|%5lld|%c\n", t,
+                          unsigned(block), t * 0.5, "simt", -(long long)t, 'A' + t);
+            expect.push_back(line);
+        }
+    for (const auto &line : expect)
+        EXPECT_NE(out.find(line), std::string::npos) << "missing: " << line << "in:\n" << out;
+    size_t lines = std::count(out.begin(), out.end(), '\n');
+    EXPECT_EQ(lines, expect.size());
+}
+
+TEST_F(DriverApi, DeviceAssertIsStickyAndPrintedLikeCuda) {
+    int32_t value = 7;
+    void *params[] = {&value};
+    testing::internal::CaptureStderr();
+    ASSERT_OK(simtgpuLaunchKernel(kernel("assert_kernel"), 2, 1, 1, 8, 1, 1, 0, nullptr, params,
+                                  nullptr));
+    simtgpuResult r = simtgpuCtxSynchronize(ctx_);
+    std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(r, SIMTGPU_ERROR_ASSERT);
+    EXPECT_NE(err.find("umd_kernels.c:123: assert_entry: block: [1,0,0], thread: [3,0,0] "
+                       "Assertion `value != 7` failed."),
+              std::string::npos)
+        << err;
+    // Sticky: later calls keep failing, as in CUDA.
+    simtgpuDevicePtr p = 0;
+    EXPECT_EQ(simtgpuMemAlloc(ctx_, &p, 64), SIMTGPU_ERROR_ASSERT);
+    EXPECT_EQ(simtgpuCtxSynchronize(ctx_), SIMTGPU_ERROR_ASSERT);
+}
+
+TEST_F(DriverApi, IllegalAddressIsStickyAndNamesTheAddress) {
+    uint64_t address = 0x1000; // never mapped: VA below 4 GiB stays empty
+    void *params[] = {&address};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("store"), 1, 1, 1, 32, 1, 1, 0, nullptr, params,
+                                  nullptr));
+    EXPECT_EQ(simtgpuCtxSynchronize(ctx_), SIMTGPU_ERROR_ILLEGAL_ADDRESS);
+    EXPECT_NE(std::string(simtgpuGetErrorDetail()).find("0x1000"), std::string::npos)
+        << simtgpuGetErrorDetail();
+    EXPECT_EQ(simtgpuCtxGetStickyError(ctx_), SIMTGPU_ERROR_ILLEGAL_ADDRESS);
+    void *params2[] = {&address};
+    EXPECT_EQ(simtgpuLaunchKernel(kernel("store"), 1, 1, 1, 1, 1, 1, 0, nullptr, params2,
+                                  nullptr),
+              SIMTGPU_ERROR_ILLEGAL_ADDRESS);
+    // A new context is unaffected.
+    simtgpuContext other;
+    ASSERT_OK(simtgpuCtxCreate(&other, 0, device_));
+    simtgpuDevicePtr p = 0;
+    ASSERT_OK(simtgpuMemAlloc(other, &p, 64));
+    ASSERT_OK(simtgpuMemsetD8(other, p, 1, 64));
+    ASSERT_OK(simtgpuCtxDestroy(other));
+}
+
+TEST_F(DriverApi, ImagesForNewerArchitecturesAreRefused) {
+    std::vector<uint8_t> newer = image_;
+    bool patched = false;
+    for (size_t i = 0; i + 12 <= newer.size(); i += 4) {
+        uint32_t magic;
+        std::memcpy(&magic, &newer[i], 4);
+        if (magic != SIMTGPU_KTAB_MAGIC)
+            continue;
+        uint32_t arch = props_.arch + 1;
+        std::memcpy(&newer[i + 8], &arch, 4); // simtgpu_ktab_header.arch
+        patched = true;
+        break;
+    }
+    ASSERT_TRUE(patched);
+    simtgpuModule m;
+    EXPECT_EQ(simtgpuModuleLoadData(&m, ctx_, newer.data(), newer.size()),
+              SIMTGPU_ERROR_NO_BINARY_FOR_GPU);
+    std::string detail = simtgpuGetErrorDetail();
+    EXPECT_NE(detail.find("simt_" + std::to_string(props_.arch + 1)), std::string::npos) << detail;
+    EXPECT_NE(detail.find("simt_" + std::to_string(props_.arch)), std::string::npos) << detail;
+}
+
+TEST_F(DriverApi, SeveralModulesLiveInOneContext) {
+    simtgpuModule second;
+    ASSERT_OK(simtgpuModuleLoadData(&second, ctx_, image_.data(), image_.size()));
+    simtgpuDevicePtr t1, t2;
+    size_t bytes;
+    ASSERT_OK(simtgpuModuleGetGlobal(&t1, &bytes, module_, "device_table"));
+    ASSERT_OK(simtgpuModuleGetGlobal(&t2, &bytes, second, "device_table"));
+    EXPECT_NE(t1, t2);
+    int32_t v = 99;
+    ASSERT_OK(simtgpuMemcpyHtoD(ctx_, t2 + 8, &v, 4)); // second's device_table[2]
+    simtgpuFunction f;
+    ASSERT_OK(simtgpuModuleGetFunction(&f, second, "read_table"));
+    simtgpuDevicePtr out = alloc(32);
+    void *params[] = {&out};
+    ASSERT_OK(simtgpuLaunchKernel(f, 1, 1, 1, 8, 1, 1, 0, nullptr, params, nullptr));
+    int32_t back[8];
+    ASSERT_OK(simtgpuMemcpyDtoH(ctx_, back, out, sizeof(back)));
+    // Through the second module's own relocated device_table_ptr.
+    EXPECT_EQ(back[2], 198);
+    EXPECT_EQ(back[4], 100);
+    ASSERT_OK(simtgpuModuleUnload(second));
+}
+
+TEST(DriverErrors, NamesAndStrings) {
+    EXPECT_STREQ(simtgpuGetErrorName(SIMTGPU_ERROR_ILLEGAL_ADDRESS),
+                 "SIMTGPU_ERROR_ILLEGAL_ADDRESS");
+    EXPECT_STREQ(simtgpuGetErrorString(SIMTGPU_ERROR_ILLEGAL_ADDRESS),
+                 "an illegal memory access was encountered");
+    EXPECT_STREQ(simtgpuGetErrorString(SIMTGPU_SUCCESS), "no error");
+}
+
+} // namespace

@@ -1,0 +1,39 @@
+// A kernel that never ends is stopped by the driver's job timeout (300 ms
+// here): the launch fails with SIMTGPU_ERROR_LAUNCH_TIMEOUT, the device is
+// reset, and other contexts keep working.
+#include "simtgpu/simtgpu.h"
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+
+using namespace simtgpu::umd::test;
+
+TEST(JobTimeout, EndlessKernelTimesOutAndTheDeviceRecovers) {
+    ASSERT_EQ(simtgpuInit(0), SIMTGPU_SUCCESS) << simtgpuGetErrorDetail();
+    simtgpuContext ctx, other;
+    ASSERT_EQ(simtgpuCtxCreate(&ctx, 0, 0), SIMTGPU_SUCCESS);
+    ASSERT_EQ(simtgpuCtxCreate(&other, 0, 0), SIMTGPU_SUCCESS);
+    std::vector<uint8_t> image = read_file(kernels_path());
+    simtgpuModule module;
+    ASSERT_EQ(simtgpuModuleLoadData(&module, ctx, image.data(), image.size()), SIMTGPU_SUCCESS)
+        << simtgpuGetErrorDetail();
+    simtgpuFunction spin;
+    ASSERT_EQ(simtgpuModuleGetFunction(&spin, module, "spin"), SIMTGPU_SUCCESS);
+    uint32_t unused = 0;
+    void *params[] = {&unused};
+    ASSERT_EQ(simtgpuLaunchKernel(spin, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr),
+              SIMTGPU_SUCCESS);
+    EXPECT_EQ(simtgpuCtxSynchronize(ctx), SIMTGPU_ERROR_LAUNCH_TIMEOUT) << simtgpuGetErrorDetail();
+    EXPECT_EQ(simtgpuCtxGetStickyError(ctx), SIMTGPU_ERROR_LAUNCH_TIMEOUT);
+
+    // The innocent context still runs work after the reset.
+    simtgpuDevicePtr p;
+    ASSERT_EQ(simtgpuMemAlloc(other, &p, 4096), SIMTGPU_SUCCESS);
+    ASSERT_EQ(simtgpuMemsetD8(other, p, 0x3c, 4096), SIMTGPU_SUCCESS) << simtgpuGetErrorDetail();
+    std::vector<uint8_t> back(4096);
+    ASSERT_EQ(simtgpuMemcpyDtoH(other, back.data(), p, back.size()), SIMTGPU_SUCCESS);
+    for (uint8_t b : back)
+        ASSERT_EQ(b, 0x3c);
+    simtgpuCtxDestroy(other);
+    simtgpuCtxDestroy(ctx);
+}
