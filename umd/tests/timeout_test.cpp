@@ -1,14 +1,19 @@
 // A kernel that never ends is stopped by the driver's job timeout (300 ms
-// here): the launch fails with SIMTGPU_ERROR_LAUNCH_TIMEOUT, the device is
+// here, for the in-process driver; kmd's timeout_ms module parameter in the
+// guest): the launch fails with SIMTGPU_ERROR_LAUNCH_TIMEOUT, the device is
 // reset, and other contexts keep working.
 #include "simtgpu/simtgpu.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 using namespace simtgpu::umd::test;
 
 TEST(JobTimeout, EndlessKernelTimesOutAndTheDeviceRecovers) {
+    // Read when the device is created, which happens below.
+    setenv("SIMTGPU_JOB_TIMEOUT_MS", "300", 0);
     ASSERT_EQ(simtgpuInit(0), SIMTGPU_SUCCESS) << simtgpuGetErrorDetail();
     simtgpuContext ctx, other;
     ASSERT_EQ(simtgpuCtxCreate(&ctx, 0, 0), SIMTGPU_SUCCESS);
