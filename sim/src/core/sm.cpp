@@ -27,6 +27,11 @@ namespace simtgpu::sim {
 namespace {
 
 constexpr uint32_t kSliceInstructions = 32; // longest burst of one group
+// After this many bursts in a row in which the reconvergence policy left
+// some runnable lanes of a warp waiting, the next burst goes to the group at
+// the policy's yield PC instead: a lane spinning on a lock held by another
+// lane of its warp cannot starve the holder (independent thread scheduling).
+constexpr uint32_t kStarvationBursts = 64;
 constexpr uint32_t kTlbEntries = 64;
 constexpr uint64_t kPageMask = SIMTGPU_PAGE_SIZE - 1;
 constexpr uint32_t kSlotsPerPage = SIMTGPU_PAGE_SIZE / 2; // one per halfword
@@ -59,6 +64,7 @@ struct Warp {
     uint64_t blocked_bar = 0;  // waiting at a CTA barrier
     uint64_t blocked_sync = 0; // waiting in warp.sync
     uint64_t ready_at = 0;     // first cycle it may issue again
+    uint32_t partial_bursts = 0; // bursts in a row that left lanes waiting
     std::vector<uint64_t> pc;
     std::vector<uint64_t> x; // kIntRegs rows of lanes
     std::vector<uint64_t> f; // 32 rows of lanes
@@ -226,6 +232,7 @@ void Sm::Impl::add_cta(const Dim3 &ctaid)
         w.valid = lanes >= 64 ? ~uint64_t(0) : (uint64_t(1) << lanes) - 1;
         w.exited = w.blocked_bar = w.blocked_sync = w.resv_valid = 0;
         w.ready_at = now;
+        w.partial_bursts = 0;
         std::fill(w.pc.begin(), w.pc.end(), launch.entry_pc);
         std::fill(w.x.begin(), w.x.end(), 0);
         std::fill(w.f.begin(), w.f.end(), 0);
@@ -1039,7 +1046,17 @@ bool Sm::Impl::exec_fp(uint32_t slot, const Insn &in, uint64_t mask)
 uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
 {
     Warp &w = warps[slot];
-    const GroupChoice group = reconvergence->select(w.pc.data(), w.runnable());
+    const uint64_t runnable = w.runnable();
+    GroupChoice group = reconvergence->select(w.pc.data(), runnable);
+    if (group.mask == runnable) {
+        w.partial_bursts = 0;
+    } else if (++w.partial_bursts > kStarvationBursts) {
+        w.partial_bursts = 0;
+        uint64_t waiting = 0;
+        for (uint64_t m = runnable & ~group.mask; m; m &= m - 1)
+            if (w.pc[std::countr_zero(m)] == group.yield_pc) waiting |= m & -m;
+        if (waiting) group = GroupChoice{group.yield_pc, waiting, UINT64_MAX};
+    }
     const uint64_t mask = group.mask;
     const uint32_t first = uint32_t(std::countr_zero(mask));
     const uint32_t active = uint32_t(std::popcount(mask));

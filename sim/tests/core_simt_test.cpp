@@ -1,0 +1,494 @@
+// SIMT behaviour of the core: divergence and reconvergence, loops, early
+// exit, barriers, atomics under contention, shuffle and vote, warp.sync,
+// deadlock detection, traps, faults and windows. Kernels are in
+// programs/core_simt.c; expected values are computed here on the host.
+#include "core_support.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace simtgpu::sim {
+namespace {
+
+using testing::FlatMemory;
+using testing::RunOutcome;
+
+constexpr uint64_t kBase = 0x10000, kSize = 32ull << 20;
+constexpr uint64_t kParams = 0x1000000, kOut = 0x1100000, kIn = 0x1400000, kCounter = 0x1600000;
+
+struct Params {
+    uint64_t out = kOut, in = kIn, n = 0, arg = 0, counter = kCounter;
+};
+
+class SimtTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        auto elf = testing::load_elf(testing::device_program_path(SIMTGPU_DEVICE_PROGRAM_DIR, "core_simt"), mem);
+        ASSERT_TRUE(elf) << "core_simt.elf missing";
+        elf_ = *elf;
+    }
+    uint64_t sym(const std::string &name) { return elf_.symbols.at(name); }
+
+    RunOutcome launch(const std::string &kernel, Dim3 grid, Dim3 block, Params p = {},
+                      uint32_t shared = 0, uint32_t stack = 4096)
+    {
+        mem.write(kParams, p);
+        LaunchDesc l;
+        l.entry_pc = sym(kernel);
+        l.param_va = kParams;
+        l.grid = grid;
+        l.block = block;
+        l.shared_bytes = shared;
+        l.stack_bytes = stack;
+        l.env_va = 0xe000;
+        l.grid_id = 42;
+        sm = std::make_unique<Sm>(config, 3);
+        return testing::run_launch(*sm, mem, l, 500'000'000);
+    }
+    uint64_t out(uint64_t i) { return mem.read<uint64_t>(kOut + 8 * i); }
+
+    FlatMemory mem{kBase, kSize};
+    DeviceConfig config = DeviceConfig::defaults();
+    std::unique_ptr<Sm> sm;
+    testing::LoadedElf elf_;
+};
+
+uint64_t lanes_mask(uint32_t n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
+
+class SimtWarpSizeTest : public SimtTest, public ::testing::WithParamInterface<uint32_t> {};
+
+TEST_P(SimtWarpSizeTest, IfElseNestedDivergenceReconverges)
+{
+    config.warp_size = GetParam();
+    const uint32_t threads = 128;
+    config.warps_per_sm = std::max(16u, threads / config.warp_size);
+    RunOutcome r = launch("k_ifelse", {2, 1, 1}, {threads, 1, 1});
+    ASSERT_FALSE(r.exception);
+    for (uint32_t t = 0; t < 2 * threads; ++t) {
+        uint64_t v;
+        if (t & 1) v = t * 3 + ((t & 2) ? 1000 : 2000);
+        else v = (t + 100) * (((t % 8) < 4) ? 2 : 1);
+        ASSERT_EQ(out(3 * t), v) << t;
+        ASSERT_EQ(out(3 * t + 1), (t % threads) % config.warp_size);
+        ASSERT_EQ(out(3 * t + 2), lanes_mask(config.warp_size)) << "not reconverged at " << t;
+    }
+    if (config.warp_size > 1) EXPECT_GT(r.stats.divergent_branches, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(WarpSizes, SimtWarpSizeTest, ::testing::Values(32u, 8u, 64u, 1u));
+
+TEST_F(SimtTest, LoopWithPerLaneTripCounts)
+{
+    RunOutcome r = launch("k_loop", {1, 1, 1}, {96, 1, 1});
+    ASSERT_FALSE(r.exception);
+    for (uint32_t t = 0; t < 96; ++t) {
+        uint64_t sum = 0;
+        for (uint32_t i = 0; i < t % 37; ++i) sum += i * i + t;
+        ASSERT_EQ(out(2 * t), sum) << t;
+        ASSERT_EQ(out(2 * t + 1), 0xffffffffu) << t;
+    }
+}
+
+TEST_F(SimtTest, EarlyExit)
+{
+    Params p;
+    p.n = 64;
+    RunOutcome r = launch("k_early_exit", {1, 1, 1}, {64, 1, 1}, p);
+    ASSERT_FALSE(r.exception);
+    EXPECT_EQ(r.exits.status, 0u);
+    for (uint32_t t = 0; t < 64; ++t) {
+        if (t % 3 == 0) continue;
+        ASSERT_EQ(out(t), t + 1);
+        uint64_t expected = 0;
+        for (uint32_t l = 0; l < 32; ++l)
+            if ((t / 32 * 32 + l) % 3 != 0) expected |= uint64_t(1) << l;
+        ASSERT_EQ(out(64 + t), expected) << t;
+    }
+}
+
+TEST_F(SimtTest, ExitStatusIsFirstNonZero)
+{
+    Params p;
+    p.arg = 37;
+    RunOutcome r = launch("k_exit_status", {2, 1, 1}, {32, 1, 1}, p);
+    ASSERT_FALSE(r.exception);
+    EXPECT_EQ(r.exits.status, 7u);
+    EXPECT_EQ(r.exits.nonzero_exits, 2u);
+    EXPECT_EQ(r.exits.ctaid, (Dim3{1, 0, 0}));
+    EXPECT_EQ(r.exits.tid, (Dim3{5, 0, 0}));
+}
+
+// Code after a divergent branch runs once per warp: the 32-thread warp
+// issues about as many warp instructions as one thread alone plus the
+// other side of the branch, not two copies of the long uniform tail.
+TEST_F(SimtTest, ReconvergenceMeasuredInWarpInstructions)
+{
+    Params p;
+    p.arg = 2;
+    RunOutcome one = launch("k_reconverge", {1, 1, 1}, {1, 1, 1}, p);
+    ASSERT_FALSE(one.exception);
+    RunOutcome warp = launch("k_reconverge", {1, 1, 1}, {32, 1, 1}, p);
+    ASSERT_FALSE(warp.exception);
+    for (uint32_t t = 0; t < 32; ++t) {
+        uint64_t v = t;
+        for (int i = 0; i < 2; ++i) v = (t & 1) ? v * 3 + 1 : v * 5 + 2;
+        for (int i = 0; i < 100; ++i) v ^= v >> 3;
+        ASSERT_EQ(out(t), v);
+    }
+    EXPECT_GT(one.stats.warp_instructions, 300u); // the tail dominates
+    EXPECT_GE(warp.stats.warp_instructions, one.stats.warp_instructions);
+    EXPECT_LE(warp.stats.warp_instructions, one.stats.warp_instructions + 40);
+    EXPECT_GT(double(warp.stats.thread_instructions) / double(warp.stats.warp_instructions), 30.0);
+}
+
+TEST_F(SimtTest, BarrierOrdersSharedMemoryAcrossWarps)
+{
+    const uint32_t n = 128;
+    RunOutcome r = launch("k_barrier", {3, 1, 1}, {n, 1, 1}, {}, n * 8);
+    ASSERT_FALSE(r.exception);
+    for (uint32_t c = 0; c < 3; ++c)
+        for (uint32_t t = 0; t < n; ++t) {
+            const uint32_t i = (t + 1) % n;
+            ASSERT_EQ(out(c * n + t), uint64_t(n - 1 - i) * 7 + c + 1) << c << " " << t;
+        }
+    EXPECT_GT(r.stats.barrier_waits, 0u);
+}
+
+TEST_F(SimtTest, BarrierReductions)
+{
+    const uint32_t n = 100; // a partial last warp
+    for (uint64_t arg : {40ull, 200ull}) {
+        Params p;
+        p.arg = arg;
+        RunOutcome r = launch("k_bar_red", {2, 1, 1}, {n, 1, 1}, p);
+        ASSERT_FALSE(r.exception);
+        uint64_t popc = 0;
+        bool all = true, any = false;
+        for (uint32_t t = 0; t < n; ++t) {
+            popc += t % 3 == 0;
+            all &= t < arg;
+            any |= t == arg;
+        }
+        for (uint32_t i = 0; i < 2 * n; ++i) {
+            ASSERT_EQ(out(3 * i), popc);
+            ASSERT_EQ(out(3 * i + 1), uint64_t(all));
+            ASSERT_EQ(out(3 * i + 2), uint64_t(any));
+        }
+    }
+}
+
+TEST_F(SimtTest, ExitedThreadsDoNotBlockBarriers)
+{
+    RunOutcome r = launch("k_barrier_exit", {1, 1, 1}, {64, 1, 1});
+    ASSERT_FALSE(r.exception);
+    for (uint32_t t = 0; t < 64; ++t)
+        if (t % 5) {
+            ASSERT_EQ(out(t), 64u - 13u);
+        }
+}
+
+TEST_F(SimtTest, AtomicsUnderContention)
+{
+    const uint32_t n = 256, ctas = 3;
+    Params p;
+    p.n = n * ctas;
+    mem.write<uint64_t>(kCounter, 0);
+    mem.write<uint64_t>(kCounter + 8, uint64_t(INT64_MIN));
+    mem.write<uint64_t>(kCounter + 16, 0);
+    mem.write<uint64_t>(kCounter + 24, 0);
+    RunOutcome r = launch("k_atomics", {ctas, 1, 1}, {n, 1, 1}, p, 64);
+    ASSERT_FALSE(r.exception);
+    EXPECT_EQ(mem.read<uint32_t>(kCounter), n * ctas);
+    std::vector<uint64_t> seen;
+    for (uint32_t i = 0; i < n * ctas; ++i) seen.push_back(out(i));
+    std::sort(seen.begin(), seen.end());
+    for (uint32_t i = 0; i < n * ctas; ++i) ASSERT_EQ(seen[i], i);
+    int64_t mx = INT64_MIN;
+    for (uint32_t t = 0; t < n; ++t) mx = std::max<int64_t>(mx, int64_t((t * 7919) % 1000) - 500);
+    EXPECT_EQ(int64_t(mem.read<uint64_t>(kCounter + 8)), mx);
+    EXPECT_EQ(mem.read<uint64_t>(kCounter + 16), 0u); // lock released
+    EXPECT_EQ(mem.read<uint64_t>(kCounter + 24), uint64_t(n) * ctas); // lock excluded
+    for (uint32_t c = 0; c < ctas; ++c) EXPECT_EQ(out(n * ctas + c), uint64_t(n) * (n - 1) / 2);
+}
+
+TEST_F(SimtTest, ShuffleAsPtx)
+{
+    RunOutcome r = launch("k_shfl", {1, 1, 1}, {64, 1, 1});
+    ASSERT_FALSE(r.exception);
+    for (uint32_t t = 0; t < 64; ++t) {
+        const uint32_t l = t % 32, base = t - l;
+        auto v = [&](uint32_t lane) { return uint64_t(base + lane) * 10 + 1; };
+        ASSERT_EQ(out(6 * t + 0), v((l + 5) % 32)) << t;
+        ASSERT_EQ(out(6 * t + 1), v(l >= 3 ? l - 3 : l)) << t;
+        ASSERT_EQ(out(6 * t + 2), v(l + 4 <= 31 ? l + 4 : l)) << t;
+        ASSERT_EQ(out(6 * t + 3), v(l ^ 6)) << t;
+        ASSERT_EQ(out(6 * t + 4), v(l % 8 + 2 < 8 ? l + 2 : l)) << t;
+        ASSERT_EQ(out(6 * t + 5), v(l % 8 >= 1 ? l - 1 : l)) << t;
+    }
+}
+
+TEST_F(SimtTest, VoteAndActiveMask)
+{
+    Params p;
+    p.arg = 10;
+    RunOutcome r = launch("k_vote", {1, 1, 1}, {64, 1, 1}, p);
+    ASSERT_FALSE(r.exception);
+    for (uint32_t t = 0; t < 64; ++t) {
+        const uint32_t w = t / 32;
+        uint64_t ballot = 0;
+        bool any = false, all = true, some = false;
+        for (uint32_t l = 0; l < 32; ++l) {
+            const uint32_t u = w * 32 + l;
+            if (u % 3 == 0) ballot |= uint64_t(1) << l;
+            any |= u == 10;
+            all &= u < 10;
+            some |= u < 10;
+        }
+        ASSERT_EQ(out(6 * t + 0), ballot);
+        ASSERT_EQ(out(6 * t + 1), uint64_t(any));
+        ASSERT_EQ(out(6 * t + 2), uint64_t(all));
+        ASSERT_EQ(out(6 * t + 3), uint64_t(all || !some));
+        const uint64_t half = (t & 1) ? 0xaaaaaaaaull : 0x55555555ull;
+        ASSERT_EQ(out(6 * t + 4), half);
+        ASSERT_EQ(out(6 * t + 5), half);
+    }
+}
+
+TEST_F(SimtTest, WarpSyncWaitsForDivergentLanes)
+{
+    RunOutcome r = launch("k_warp_sync", {1, 1, 1}, {32, 1, 1});
+    ASSERT_FALSE(r.exception);
+    for (uint32_t t = 0; t < 32; ++t) {
+        if (t < 16) ASSERT_TRUE(out(t) == 2 * t || out(t) == 2 * t + 1);
+        else ASSERT_EQ(out(t), 3 * t + 100);
+    }
+}
+
+TEST_F(SimtTest, DeadlockIsReportedNotHung)
+{
+    RunOutcome r = launch("k_deadlock", {1, 1, 1}, {64, 1, 1});
+    ASSERT_TRUE(r.exception);
+    EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_DEADLOCK));
+    EXPECT_EQ(r.exception->sm, 3u);
+}
+
+TEST_F(SimtTest, BarriersCountThreadsNotInstructions)
+{
+    Params p;
+    p.arg = 10;
+    RunOutcome r = launch("k_divergent_barrier", {1, 1, 1}, {64, 1, 1}, p);
+    ASSERT_FALSE(r.exception);
+    for (uint32_t t = 0; t < 64; ++t) ASSERT_EQ(out(t), t);
+}
+
+TEST_F(SimtTest, TrapReportsWhere)
+{
+    Params p;
+    p.arg = 37;
+    RunOutcome r = launch("k_trap", {2, 1, 1}, {32, 1, 1}, p);
+    ASSERT_TRUE(r.exception);
+    const Exception &e = *r.exception;
+    EXPECT_EQ(e.kind, uint32_t(SIMTGPU_EXC_TRAP));
+    EXPECT_EQ(e.lane, 5u);
+    EXPECT_EQ(e.ctaid, (Dim3{1, 0, 0}));
+    EXPECT_EQ(e.tid, (Dim3{5, 0, 0}));
+    EXPECT_EQ(e.sm, 3u);
+    EXPECT_GE(e.pc, sym("k_trap"));
+    EXPECT_LT(e.pc, sym("k_trap") + 64);
+    EXPECT_EQ(mem.read<uint32_t>(e.pc) & 0xffff, 0x9002u); // c.ebreak
+}
+
+TEST_F(SimtTest, PageFaultOnLoad)
+{
+    Params p;
+    p.arg = 0x5000008;
+    RunOutcome r = launch("k_load_arg", {1, 1, 1}, {32, 1, 1}, p);
+    ASSERT_TRUE(r.exception);
+    EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_PAGE_FAULT));
+    EXPECT_EQ(r.exception->access, uint32_t(SIMTGPU_ACCESS_READ));
+    EXPECT_EQ(r.exception->detail, uint32_t(SIMTGPU_FAULT_NOT_PRESENT));
+    EXPECT_EQ(r.exception->address, 0x5000008u);
+    EXPECT_EQ(r.exception->lane, 3u);
+}
+
+TEST_F(SimtTest, ProtectionFaultOnStore)
+{
+    Params p;
+    p.arg = 0x1800010;
+    mem.set_perms(0x1800000, 4096, FlatMemory::kR);
+    RunOutcome r = launch("k_store_arg", {1, 1, 1}, {32, 1, 1}, p);
+    ASSERT_TRUE(r.exception);
+    EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_PAGE_FAULT));
+    EXPECT_EQ(r.exception->access, uint32_t(SIMTGPU_ACCESS_WRITE));
+    EXPECT_EQ(r.exception->detail, uint32_t(SIMTGPU_FAULT_PROTECTION));
+    EXPECT_EQ(r.exception->address, 0x1800010u);
+    EXPECT_EQ(r.exception->lane, 2u);
+}
+
+TEST_F(SimtTest, FetchNeedsExecutePermission)
+{
+    Params p;
+    p.arg = 0x1800000;
+    mem.set_perms(0x1800000, 4096, FlatMemory::kR | FlatMemory::kW);
+    RunOutcome r = launch("k_jump_arg", {1, 1, 1}, {1, 1, 1}, p);
+    ASSERT_TRUE(r.exception);
+    EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_PAGE_FAULT));
+    EXPECT_EQ(r.exception->access, uint32_t(SIMTGPU_ACCESS_EXEC));
+    EXPECT_EQ(r.exception->pc, 0x1800000u);
+}
+
+TEST_F(SimtTest, SharedWindowBounds)
+{
+    Params p;
+    p.arg = 63;
+    EXPECT_FALSE(launch("k_shared_at", {1, 1, 1}, {32, 1, 1}, p, 64).exception);
+    p.arg = 64;
+    RunOutcome r = launch("k_shared_at", {1, 1, 1}, {32, 1, 1}, p, 64);
+    ASSERT_TRUE(r.exception);
+    EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_PAGE_FAULT));
+    EXPECT_EQ(r.exception->detail, uint32_t(SIMTGPU_FAULT_OUT_OF_WINDOW));
+    EXPECT_EQ(r.exception->address, SIMTGPU_SHARED_BASE + 64);
+    EXPECT_EQ(r.exception->lane, 1u);
+}
+
+TEST_F(SimtTest, MisalignedAtomic)
+{
+    Params p;
+    p.arg = kOut + 2;
+    RunOutcome r = launch("k_amo_arg", {1, 1, 1}, {32, 1, 1}, p);
+    ASSERT_TRUE(r.exception);
+    EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_MISALIGNED));
+    EXPECT_EQ(r.exception->address, kOut + 2);
+}
+
+TEST_F(SimtTest, BadEcall)
+{
+    RunOutcome r = launch("k_bad_ecall", {1, 1, 1}, {4, 1, 1});
+    ASSERT_TRUE(r.exception);
+    EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_BAD_ECALL));
+    EXPECT_EQ(r.exception->detail, 64u);
+}
+
+TEST_F(SimtTest, IllegalInstructionReportsBits)
+{
+    RunOutcome r = launch("k_illegal", {1, 1, 1}, {32, 1, 1});
+    ASSERT_TRUE(r.exception);
+    EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_ILLEGAL_INSTRUCTION));
+    EXPECT_EQ(r.exception->detail, 0xffffffffu);
+    EXPECT_EQ(r.exception->lane, 4u);
+}
+
+TEST_F(SimtTest, LocalMemoryIsPerThread)
+{
+    const uint32_t stack = 2048;
+    RunOutcome r = launch("k_local", {2, 1, 1}, {48, 1, 1}, {}, 0, stack);
+    ASSERT_FALSE(r.exception);
+    for (uint32_t t = 0; t < 96; ++t) {
+        uint64_t s = 0;
+        for (uint32_t i = 0; i < 50; ++i) s += t * 1000 + (i * 7 + t) % 64;
+        ASSERT_EQ(out(2 * t), s) << t;
+        ASSERT_LE(out(2 * t + 1), SIMTGPU_LOCAL_BASE + stack); // sp in the kernel body
+        ASSERT_GT(out(2 * t + 1), SIMTGPU_LOCAL_BASE + stack - 256);
+    }
+    // With too small a stack the frame grows below the window: unmapped.
+    RunOutcome small = launch("k_local", {1, 1, 1}, {1, 1, 1}, {}, 0, 256);
+    ASSERT_TRUE(small.exception);
+    EXPECT_EQ(small.exception->kind, uint32_t(SIMTGPU_EXC_PAGE_FAULT));
+    EXPECT_LT(small.exception->address, SIMTGPU_LOCAL_BASE);
+}
+
+TEST_F(SimtTest, IdentityCsrs)
+{
+    const Dim3 grid{2, 3, 2}, block{4, 3, 5};
+    RunOutcome r = launch("k_csrs", grid, block, {}, 96);
+    ASSERT_FALSE(r.exception);
+    const uint32_t per_cta = 60;
+    for (uint32_t cz = 0; cz < 2; ++cz)
+        for (uint32_t cy = 0; cy < 3; ++cy)
+            for (uint32_t cx = 0; cx < 2; ++cx)
+                for (uint32_t t = 0; t < per_cta; ++t) {
+                    const uint32_t cta = cx + 2 * (cy + 3 * cz);
+                    const uint64_t i = 16 * (uint64_t(cta) * per_cta + t);
+                    ASSERT_EQ(out(i + 0), t % 4);
+                    ASSERT_EQ(out(i + 1), t / 4 % 3);
+                    ASSERT_EQ(out(i + 2), t / 12);
+                    ASSERT_EQ(out(i + 3), 4u | 3u << 16 | uint64_t(5) << 32);
+                    ASSERT_EQ(out(i + 4), cx);
+                    ASSERT_EQ(out(i + 5), cy);
+                    ASSERT_EQ(out(i + 6), cz);
+                    ASSERT_EQ(out(i + 7), 2u | 3u << 16 | uint64_t(2) << 32);
+                    ASSERT_EQ(out(i + 8), t % 32);
+                    ASSERT_EQ(out(i + 9), t / 32);
+                    ASSERT_EQ(out(i + 10), 32u);
+                    ASSERT_EQ(out(i + 11), (uint64_t(1) << (t % 32)) - 1);
+                    ASSERT_EQ(out(i + 12), 0xe000u);
+                    ASSERT_EQ(out(i + 13), 96u);
+                    ASSERT_EQ(out(i + 14), 42u);
+                    ASSERT_EQ(out(i + 15), 3u | uint64_t(config.num_sms) << 16);
+                }
+}
+
+TEST_F(SimtTest, GlobalLoadsCostMemoryLatency)
+{
+    config.mem_latency = 50;
+    for (int i = 0; i < 10; ++i) mem.write<uint64_t>(kIn + 8 * i, i + 1);
+    RunOutcome r = launch("k_clock", {1, 1, 1}, {32, 1, 1});
+    ASSERT_FALSE(r.exception);
+    EXPECT_EQ(out(1), 55u);
+    EXPECT_GE(out(0), 10u * 50u);
+    EXPECT_LT(out(0), 10u * 50u + 200u);
+    EXPECT_GE(r.stats.busy_cycles, out(0));
+    EXPECT_LE(out(2), r.cycles); // ns = cycles at 1 GHz
+    EXPECT_GE(out(2), out(0));
+}
+
+TEST_F(SimtTest, HostMemoryPagesGoThroughDma)
+{
+    mem.set_host_pages(kOut, 1 << 16);
+    RunOutcome r = launch("k_ifelse", {2, 1, 1}, {64, 1, 1});
+    ASSERT_FALSE(r.exception);
+    for (uint32_t t = 0; t < 128; ++t) {
+        uint64_t v = (t & 1) ? t * 3 + ((t & 2) ? 1000 : 2000) : (t + 100) * (((t % 8) < 4) ? 2 : 1);
+        ASSERT_EQ(out(3 * t), v);
+    }
+    EXPECT_GE(mem.dma_bytes, 128u * 3 * 8);
+}
+
+TEST_F(SimtTest, GreedySchedulerSameResults)
+{
+    config.warp_scheduler = "greedy";
+    RunOutcome r = launch("k_barrier", {2, 1, 1}, {256, 1, 1}, {}, 256 * 8);
+    ASSERT_FALSE(r.exception);
+    for (uint32_t c = 0; c < 2; ++c)
+        for (uint32_t t = 0; t < 256; ++t)
+            ASSERT_EQ(out(c * 256 + t), uint64_t(256 - 1 - (t + 1) % 256) * 7 + c + 1);
+}
+
+TEST_F(SimtTest, OccupancyLimitsResidentCtas)
+{
+    LaunchDesc l;
+    l.entry_pc = sym("k_barrier");
+    l.param_va = kParams;
+    l.grid = {8, 1, 1};
+    l.block = {64, 1, 1};
+    l.shared_bytes = 40 << 10; // only one fits in 64 KiB
+    Sm s(config, 0);
+    s.begin_launch(l, mem, 0);
+    ASSERT_TRUE(s.can_accept_cta());
+    s.add_cta({0, 0, 0});
+    EXPECT_FALSE(s.can_accept_cta());
+    l.shared_bytes = 0;
+    l.block = {256, 1, 1}; // 8 warps of 16 slots: two CTAs
+    s.abort();
+    s.begin_launch(l, mem, 0);
+    s.add_cta({0, 0, 0});
+    EXPECT_TRUE(s.can_accept_cta());
+    s.add_cta({1, 0, 0});
+    EXPECT_FALSE(s.can_accept_cta());
+}
+
+} // namespace
+} // namespace simtgpu::sim

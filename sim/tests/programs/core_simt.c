@@ -1,0 +1,387 @@
+/* Kernels for the SIMT behaviour tests (sim/tests/core_simt_test.cpp). Each
+ * kernel is an entry symbol; a0 points at struct params. */
+#include "simtgpu/device/simt.h"
+
+struct params {
+	uint64_t *out;
+	uint64_t *in;
+	uint64_t n;
+	uint64_t arg;
+	uint64_t *counter;
+};
+
+#define KERNEL(name)                                                        \
+	static void name##_body(const struct params *p);                     \
+	__attribute__((noreturn)) void name(const struct params *p)         \
+	{                                                                    \
+		name##_body(p);                                              \
+		simt_exit(0);                                                \
+	}                                                                    \
+	static void name##_body(const struct params *p)
+
+static inline uint32_t gtid(void)
+{
+	return (uint32_t)(simt_ctaid_x() * simt_ntid_x() + simt_tid_x());
+}
+
+/* if/else and nested divergence; out[3t+2] is the active mask after the
+ * join (full warp when reconverged). */
+KERNEL(k_ifelse)
+{
+	uint32_t t = gtid();
+	uint64_t v;
+	if (t & 1) {
+		v = t * 3;
+		if (t & 2)
+			v += 1000;
+		else
+			v += 2000;
+	} else {
+		v = t + 100;
+		if ((t % 8) < 4)
+			v *= 2;
+	}
+	p->out[3 * t] = v;
+	p->out[3 * t + 1] = simt_laneid();
+	p->out[3 * t + 2] = simt_activemask();
+}
+
+/* A loop with a per-lane trip count, then the active mask after it. */
+KERNEL(k_loop)
+{
+	uint32_t t = gtid();
+	uint64_t sum = 0;
+	for (uint32_t i = 0; i < t % 37; ++i)
+		sum += i * i + t;
+	p->out[2 * t] = sum;
+	p->out[2 * t + 1] = simt_activemask();
+}
+
+/* Early exit: every third thread leaves with status 0 before the store. */
+KERNEL(k_early_exit)
+{
+	uint32_t t = gtid();
+	if (t % 3 == 0)
+		simt_exit(0);
+	p->out[t] = t + 1;
+	p->out[p->n + t] = simt_activemask();
+}
+
+/* Exit status: thread `arg` exits with 7, thread arg+1 with 9. */
+KERNEL(k_exit_status)
+{
+	uint32_t t = gtid();
+	if (t == p->arg)
+		simt_exit(7);
+	if (t == p->arg + 1)
+		simt_exit(9);
+}
+
+/* A divergent region of arg iterations then uniform code: used to count
+ * warp instructions. */
+KERNEL(k_reconverge)
+{
+	uint32_t t = simt_tid_x();
+	uint64_t v = t;
+	if (t & 1) {
+		for (uint64_t i = 0; i < p->arg; ++i)
+			v = v * 3 + 1;
+	} else {
+		for (uint64_t i = 0; i < p->arg; ++i)
+			v = v * 5 + 2;
+	}
+	/* uniform tail */
+	for (int i = 0; i < 100; ++i)
+		v ^= v >> 3;
+	p->out[t] = v;
+}
+
+/* Shared memory reversal across warps with bar.sync. */
+KERNEL(k_barrier)
+{
+	uint32_t t = simt_tid_x(), n = (uint32_t)simt_ntid_x();
+	volatile uint64_t *s = SIMT_SHARED(volatile uint64_t);
+	s[t] = t * 7 + simt_ctaid_x();
+	simt_bar_sync();
+	uint64_t v = s[n - 1 - t];
+	simt_bar_sync();
+	s[t] = v + 1;
+	simt_bar_sync();
+	p->out[simt_ctaid_x() * n + t] = s[(t + 1) % n];
+}
+
+/* Barrier reductions. */
+KERNEL(k_bar_red)
+{
+	uint32_t t = simt_tid_x();
+	uint64_t base = simt_ctaid_x() * simt_ntid_x() * 3;
+	p->out[base + 3 * t] = simt_bar_popc(t % 3 == 0);
+	p->out[base + 3 * t + 1] = simt_bar_and(t < p->arg);
+	p->out[base + 3 * t + 2] = simt_bar_or(t == p->arg);
+}
+
+/* Threads that exit early do not block the barrier. */
+KERNEL(k_barrier_exit)
+{
+	uint32_t t = simt_tid_x();
+	if (t % 5 == 0)
+		simt_exit(0);
+	uint64_t pc = simt_bar_popc(1);
+	p->out[t] = pc;
+}
+
+static inline uint32_t amoadd_w(volatile uint32_t *a, uint32_t v)
+{
+	uint32_t r;
+	__asm__ volatile("amoadd.w %0, %2, (%1)" : "=r"(r) : "r"(a), "r"(v) : "memory");
+	return r;
+}
+
+static inline uint64_t amomax_d(volatile uint64_t *a, uint64_t v)
+{
+	uint64_t r;
+	__asm__ volatile("amomax.d %0, %2, (%1)" : "=r"(r) : "r"(a), "r"(v) : "memory");
+	return r;
+}
+
+/* Atomics under contention, on global and on shared memory; an LR/SC
+ * spin lock guarding a plain read-modify-write. out[t] = value amoadd saw. */
+KERNEL(k_atomics)
+{
+	uint32_t t = simt_tid_x(), n = (uint32_t)simt_ntid_x();
+	volatile uint32_t *gcount = (volatile uint32_t *)p->counter;
+	volatile uint64_t *gmax = p->counter + 1;
+	volatile uint64_t *lock = p->counter + 2;
+	volatile uint64_t *plain = p->counter + 3;
+	volatile uint32_t *scount = SIMT_SHARED(volatile uint32_t);
+	if (t == 0)
+		*scount = 0;
+	simt_bar_sync();
+	p->out[simt_ctaid_x() * n + t] = amoadd_w(gcount, 1);
+	amoadd_w(scount, t);
+	amomax_d(gmax, (uint64_t)(int64_t)((t * 7919) % 1000) - 500);
+	/* spin lock with lr/sc, acquired one lane at a time */
+	for (;;) {
+		uint64_t old, fail;
+		__asm__ volatile("lr.d.aq %0, (%2)\n\t"
+				 "bnez %0, 1f\n\t"
+				 "li %1, 1\n\t"
+				 "sc.d.rl %1, %1, (%2)\n\t"
+				 "j 2f\n"
+				 "1: li %1, 1\n"
+				 "2:"
+				 : "=&r"(old), "=&r"(fail)
+				 : "r"(lock)
+				 : "memory");
+		if (!fail)
+			break;
+	}
+	*plain = *plain + 1;
+	__asm__ volatile("amoswap.d.rl x0, x0, (%0)" ::"r"(lock) : "memory");
+	simt_bar_sync();
+	if (t == 0)
+		p->out[p->n + simt_ctaid_x()] = *scount;
+}
+
+/* Shuffles: 5 values per thread. */
+KERNEL(k_shfl)
+{
+	uint32_t t = simt_tid_x();
+	uint32_t lane = (uint32_t)simt_laneid();
+	uint64_t v = t * 10 + 1;
+	uint64_t *o = p->out + 6 * t;
+	o[0] = simt_shfl_idx_warp(v, (lane + 5) % 32);
+	o[1] = simt_shfl_up_warp(v, 3);
+	o[2] = simt_shfl_down_warp(v, 4);
+	o[3] = simt_shfl_bfly_warp(v, 6);
+	o[4] = simt_shfl_down(v, 2, simt_shfl_c(8, 0));
+	o[5] = simt_shfl_up(v, 1, simt_shfl_c(8, 1));
+}
+
+/* Votes, over the whole warp and over a divergent half. */
+KERNEL(k_vote)
+{
+	uint32_t t = simt_tid_x();
+	uint64_t *o = p->out + 6 * t;
+	o[0] = simt_ballot(SIMT_FULL_MASK, t % 3 == 0);
+	o[1] = simt_any(SIMT_FULL_MASK, t == p->arg);
+	o[2] = simt_all(SIMT_FULL_MASK, t < p->arg);
+	o[3] = simt_uni(SIMT_FULL_MASK, t < p->arg);
+	/* different sequences on each side, so clang cannot hoist them */
+	if (t & 1) {
+		o[5] = simt_ballot(SIMT_FULL_MASK, 1);
+		o[4] = simt_activemask();
+	} else {
+		o[4] = simt_activemask();
+		o[5] = simt_ballot(0x5555555555555555ull, 1);
+	}
+}
+
+/* warp.sync with divergent halves: both sides meet at the warp.sync. */
+KERNEL(k_warp_sync)
+{
+	uint32_t t = simt_tid_x();
+	uint64_t v;
+	if (t < 16) {
+		v = t * 2;
+		simt_warp_sync(SIMT_FULL_MASK);
+		v += simt_activemask() == 0xffffffffu;
+	} else {
+		v = t * 3;
+		simt_warp_sync(SIMT_FULL_MASK);
+		v += 100;
+	}
+	p->out[t] = v;
+}
+
+/* Deadlock: lanes 0..15 wait in warp.sync for lanes that wait at the CTA
+ * barrier, which waits for lanes 0..15. */
+KERNEL(k_deadlock)
+{
+	uint32_t t = simt_tid_x();
+	if (t < 16)
+		simt_warp_sync(SIMT_FULL_MASK);
+	else
+		simt_bar_sync();
+	p->out[t] = 1;
+}
+
+/* A barrier inside a branch that half the CTA never reaches, while the other
+ * half waits at a second barrier: with threads counted, that passes. */
+KERNEL(k_divergent_barrier)
+{
+	uint32_t t = simt_tid_x();
+	if (t < p->arg)
+		simt_bar_sync();
+	else
+		simt_bar_sync();
+	p->out[t] = t;
+}
+
+/* Thread arg traps (device-side assert). */
+KERNEL(k_trap)
+{
+	if (gtid() == p->arg)
+		simt_trap();
+	p->out[gtid()] = 1;
+}
+
+/* Load from p->arg (expected to fault). */
+KERNEL(k_load_arg)
+{
+	if (gtid() == 3)
+		p->out[0] = *(volatile uint64_t *)p->arg;
+}
+
+/* Store to p->arg (expected to fault). */
+KERNEL(k_store_arg)
+{
+	if (gtid() == 2)
+		*(volatile uint64_t *)p->arg = 5;
+}
+
+/* Jump to p->arg (expected to fault on fetch). */
+KERNEL(k_jump_arg)
+{
+	((void (*)(void))p->arg)();
+}
+
+/* Shared access at byte offset arg. */
+KERNEL(k_shared_at)
+{
+	volatile uint8_t *s = SIMT_SHARED(volatile uint8_t);
+	if (simt_tid_x() == 1)
+		s[p->arg] = 1;
+}
+
+/* Misaligned atomic at p->arg. */
+KERNEL(k_amo_arg)
+{
+	if (simt_tid_x() == 0)
+		amoadd_w((volatile uint32_t *)p->arg, 1);
+}
+
+/* ecall with a7 = 64. */
+KERNEL(k_bad_ecall)
+{
+	register uint64_t a7 __asm__("a7") = 64;
+	__asm__ volatile("ecall" ::"r"(a7) : "memory");
+	p->out[0] = 1;
+}
+
+/* An illegal instruction (all ones). */
+KERNEL(k_illegal)
+{
+	if (simt_tid_x() == 4)
+		__asm__ volatile(".word 0xffffffff");
+	p->out[0] = 1;
+}
+
+/* Per-thread local memory: a stack array indexed by a runtime value. */
+static uint64_t __attribute__((noinline)) local_work(uint32_t t, uint32_t n)
+{
+	volatile uint64_t buf[64];
+	for (uint32_t i = 0; i < 64; ++i)
+		buf[i] = t * 1000 + i;
+	uint64_t s = 0;
+	for (uint32_t i = 0; i < n; ++i)
+		s += buf[(i * 7 + t) % 64];
+	return s;
+}
+
+KERNEL(k_local)
+{
+	uint32_t t = gtid();
+	uint64_t sp;
+	__asm__ volatile("mv %0, sp" : "=r"(sp));
+	p->out[2 * t] = local_work(t, 50);
+	p->out[2 * t + 1] = sp;
+}
+
+/* Identity CSRs for a 3-D grid and block. */
+KERNEL(k_csrs)
+{
+	uint32_t lin = (uint32_t)(simt_thread_linear() +
+				  simt_cta_threads() *
+					  (simt_ctaid_x() +
+					   simt_nctaid_x() * (simt_ctaid_y() + simt_nctaid_y() * simt_ctaid_z())));
+	uint64_t *o = p->out + 16 * lin;
+	o[0] = simt_tid_x();
+	o[1] = simt_tid_y();
+	o[2] = simt_tid_z();
+	o[3] = simt_ntid_x() | simt_ntid_y() << 16 | simt_ntid_z() << 32;
+	o[4] = simt_ctaid_x();
+	o[5] = simt_ctaid_y();
+	o[6] = simt_ctaid_z();
+	o[7] = simt_nctaid_x() | simt_nctaid_y() << 16 | simt_nctaid_z() << 32;
+	o[8] = simt_laneid();
+	o[9] = simt_warpid();
+	o[10] = simt_warpsize();
+	o[11] = simt_lanemask_lt();
+	o[12] = simt_envptr();
+	o[13] = simt_dynshared();
+	o[14] = simt_gridid();
+	o[15] = simt_smid() | simt_nsmid() << 16;
+}
+
+/* Clock: two reads around a dependent chain of global loads. */
+KERNEL(k_clock)
+{
+	uint64_t c0 = simt_clock();
+	volatile uint64_t *q = p->in;
+	uint64_t s = 0;
+	for (int i = 0; i < 10; ++i)
+		s += q[i];
+	uint64_t c1 = simt_clock();
+	if (simt_tid_x() == 0) {
+		p->out[0] = c1 - c0;
+		p->out[1] = s;
+		p->out[2] = simt_globaltimer();
+	}
+}
+
+/* The ELF entry: tests name their kernel symbol instead. */
+__attribute__((noreturn)) void _start(void)
+{
+	simt_trap();
+}
