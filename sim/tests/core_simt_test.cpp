@@ -75,7 +75,9 @@ TEST_P(SimtWarpSizeTest, IfElseNestedDivergenceReconverges)
         ASSERT_EQ(out(3 * t + 1), (t % threads) % config.warp_size);
         ASSERT_EQ(out(3 * t + 2), lanes_mask(config.warp_size)) << "not reconverged at " << t;
     }
-    if (config.warp_size > 1) EXPECT_GT(r.stats.divergent_branches, 0u);
+    if (config.warp_size > 1) {
+        EXPECT_GT(r.stats.divergent_branches, 0u);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(WarpSizes, SimtWarpSizeTest, ::testing::Values(32u, 8u, 64u, 1u));
