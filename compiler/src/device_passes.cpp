@@ -87,15 +87,15 @@ public:
 			for (BasicBlock &bb : f)
 				for (Instruction &inst : bb)
 					if (auto *call = dyn_cast<CallInst>(&inst))
-						if (Function *callee = call->getCalledFunction())
-							if (callee->getName().startswith("llvm.nvvm.") ||
-							    isRuntimeCall(callee->getName()))
-								calls.push_back(call);
+						if (needsLowering(*call))
+							calls.push_back(call);
 		for (CallInst *call : calls) {
 			IRBuilder<> b(call);
 			Expected<Value *> replacement = lower(*call, b);
 			if (!replacement)
 				return replacement.takeError();
+			if (*replacement == call)
+				continue; // kept as it is
 			if (*replacement)
 				call->replaceAllUsesWith(*replacement);
 			call->eraseFromParent();
@@ -107,6 +107,15 @@ public:
 	}
 
 private:
+	static bool needsLowering(const CallInst &call)
+	{
+		if (call.isInlineAsm())
+			return true;
+		const Function *callee = call.getCalledFunction();
+		return callee && (callee->getName().startswith("llvm.nvvm.") ||
+				  isRuntimeCall(callee->getName()));
+	}
+
 	static bool isRuntimeCall(StringRef name)
 	{
 		return name == "vprintf" || name == "__assertfail" || instructionMath(name);
@@ -196,8 +205,34 @@ private:
 		return b.CreateTrunc(v, type);
 	}
 
+	// Inline assembly in CUDA sources (clang's headers included) is PTX.
+	// The few PTX statements with a SIMT counterpart are mapped; anything
+	// else written in PTX is refused. RISC-V assembly passes through.
+	Expected<Value *> lowerInlineAsm(CallInst &call, IRBuilder<> &b)
+	{
+		StringRef text = cast<InlineAsm>(call.getCalledOperand())->getAsmString();
+		StringRef trimmed = text.trim();
+		if (trimmed == "activemask.b32 $0;")
+			return fromI64(b, customR(b, SIMTGPU_F3_WARP, SIMTGPU_WARP_ACTIVEMASK, true, {}),
+				       call.getType());
+		if (trimmed == "trap;" || trimmed == "brkpt;") {
+			auto *type = FunctionType::get(b.getVoidTy(), false);
+			b.CreateCall(type, InlineAsm::get(type, "ebreak", "~{memory}", true));
+			return nullptr;
+		}
+		bool ptx = trimmed.endswith(";") || trimmed.contains(".b32") || trimmed.contains(".u32") ||
+			   trimmed.contains(".s32") || trimmed.contains(".f32") || trimmed.contains(".u64");
+		if (ptx)
+			return refuse(call, "PTX inline assembly '" + trimmed +
+						    "' has no simtgpu equivalent (device inline assembly is "
+						    "RISC-V)");
+		return &call;
+	}
+
 	Expected<Value *> lower(CallInst &call, IRBuilder<> &b)
 	{
+		if (call.isInlineAsm())
+			return lowerInlineAsm(call, b);
 		StringRef name = call.getCalledFunction()->getName();
 		Type *type = call.getType();
 		if (name == "vprintf")
