@@ -102,6 +102,14 @@ template <typename T> inline uint64_t fclass(T v)
     }
 }
 
+// RISC-V fma: inf * 0 + c raises NV even when c is a quiet NaN (x86 and
+// IEEE leave that open); replacing c by 0 there makes the host raise it.
+template <typename T> inline T fma(T a, T b, T c)
+{
+    const bool inf_times_zero = (std::isinf(a) && b == 0) || (a == 0 && std::isinf(b));
+    return std::fma(a, b, inf_times_zero ? T(0) : c);
+}
+
 // fmin/fmax of spec 2.2: a NaN operand loses, both NaN give the canonical
 // NaN, -0 < +0, a signalling NaN raises NV.
 template <typename T> inline T fminmax(T a, T b, bool is_max, uint8_t &fl)

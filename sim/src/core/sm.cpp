@@ -932,7 +932,7 @@ bool Sm::Impl::exec_fp(uint32_t slot, const Insn &in, uint64_t mask)
         const float sa = (in.op == Op::FnmsubS || in.op == Op::FnmaddS) ? -1.0f : 1.0f;
         const float sc = (in.op == Op::FmsubS || in.op == Op::FnmaddS) ? -1.0f : 1.0f;
         return fp_rounded(slot, in, mask, fd,
-                          [&](uint32_t l) { res[l] = bs(std::fma(sa * S(f1[l]), S(f2[l]), sc * S(f3[l]))); },
+                          [&](uint32_t l) { res[l] = bs(fp::fma(sa * S(f1[l]), S(f2[l]), sc * S(f3[l]))); },
                           [&](uint32_t l) { res[l] = bs(fp::rmm_fma(sa * S(f1[l]), S(f2[l]), sc * S(f3[l]))); });
     }
     case Op::FsgnjS: case Op::FsgnjnS: case Op::FsgnjxS:
@@ -991,7 +991,7 @@ bool Sm::Impl::exec_fp(uint32_t slot, const Insn &in, uint64_t mask)
         const double sa = (in.op == Op::FnmsubD || in.op == Op::FnmaddD) ? -1.0 : 1.0;
         const double sc = (in.op == Op::FmsubD || in.op == Op::FnmaddD) ? -1.0 : 1.0;
         return fp_rounded(slot, in, mask, fd,
-                          [&](uint32_t l) { res[l] = bd(std::fma(sa * D(f1[l]), D(f2[l]), sc * D(f3[l]))); },
+                          [&](uint32_t l) { res[l] = bd(fp::fma(sa * D(f1[l]), D(f2[l]), sc * D(f3[l]))); },
                           [&](uint32_t l) { res[l] = bd(fp::rmm_fma(sa * D(f1[l]), D(f2[l]), sc * D(f3[l]))); });
     }
     case Op::FsgnjD: case Op::FsgnjnD: case Op::FsgnjxD:
