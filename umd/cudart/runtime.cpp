@@ -1,0 +1,760 @@
+// The CUDA runtime API on libsimtgpu: devices and primary contexts, memory,
+// symbols, streams, events, launches and occupancy.
+#include "runtime.h"
+
+#include "simtgpu/hw.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace simtgpu::cudart {
+
+namespace {
+
+thread_local int current = 0;
+
+simtgpuStream to_stream(cudaStream_t s) {
+    // The legacy and per-thread default streams are the context's default
+    // stream (docs/cuda-runtime.md).
+    if (s == cudaStreamLegacy || s == cudaStreamPerThread)
+        return nullptr;
+    return reinterpret_cast<simtgpuStream>(s);
+}
+
+simtgpuEvent to_event(cudaEvent_t e) { return reinterpret_cast<simtgpuEvent>(e); }
+
+void shutdown() {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    for (size_t d = 0; d < rt.contexts.size(); ++d)
+        reset_device(int(d));
+}
+
+// Initialises libsimtgpu once; says plainly what is wrong when it cannot.
+cudaError_t ensure_init() {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (rt.initialized)
+        return rt.init_error;
+    rt.initialized = true;
+    simtgpuResult r = simtgpuInit(0);
+    if (r == SIMTGPU_SUCCESS)
+        r = simtgpuDeviceGetCount(&rt.device_count);
+    if (r != SIMTGPU_SUCCESS) {
+        std::fprintf(stderr, "simtgpu: %s\n", simtgpuGetErrorDetail());
+        rt.init_error = to_cuda(r);
+        rt.device_count = 0;
+        return rt.init_error;
+    }
+    rt.contexts.assign(size_t(rt.device_count), nullptr);
+    rt.fault_reported.assign(size_t(rt.device_count), false);
+    // Contexts go before libsimtgpu's own state at exit: this runs first.
+    std::atexit(shutdown);
+    return cudaSuccess;
+}
+
+bool is_device_pointer(simtgpuContext ctx, const void *p) {
+    return simtgpuMemGetAddressRange(ctx, nullptr, nullptr, reinterpret_cast<uint64_t>(p)) ==
+           SIMTGPU_SUCCESS;
+}
+
+cudaError_t resolve_kind(simtgpuContext ctx, void *dst, const void *src, cudaMemcpyKind *kind) {
+    if (*kind == cudaMemcpyDefault) {
+        bool d = is_device_pointer(ctx, dst), s = is_device_pointer(ctx, src);
+        *kind = s ? (d ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+                  : (d ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+    }
+    if (*kind < cudaMemcpyHostToHost || *kind > cudaMemcpyDeviceToDevice)
+        return cudaErrorInvalidMemcpyDirection;
+    return cudaSuccess;
+}
+
+simtgpuResult copy(simtgpuContext ctx, void *dst, const void *src, size_t count,
+                   cudaMemcpyKind kind, cudaStream_t stream, bool async) {
+    uint64_t d = reinterpret_cast<uint64_t>(dst), s = reinterpret_cast<uint64_t>(src);
+    simtgpuStream st = to_stream(stream);
+    switch (kind) {
+    case cudaMemcpyHostToDevice:
+        return async ? simtgpuMemcpyHtoDAsync(ctx, d, src, count, st)
+                     : simtgpuMemcpyHtoD(ctx, d, src, count);
+    case cudaMemcpyDeviceToHost:
+        return async ? simtgpuMemcpyDtoHAsync(ctx, dst, s, count, st)
+                     : simtgpuMemcpyDtoH(ctx, dst, s, count);
+    case cudaMemcpyDeviceToDevice:
+        return async ? simtgpuMemcpyDtoDAsync(ctx, d, s, count, st)
+                     : simtgpuMemcpyDtoD(ctx, d, s, count);
+    default: {
+        simtgpuResult r = async ? simtgpuStreamSynchronize(ctx, st) : simtgpuCtxSynchronize(ctx);
+        if (r == SIMTGPU_SUCCESS && count)
+            std::memmove(dst, src, count);
+        return r;
+    }
+    }
+}
+
+// The device address of a registered __device__ or __constant__ variable.
+cudaError_t symbol_address(const void *symbol, uint64_t *address, size_t *size) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto it = rt.variables.find(symbol);
+    if (it == rt.variables.end())
+        return record(cudaErrorInvalidSymbol);
+    simtgpuModule module;
+    if (cudaError_t err = module_for(*it->second.fatbin, &module))
+        return err;
+    size_t bytes = 0;
+    if (simtgpuModuleGetGlobal(address, &bytes, module, it->second.device_name.c_str()))
+        return record(cudaErrorInvalidSymbol);
+    *size = it->second.size ? it->second.size : bytes;
+    return cudaSuccess;
+}
+
+cudaError_t function_for(const void *func, simtgpuFunction *out) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto it = rt.kernels.find(func);
+    if (it == rt.kernels.end())
+        return record(cudaErrorInvalidDeviceFunction);
+    Kernel &k = it->second;
+    int device = current_device();
+    auto f = k.functions.find(device);
+    if (f != k.functions.end()) {
+        *out = f->second;
+        return cudaSuccess;
+    }
+    simtgpuModule module;
+    if (cudaError_t err = module_for(*k.fatbin, &module))
+        return err;
+    if (simtgpuModuleGetFunction(out, module, k.device_name.c_str()) != SIMTGPU_SUCCESS) {
+        std::fprintf(stderr, "simtgpu: kernel %s is not in its device image\n",
+                     k.device_name.c_str());
+        return record(cudaErrorInvalidDeviceFunction);
+    }
+    k.functions[device] = *out;
+    return cudaSuccess;
+}
+
+#define CONTEXT(ctx)                                       \
+    cudaError_t ctx_err_ = cudaSuccess;                    \
+    simtgpuContext ctx = current_context(&ctx_err_);       \
+    if (!ctx)                                              \
+        return ctx_err_
+
+} // namespace
+
+Runtime &runtime() {
+    static Runtime *rt = new Runtime;
+    return *rt;
+}
+
+int current_device() { return current; }
+void set_current_device(int device) { current = device; }
+
+simtgpuContext current_context(cudaError_t *err) {
+    if ((*err = ensure_init()) != cudaSuccess) {
+        record(*err);
+        return nullptr;
+    }
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    int device = current_device();
+    if (device < 0 || device >= rt.device_count) {
+        *err = record(cudaErrorInvalidDevice);
+        return nullptr;
+    }
+    if (!rt.contexts[device]) {
+        simtgpuResult r = simtgpuCtxCreate(&rt.contexts[device], 0, device);
+        if (r != SIMTGPU_SUCCESS) {
+            std::fprintf(stderr, "simtgpu: %s\n", simtgpuGetErrorDetail());
+            rt.contexts[device] = nullptr;
+            *err = record(r);
+            return nullptr;
+        }
+        rt.fault_reported[device] = false;
+    }
+    return rt.contexts[device];
+}
+
+cudaError_t module_for(FatBinary &fatbin, simtgpuModule *out) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    cudaError_t err;
+    simtgpuContext ctx = current_context(&err);
+    if (!ctx)
+        return err;
+    int device = current_device();
+    auto it = fatbin.modules.find(device);
+    if (it != fatbin.modules.end()) {
+        *out = it->second;
+        return cudaSuccess;
+    }
+    if (!fatbin.image || !fatbin.size) {
+        std::fprintf(stderr, "simtgpu: a registered fat binary holds no device ELF\n");
+        return record(cudaErrorInvalidKernelImage);
+    }
+    simtgpuResult r = simtgpuModuleLoadData(out, ctx, fatbin.image, fatbin.size);
+    if (r != SIMTGPU_SUCCESS) {
+        // Say which architectures disagree, or what is wrong with the image.
+        std::fprintf(stderr, "simtgpu: %s\n", simtgpuGetErrorDetail());
+        return record(r);
+    }
+    fatbin.modules[device] = *out;
+    return cudaSuccess;
+}
+
+void reset_device(int device) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (device < 0 || device >= int(rt.contexts.size()) || !rt.contexts[device])
+        return;
+    simtgpuCtxDestroy(rt.contexts[device]);
+    rt.contexts[device] = nullptr;
+    rt.fault_reported[device] = false;
+    for (auto &fatbin : rt.fatbins)
+        fatbin.modules.erase(device);
+    for (auto &[stub, kernel] : rt.kernels)
+        kernel.functions.erase(device);
+}
+
+} // namespace simtgpu::cudart
+
+using namespace simtgpu::cudart;
+
+// ---------------------------------------------------------------- devices ---
+
+SIMTCUDA_API cudaError_t cudaDriverGetVersion(int *driverVersion) {
+    if (!driverVersion)
+        return record(cudaErrorInvalidValue);
+    // 0 when no driver can be reached, as CUDA reports it.
+    *driverVersion = ensure_init() == cudaSuccess ? CUDART_VERSION : 0;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaRuntimeGetVersion(int *runtimeVersion) {
+    if (!runtimeVersion)
+        return record(cudaErrorInvalidValue);
+    *runtimeVersion = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGetDeviceCount(int *count) {
+    if (!count)
+        return record(cudaErrorInvalidValue);
+    cudaError_t err = ensure_init();
+    *count = runtime().device_count;
+    return record(err);
+}
+
+SIMTCUDA_API cudaError_t cudaSetDevice(int device) {
+    if (cudaError_t err = ensure_init())
+        return record(err);
+    if (device < 0 || device >= runtime().device_count)
+        return record(cudaErrorInvalidDevice);
+    set_current_device(device);
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGetDevice(int *device) {
+    if (!device)
+        return record(cudaErrorInvalidValue);
+    if (cudaError_t err = ensure_init())
+        return record(err);
+    *device = current_device();
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaSetDeviceFlags(unsigned int flags) {
+    if (flags & ~0x1fu)
+        return record(cudaErrorInvalidValue);
+    return cudaSuccess; // scheduling hints: waits always block in the kernel (or its emulation)
+}
+
+SIMTCUDA_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
+    if (!prop)
+        return record(cudaErrorInvalidValue);
+    if (cudaError_t err = ensure_init())
+        return record(err);
+    simtgpuDeviceProperties p;
+    if (simtgpuResult r = simtgpuDeviceGetProperties(&p, device))
+        return record(r);
+    std::memset(prop, 0, sizeof(*prop));
+    std::snprintf(prop->name, sizeof(prop->name), "%s", p.name);
+    prop->totalGlobalMem = p.vram_size;
+    prop->sharedMemPerBlock = p.shared_per_sm;
+    prop->sharedMemPerBlockOptin = p.shared_per_sm;
+    prop->sharedMemPerMultiprocessor = p.shared_per_sm;
+    // 31 integer and 32 floating-point architectural registers per thread.
+    prop->regsPerBlock = int(63 * p.max_threads_per_cta);
+    prop->regsPerMultiprocessor = int(63 * p.warps_per_sm * p.warp_size);
+    prop->warpSize = int(p.warp_size);
+    prop->memPitch = size_t(p.vram_size);
+    prop->maxThreadsPerBlock = int(p.max_threads_per_cta);
+    prop->maxThreadsDim[0] = prop->maxThreadsDim[1] = int(p.max_threads_per_cta);
+    prop->maxThreadsDim[2] = 64;
+    prop->maxGridSize[0] = 0x7fffffff;
+    prop->maxGridSize[1] = prop->maxGridSize[2] = 65535;
+    prop->clockRate = int(p.clock_khz);
+    prop->memoryClockRate = int(p.clock_khz);
+    prop->memoryBusWidth = 64;
+    prop->totalConstMem = 64 * 1024;
+    prop->major = int(p.arch);
+    prop->minor = 0;
+    prop->textureAlignment = 512;
+    prop->deviceOverlap = 1;
+    prop->asyncEngineCount = 1;
+    prop->multiProcessorCount = int(p.num_sms);
+    prop->kernelExecTimeoutEnabled = 1;
+    prop->canMapHostMemory = std::strcmp(p.transport, "sim") == 0;
+    prop->concurrentKernels = 1;
+    prop->maxThreadsPerMultiProcessor = int(p.warps_per_sm * p.warp_size);
+    prop->maxBlocksPerMultiProcessor = int(p.ctas_per_sm);
+    prop->streamPrioritiesSupported = 1;
+    prop->singleToDoublePrecisionPerfRatio = 1;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device) {
+    if (!value)
+        return record(cudaErrorInvalidValue);
+    cudaDeviceProp p;
+    if (cudaError_t err = cudaGetDeviceProperties(&p, device))
+        return err;
+    switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
+    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
+    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
+    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
+    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = int(p.sharedMemPerBlock); break;
+    case cudaDevAttrTotalConstantMemory: *value = int(p.totalConstMem); break;
+    case cudaDevAttrWarpSize: *value = p.warpSize; break;
+    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
+    case cudaDevAttrClockRate: *value = p.clockRate; break;
+    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+    case cudaDevAttrKernelExecTimeout: *value = p.kernelExecTimeoutEnabled; break;
+    case cudaDevAttrIntegrated: *value = p.integrated; break;
+    case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
+    case cudaDevAttrComputeMode: *value = p.computeMode; break;
+    case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
+    case cudaDevAttrMemoryClockRate: *value = p.memoryClockRate; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
+    case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrAsyncEngineCount: *value = p.asyncEngineCount; break;
+    case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = int(p.sharedMemPerMultiprocessor); break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
+    case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    default: return record(cudaErrorInvalidValue);
+    }
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaDeviceSynchronize(void) {
+    CONTEXT(ctx);
+    return record(simtgpuCtxSynchronize(ctx));
+}
+
+SIMTCUDA_API cudaError_t cudaThreadSynchronize(void) { return cudaDeviceSynchronize(); }
+
+SIMTCUDA_API cudaError_t cudaDeviceReset(void) {
+    if (cudaError_t err = ensure_init())
+        return record(err);
+    // Work still queued completes (and prints) before the context goes.
+    reset_device(current_device());
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit) {
+    if (!value)
+        return record(cudaErrorInvalidValue);
+    simtgpuDeviceProperties p;
+    if (cudaError_t err = ensure_init())
+        return record(err);
+    if (simtgpuResult r = simtgpuDeviceGetProperties(&p, current_device()))
+        return record(r);
+    switch (limit) {
+    case cudaLimitStackSize: *value = p.max_stack_per_thread; return cudaSuccess;
+    case cudaLimitPrintfFifoSize: *value = 1 << 20; return cudaSuccess;
+    default: return record(cudaErrorUnsupportedLimit);
+    }
+}
+
+SIMTCUDA_API cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache) {
+    return cudaSuccess; // a preference; the device has no configurable cache
+}
+
+SIMTCUDA_API cudaError_t cudaFuncSetCacheConfig(const void *, enum cudaFuncCache) {
+    return cudaSuccess; // as cudaDeviceSetCacheConfig
+}
+
+SIMTCUDA_API cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
+    if (!free || !total)
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    (void)ctx;
+    uint64_t used = 0, size = 0;
+    if (simtgpuResult r = simtgpuDeviceGetMemInfo(current_device(), &used, &size))
+        return record(r);
+    *total = size;
+    *free = size - std::min(used, size);
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaProfilerStart(void) {
+    if (cudaError_t err = ensure_init())
+        return record(err);
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaProfilerStop(void) {
+    if (cudaError_t err = ensure_init())
+        return record(err);
+    return cudaSuccess;
+}
+
+// ----------------------------------------------------------------- memory ---
+
+SIMTCUDA_API cudaError_t cudaMalloc(void **devPtr, size_t size) {
+    if (!devPtr)
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    if (size == 0) {
+        *devPtr = nullptr;
+        return cudaSuccess;
+    }
+    uint64_t p = 0;
+    if (simtgpuResult r = simtgpuMemAlloc(ctx, &p, size)) {
+        if (r == SIMTGPU_ERROR_OUT_OF_MEMORY)
+            std::fprintf(stderr, "simtgpu: cudaMalloc: %s\n", simtgpuGetErrorDetail());
+        return record(r);
+    }
+    *devPtr = reinterpret_cast<void *>(p);
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaFree(void *devPtr) {
+    CONTEXT(ctx);
+    if (!devPtr)
+        return cudaSuccess;
+    return record(simtgpuMemFree(ctx, reinterpret_cast<uint64_t>(devPtr)));
+}
+
+SIMTCUDA_API cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags) {
+    if (!pHost || (flags & ~0x7u))
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    return record(simtgpuMemHostAlloc(ctx, pHost, size ? size : 1, flags));
+}
+
+SIMTCUDA_API cudaError_t cudaMallocHost(void **ptr, size_t size) {
+    return cudaHostAlloc(ptr, size, cudaHostAllocDefault);
+}
+
+SIMTCUDA_API cudaError_t cudaFreeHost(void *ptr) {
+    CONTEXT(ctx);
+    return record(simtgpuMemHostFree(ctx, ptr));
+}
+
+SIMTCUDA_API cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
+                                                  unsigned int flags) {
+    if (!pDevice || flags)
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    uint64_t d = 0;
+    if (simtgpuResult r = simtgpuMemHostGetDevicePointer(ctx, &d, pHost))
+        return record(r);
+    *pDevice = reinterpret_cast<void *>(d);
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
+                                    enum cudaMemcpyKind kind) {
+    CONTEXT(ctx);
+    if (cudaError_t err = resolve_kind(ctx, dst, src, &kind))
+        return record(err);
+    return record(copy(ctx, dst, src, count, kind, nullptr, false));
+}
+
+SIMTCUDA_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
+                                         enum cudaMemcpyKind kind, cudaStream_t stream) {
+    CONTEXT(ctx);
+    if (cudaError_t err = resolve_kind(ctx, dst, src, &kind))
+        return record(err);
+    return record(copy(ctx, dst, src, count, kind, stream, true));
+}
+
+SIMTCUDA_API cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
+    CONTEXT(ctx);
+    return record(simtgpuMemsetD8(ctx, reinterpret_cast<uint64_t>(devPtr), uint8_t(value), count));
+}
+
+SIMTCUDA_API cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
+                                         cudaStream_t stream) {
+    CONTEXT(ctx);
+    return record(simtgpuMemsetD8Async(ctx, reinterpret_cast<uint64_t>(devPtr), uint8_t(value),
+                                       count, to_stream(stream)));
+}
+
+SIMTCUDA_API cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol) {
+    if (!devPtr)
+        return record(cudaErrorInvalidValue);
+    uint64_t address = 0;
+    size_t size = 0;
+    if (cudaError_t err = symbol_address(symbol, &address, &size))
+        return err;
+    *devPtr = reinterpret_cast<void *>(address);
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
+    if (!size)
+        return record(cudaErrorInvalidValue);
+    uint64_t address = 0;
+    return symbol_address(symbol, &address, size);
+}
+
+namespace {
+cudaError_t symbol_copy(void *dst, const void *src, const void *symbol, size_t count,
+                        size_t offset, cudaMemcpyKind kind, bool to_symbol, cudaStream_t stream,
+                        bool async) {
+    CONTEXT(ctx);
+    uint64_t address = 0;
+    size_t size = 0;
+    if (cudaError_t err = symbol_address(symbol, &address, &size))
+        return err;
+    if (offset > size || count > size - offset)
+        return record(cudaErrorInvalidValue);
+    void *device = reinterpret_cast<void *>(address + offset);
+    if (to_symbol) {
+        if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice &&
+            kind != cudaMemcpyDefault)
+            return record(cudaErrorInvalidMemcpyDirection);
+        if (kind == cudaMemcpyDefault)
+            kind = is_device_pointer(ctx, src) ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
+        return record(copy(ctx, device, src, count, kind, stream, async));
+    }
+    if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice &&
+        kind != cudaMemcpyDefault)
+        return record(cudaErrorInvalidMemcpyDirection);
+    if (kind == cudaMemcpyDefault)
+        kind = is_device_pointer(ctx, dst) ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
+    return record(copy(ctx, dst, device, count, kind, stream, async));
+}
+} // namespace
+
+SIMTCUDA_API cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
+                                            size_t offset, enum cudaMemcpyKind kind) {
+    return symbol_copy(nullptr, src, symbol, count, offset, kind, true, nullptr, false);
+}
+
+SIMTCUDA_API cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
+                                              size_t offset, enum cudaMemcpyKind kind) {
+    return symbol_copy(dst, nullptr, symbol, count, offset, kind, false, nullptr, false);
+}
+
+SIMTCUDA_API cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src,
+                                                 size_t count, size_t offset,
+                                                 enum cudaMemcpyKind kind, cudaStream_t stream) {
+    return symbol_copy(nullptr, src, symbol, count, offset, kind, true, stream, true);
+}
+
+SIMTCUDA_API cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count,
+                                                   size_t offset, enum cudaMemcpyKind kind,
+                                                   cudaStream_t stream) {
+    return symbol_copy(dst, nullptr, symbol, count, offset, kind, false, stream, true);
+}
+
+// ---------------------------------------------------------------- streams ---
+
+SIMTCUDA_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags,
+                                                      int priority) {
+    if (!pStream || (flags & ~unsigned(cudaStreamNonBlocking)))
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    simtgpuStream s;
+    // CUDA's lower numbers are higher priorities; simtgpu's are the reverse.
+    if (simtgpuResult r = simtgpuStreamCreate(&s, ctx, flags, -priority))
+        return record(r);
+    *pStream = reinterpret_cast<cudaStream_t>(s);
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags) {
+    return cudaStreamCreateWithPriority(pStream, flags, 0);
+}
+
+SIMTCUDA_API cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
+    return cudaStreamCreateWithPriority(pStream, cudaStreamDefault, 0);
+}
+
+SIMTCUDA_API cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
+                                                          int *greatestPriority) {
+    // Low, normal and high uAPI queue priorities.
+    if (leastPriority)
+        *leastPriority = 1;
+    if (greatestPriority)
+        *greatestPriority = -1;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+    if (!to_stream(stream))
+        return record(cudaErrorInvalidResourceHandle);
+    return record(simtgpuStreamDestroy(to_stream(stream)));
+}
+
+SIMTCUDA_API cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+    CONTEXT(ctx);
+    return record(simtgpuStreamSynchronize(ctx, to_stream(stream)));
+}
+
+SIMTCUDA_API cudaError_t cudaStreamQuery(cudaStream_t stream) {
+    CONTEXT(ctx);
+    return record(simtgpuStreamQuery(ctx, to_stream(stream)));
+}
+
+SIMTCUDA_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+                                             unsigned int flags) {
+    CONTEXT(ctx);
+    return record(simtgpuStreamWaitEvent(ctx, to_stream(stream), to_event(event), flags));
+}
+
+SIMTCUDA_API cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags) {
+    return record(simtgpuStreamGetFlags(to_stream(stream), flags));
+}
+
+// ----------------------------------------------------------------- events ---
+
+SIMTCUDA_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
+    if (!event || (flags & ~unsigned(cudaEventBlockingSync | cudaEventDisableTiming)))
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    simtgpuEvent e;
+    if (simtgpuResult r = simtgpuEventCreate(&e, ctx, flags))
+        return record(r);
+    *event = reinterpret_cast<cudaEvent_t>(e);
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaEventCreate(cudaEvent_t *event) {
+    return cudaEventCreateWithFlags(event, cudaEventDefault);
+}
+
+SIMTCUDA_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+    return record(simtgpuEventRecord(to_event(event), to_stream(stream)));
+}
+
+SIMTCUDA_API cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+    return record(simtgpuEventSynchronize(to_event(event)));
+}
+
+SIMTCUDA_API cudaError_t cudaEventQuery(cudaEvent_t event) {
+    return record(simtgpuEventQuery(to_event(event)));
+}
+
+SIMTCUDA_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
+    return record(simtgpuEventElapsedTime(ms, to_event(start), to_event(end)));
+}
+
+SIMTCUDA_API cudaError_t cudaEventDestroy(cudaEvent_t event) {
+    return record(simtgpuEventDestroy(to_event(event)));
+}
+
+// ---------------------------------------------------------------- kernels ---
+
+SIMTCUDA_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
+                                          void **args, size_t sharedMem, cudaStream_t stream) {
+    CONTEXT(ctx);
+    (void)ctx;
+    simtgpuFunction f;
+    if (cudaError_t err = function_for(func, &f))
+        return err;
+    if (sharedMem > UINT32_MAX)
+        return record(cudaErrorInvalidValue);
+    return record(simtgpuLaunchKernel(f, gridDim.x, gridDim.y, gridDim.z, blockDim.x, blockDim.y,
+                                      blockDim.z, unsigned(sharedMem), to_stream(stream), args,
+                                      nullptr));
+}
+
+SIMTCUDA_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func) {
+    if (!attr)
+        return record(cudaErrorInvalidValue);
+    simtgpuFunction f;
+    if (cudaError_t err = function_for(func, &f))
+        return err;
+    int v[4];
+    simtgpuFuncGetAttribute(&v[0], SIMTGPU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
+    simtgpuFuncGetAttribute(&v[1], SIMTGPU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
+    simtgpuFuncGetAttribute(&v[2], SIMTGPU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f);
+    simtgpuFuncGetAttribute(&v[3], SIMTGPU_FUNC_ATTRIBUTE_ARCH, f);
+    simtgpuDeviceProperties p;
+    simtgpuDeviceGetProperties(&p, current_device());
+    std::memset(attr, 0, sizeof(*attr));
+    attr->maxThreadsPerBlock = v[0];
+    attr->sharedSizeBytes = size_t(v[1]);
+    attr->localSizeBytes = size_t(v[2]);
+    attr->ptxVersion = attr->binaryVersion = v[3] * 10;
+    attr->numRegs = 63;
+    attr->maxDynamicSharedSizeBytes = int(p.shared_per_sm) - v[1];
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
+                                                                       const void *func,
+                                                                       int blockSize,
+                                                                       size_t dynamicSMemSize) {
+    simtgpuFunction f;
+    if (cudaError_t err = function_for(func, &f))
+        return err;
+    return record(
+        simtgpuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, f, blockSize, dynamicSMemSize));
+}
+
+SIMTCUDA_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
+    if (flags > 1)
+        return record(cudaErrorInvalidValue);
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize,
+                                                         dynamicSMemSize);
+}
+
+SIMTCUDA_API cudaError_t __simtcudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize,
+                                                                  const void *func,
+                                                                  size_t dynamicSMemSize,
+                                                                  int blockSizeLimit) {
+    if (!minGridSize || !blockSize)
+        return record(cudaErrorInvalidValue);
+    simtgpuFunction f;
+    if (cudaError_t err = function_for(func, &f))
+        return err;
+    simtgpuDeviceProperties p;
+    simtgpuDeviceGetProperties(&p, current_device());
+    int max_threads = 0;
+    simtgpuFuncGetAttribute(&max_threads, SIMTGPU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
+    if (blockSizeLimit > 0)
+        max_threads = std::min(max_threads, blockSizeLimit);
+    // As CUDA: the block size (a multiple of the warp size, largest first
+    // on ties) that keeps the most threads resident on an SM.
+    int best_threads = -1, best_block = 0, best_blocks = 0;
+    for (int block = max_threads - max_threads % int(p.warp_size); block > 0;
+         block -= int(p.warp_size)) {
+        int blocks = 0;
+        simtgpuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, block, dynamicSMemSize);
+        if (blocks * block > best_threads) {
+            best_threads = blocks * block;
+            best_block = block;
+            best_blocks = blocks;
+        }
+    }
+    *blockSize = best_block;
+    *minGridSize = best_blocks * int(p.num_sms);
+    return cudaSuccess;
+}

@@ -1,0 +1,74 @@
+// libsimtcudart's state: per-device primary contexts on libsimtgpu, the
+// fat binaries, kernels and variables that clang's registration code hands
+// over, and the per-thread last error and launch configurations.
+#pragma once
+
+#include "cuda_runtime_api.h"
+#include "simtgpu/simtgpu.h"
+
+#include <list>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#define SIMTCUDA_API extern "C" __attribute__((visibility("default")))
+
+namespace simtgpu::cudart {
+
+struct FatBinary {
+    const void *image = nullptr; // the raw device ELF
+    size_t size = 0;
+    std::map<int, simtgpuModule> modules; // by device, loaded on first use
+};
+
+struct Kernel {
+    FatBinary *fatbin = nullptr;
+    std::string device_name;
+    std::map<int, simtgpuFunction> functions; // by device
+};
+
+struct Variable {
+    FatBinary *fatbin = nullptr;
+    std::string device_name;
+    size_t size = 0;
+    bool constant = false;
+};
+
+struct Runtime {
+    std::recursive_mutex mu;
+    bool initialized = false;
+    cudaError_t init_error = cudaSuccess;
+    int device_count = 0;
+    std::vector<simtgpuContext> contexts; // primary contexts, by device
+    std::vector<bool> fault_reported;
+    std::list<FatBinary> fatbins;
+    std::unordered_map<const void *, Kernel> kernels;     // by host stub
+    std::unordered_map<const void *, Variable> variables; // by host shadow
+};
+
+// Constructed on first use: clang's registration code runs from static
+// constructors, before any of ours, and unregistration after. Never freed.
+Runtime &runtime();
+
+// The error code for a libsimtgpu result.
+cudaError_t to_cuda(simtgpuResult r);
+// Records err as the thread's last error (when not success) and returns it.
+cudaError_t record(cudaError_t err);
+// The same for a libsimtgpu result; prints sticky failures' details once.
+cudaError_t record(simtgpuResult r);
+
+// The current device's primary context, created on first use; nullptr with
+// the error recorded when there is none.
+simtgpuContext current_context(cudaError_t *err);
+int current_device();
+void set_current_device(int device);
+
+// The module of a fat binary on the current device, loaded on first use.
+cudaError_t module_for(FatBinary &fatbin, simtgpuModule *out);
+
+// Destroys a device's primary context and forgets what was loaded into it.
+void reset_device(int device);
+
+} // namespace simtgpu::cudart

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CUDA runtime API as simtgpu implements it (libsimtcudart, on top of
+ * libsimtgpu). C declarations, usable from plain C and C++ host code too;
+ * cuda_runtime.h adds the C++ templates. docs/cuda-runtime.md says what each
+ * call does here.
+ */
+#ifndef SIMTGPU_CUDA_RUNTIME_API_H
+#define SIMTGPU_CUDA_RUNTIME_API_H
+
+#include "driver_types.h"
+#include "host_defines.h"
+#include "vector_types.h"
+
+#include <stddef.h>
+
+#define CUDART_VERSION 11080
+
+#ifdef __cplusplus
+#define SIMTCUDA_DEFAULT(x) = x
+extern "C" {
+#else
+#define SIMTCUDA_DEFAULT(x)
+#endif
+
+/* Errors. */
+extern __host__ cudaError_t cudaGetLastError(void);
+extern __host__ cudaError_t cudaPeekAtLastError(void);
+extern __host__ const char *cudaGetErrorString(cudaError_t error);
+extern __host__ const char *cudaGetErrorName(cudaError_t error);
+
+/* Versions: both are the API level implemented, CUDART_VERSION. */
+extern __host__ cudaError_t cudaDriverGetVersion(int *driverVersion);
+extern __host__ cudaError_t cudaRuntimeGetVersion(int *runtimeVersion);
+
+/* Devices. */
+extern __host__ cudaError_t cudaGetDeviceCount(int *count);
+extern __host__ cudaError_t cudaSetDevice(int device);
+extern __host__ cudaError_t cudaGetDevice(int *device);
+extern __host__ cudaError_t cudaSetDeviceFlags(unsigned int flags);
+extern __host__ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device);
+extern __host__ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
+                                                   int device);
+extern __host__ cudaError_t cudaDeviceSynchronize(void);
+extern __host__ cudaError_t cudaThreadSynchronize(void);
+extern __host__ cudaError_t cudaDeviceReset(void);
+extern __host__ cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit);
+extern __host__ cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config);
+extern __host__ cudaError_t cudaMemGetInfo(size_t *free, size_t *total);
+
+/* Memory. */
+extern __host__ cudaError_t cudaMalloc(void **devPtr, size_t size);
+extern __host__ cudaError_t cudaFree(void *devPtr);
+extern __host__ cudaError_t cudaMallocHost(void **ptr, size_t size);
+extern __host__ cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags);
+extern __host__ cudaError_t cudaFreeHost(void *ptr);
+extern __host__ cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
+                                                     unsigned int flags);
+extern __host__ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
+                                       enum cudaMemcpyKind kind);
+extern __host__ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
+                                            enum cudaMemcpyKind kind,
+                                            cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMemset(void *devPtr, int value, size_t count);
+extern __host__ cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
+                                            cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
+                                               size_t offset SIMTCUDA_DEFAULT(0),
+                                               enum cudaMemcpyKind kind
+                                                   SIMTCUDA_DEFAULT(cudaMemcpyHostToDevice));
+extern __host__ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
+                                                 size_t offset SIMTCUDA_DEFAULT(0),
+                                                 enum cudaMemcpyKind kind
+                                                     SIMTCUDA_DEFAULT(cudaMemcpyDeviceToHost));
+extern __host__ cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src,
+                                                    size_t count, size_t offset,
+                                                    enum cudaMemcpyKind kind,
+                                                    cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count,
+                                                      size_t offset, enum cudaMemcpyKind kind,
+                                                      cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol);
+extern __host__ cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol);
+
+/* Streams. */
+extern __host__ cudaError_t cudaStreamCreate(cudaStream_t *pStream);
+extern __host__ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags);
+extern __host__ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
+                                                         unsigned int flags, int priority);
+extern __host__ cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
+                                                             int *greatestPriority);
+extern __host__ cudaError_t cudaStreamDestroy(cudaStream_t stream);
+extern __host__ cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+extern __host__ cudaError_t cudaStreamQuery(cudaStream_t stream);
+extern __host__ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+                                                unsigned int flags SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags);
+
+/* Events. */
+extern __host__ cudaError_t cudaEventCreate(cudaEvent_t *event);
+extern __host__ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
+extern __host__ cudaError_t cudaEventRecord(cudaEvent_t event,
+                                            cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaEventSynchronize(cudaEvent_t event);
+extern __host__ cudaError_t cudaEventQuery(cudaEvent_t event);
+extern __host__ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+extern __host__ cudaError_t cudaEventDestroy(cudaEvent_t event);
+
+/* Kernels. */
+extern __host__ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
+                                             void **args, size_t sharedMem,
+                                             cudaStream_t stream);
+extern __host__ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
+                                                  const void *func);
+extern __host__ cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config);
+extern __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
+                                                                          const void *func,
+                                                                          int blockSize,
+                                                                          size_t dynamicSMemSize);
+extern __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags);
+/* The largest block size reaching the best occupancy (cuda_runtime.h wraps
+ * it as the cudaOccupancyMaxPotentialBlockSize template). */
+extern __host__ cudaError_t __simtcudaOccupancyMaxPotentialBlockSize(int *minGridSize,
+                                                                     int *blockSize,
+                                                                     const void *func,
+                                                                     size_t dynamicSMemSize,
+                                                                     int blockSizeLimit);
+
+/* Profiler: the simulator counts all the time, so these only check state. */
+extern __host__ cudaError_t cudaProfilerStart(void);
+extern __host__ cudaError_t cudaProfilerStop(void);
+
+/* What <<<grid, block, shared, stream>>> compiles to (clang's CUDA codegen). */
+extern __host__ unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim,
+                                                     size_t sharedMem SIMTCUDA_DEFAULT(0),
+                                                     struct CUstream_st *stream
+                                                         SIMTCUDA_DEFAULT(0));
+
+#ifdef __cplusplus
+}
+#endif
+
+#undef SIMTCUDA_DEFAULT
+
+#endif /* SIMTGPU_CUDA_RUNTIME_API_H */

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CUDA's function and variable qualifiers. Under clang's CUDA mode (simtcc)
+ * they are clang's CUDA attributes; in a plain C or C++ compile of host code
+ * that includes the runtime API (gcc, clang without -x cuda) they vanish.
+ */
+#ifndef SIMTGPU_CUDA_HOST_DEFINES_H
+#define SIMTGPU_CUDA_HOST_DEFINES_H
+
+#if defined(__CUDA__) && defined(__clang__)
+#ifndef __host__
+#define __host__ __attribute__((host))
+#endif
+#ifndef __device__
+#define __device__ __attribute__((device))
+#endif
+#ifndef __global__
+#define __global__ __attribute__((global))
+#endif
+#ifndef __shared__
+#define __shared__ __attribute__((shared))
+#endif
+#ifndef __constant__
+#define __constant__ __attribute__((constant))
+#endif
+#ifndef __managed__
+#define __managed__ __attribute__((managed))
+#endif
+#ifndef __launch_bounds__
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#endif
+#else
+#ifndef __host__
+#define __host__
+#endif
+#ifndef __device__
+#define __device__
+#endif
+#ifndef __global__
+#define __global__
+#endif
+#ifndef __shared__
+#define __shared__
+#endif
+#ifndef __constant__
+#define __constant__
+#endif
+#ifndef __managed__
+#define __managed__
+#endif
+#ifndef __launch_bounds__
+#define __launch_bounds__(...)
+#endif
+#endif
+
+#ifndef __forceinline__
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#endif
+#ifndef __noinline__
+#define __noinline__ __attribute__((noinline))
+#endif
+#ifndef __align__
+#define __align__(n) __attribute__((aligned(n)))
+#endif
+#ifndef __cudart_builtin__
+#define __cudart_builtin__
+#endif
+#ifndef CUDARTAPI
+#define CUDARTAPI
+#endif
+
+#endif /* SIMTGPU_CUDA_HOST_DEFINES_H */
