@@ -9,7 +9,8 @@
  * - rings: each ring's registers and the driver's view of it;
  * - fences: the hardware fences not yet signalled, oldest first;
  * - vm: each client's address space and its mappings;
- * - clients: VRAM and GPU time per client;
+ * - client_usage: VRAM and GPU time per client (DRM's own "clients" lists
+ *   the open files);
  * - objects: how many BOs, address spaces, page tables, queues, jobs and
  *   fences exist, and VRAM in use; with no client open, every count is 0
  *   and VRAM holds only the rings and the fence page (a leak check);
@@ -183,7 +184,7 @@ static const struct drm_info_list simtgpu_debugfs_list[] = {
 	{ "rings", simtgpu_debugfs_rings, 0 },
 	{ "fences", simtgpu_debugfs_fences, 0 },
 	{ "vm", simtgpu_debugfs_vm, 0 },
-	{ "clients", simtgpu_debugfs_clients, 0 },
+	{ "client_usage", simtgpu_debugfs_clients, 0 },
 	{ "objects", simtgpu_debugfs_objects, 0 },
 	{ "vram", simtgpu_debugfs_vram, 0 },
 };

@@ -461,21 +461,115 @@ void simtgpu_rings_fini(struct simtgpu_device *sdev)
 
 /* ---------------------------------------------------- reset/timeout --- */
 
-static void simtgpu_reset(struct simtgpu_device *sdev, struct simtgpu_job *bad)
+/*
+ * The job the engine is stuck in. The engine runs one packet at a time, so
+ * of each ring's oldest unfinished job, the one that has been first in line
+ * the longest is the one executing: the others queued up behind it.
+ */
+struct simtgpu_culprit {
+	struct dma_fence *finished;
+	struct simtgpu_queue *queue;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	const char *ring;
+};
+
+static bool simtgpu_find_culprit(struct simtgpu_device *sdev,
+				 struct simtgpu_culprit *c)
 {
-	struct drm_sched_job *bad_base = &bad->base;
+	ktime_t best_ready = 0;
+	u64 best_seqno = 0;
+	struct simtgpu_fence *f;
+	struct simtgpu_ring *best = NULL;
+	unsigned long flags;
+	unsigned int i;
+	bool found = false;
+
+	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
+		struct simtgpu_ring *ring = &sdev->rings[i];
+
+		spin_lock_irqsave(&ring->lock, flags);
+		f = list_first_entry_or_null(&ring->pending,
+					     struct simtgpu_fence, link);
+		if (f && f->job) {
+			ktime_t ready = ktime_after(ring->last_end, f->emitted) ?
+					ring->last_end : f->emitted;
+
+			if (!best || ktime_before(ready, best_ready)) {
+				best = ring;
+				best_ready = ready;
+				best_seqno = f->seqno;
+			}
+		}
+		spin_unlock_irqrestore(&ring->lock, flags);
+	}
+	if (!best)
+		return false;
+
+	spin_lock_irqsave(&best->lock, flags);
+	f = list_first_entry_or_null(&best->pending, struct simtgpu_fence,
+				     link);
+	if (f && f->job && f->seqno == best_seqno) {
+		c->finished = dma_fence_get(&f->job->base.s_fence->finished);
+		c->queue = f->job->queue;
+		kref_get(&c->queue->refcount);
+		c->pid = f->job->pid;
+		memcpy(c->comm, f->job->comm, sizeof(c->comm));
+		c->ring = best->name;
+		found = true;
+	}
+	spin_unlock_irqrestore(&best->lock, flags);
+	return found;
+}
+
+/* Whether any ring's head or fence moved since the previous check. */
+static bool simtgpu_device_progressed(struct simtgpu_device *sdev)
+{
+	bool progressed = false;
+	unsigned long flags;
+	unsigned int i;
+
+	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
+		struct simtgpu_ring *ring = &sdev->rings[i];
+		u32 head = simtgpu_ring_read(ring, SIMTGPU_RING_HEAD);
+		u64 completed;
+
+		spin_lock_irqsave(&ring->lock, flags);
+		completed = ring->completed;
+		spin_unlock_irqrestore(&ring->lock, flags);
+		if (head != ring->timeout_head ||
+		    completed != ring->timeout_completed)
+			progressed = true;
+		ring->timeout_head = head;
+		ring->timeout_completed = completed;
+	}
+	return progressed;
+}
+
+/*
+ * Reset the whole device. @timedout is the job drm_sched timed out (and
+ * took off its list); @culprit, if any, is the job that hung the engine.
+ */
+static void simtgpu_reset(struct simtgpu_device *sdev,
+			  struct simtgpu_job *timedout,
+			  struct simtgpu_culprit *culprit)
+{
+	struct drm_sched_job *timedout_base = &timedout->base;
 	unsigned int i;
 
 	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
 		struct drm_gpu_scheduler *sched = &sdev->rings[i].sched;
 
-		drm_sched_stop(sched, sched == bad_base->sched ? bad_base : NULL);
+		drm_sched_stop(sched, sched == timedout_base->sched ?
+					      timedout_base : NULL);
 	}
 
-	/* It may have finished after all while the schedulers stopped. */
-	if (!dma_fence_is_signaled(&bad_base->s_fence->finished)) {
-		dma_fence_set_error(&bad_base->s_fence->finished, -ETIMEDOUT);
-		simtgpu_queue_mark(bad->queue, SIMTGPU_QUEUE_STATE_GUILTY,
+	/* The schedulers are stopped: the culprit's fence cannot signal now,
+	 * unless it finished before.
+	 */
+	if (culprit && !dma_fence_is_signaled(culprit->finished)) {
+		dma_fence_set_error(culprit->finished, -ETIMEDOUT);
+		simtgpu_queue_mark(culprit->queue, SIMTGPU_QUEUE_STATE_GUILTY,
 				   -ETIMEDOUT, NULL);
 	}
 
@@ -486,6 +580,7 @@ static void simtgpu_reset(struct simtgpu_device *sdev, struct simtgpu_job *bad)
 		simtgpu_ring_cancel_fences(&sdev->rings[i]);
 	simtgpu_rings_hw_init(sdev);
 	simtgpu_irq_enable(sdev);
+	simtgpu_device_progressed(sdev); /* a fresh baseline */
 
 	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
 		drm_sched_resubmit_jobs(&sdev->rings[i].sched);
@@ -499,20 +594,15 @@ simtgpu_timedout_job(struct drm_sched_job *sched_job)
 	struct simtgpu_job *job = to_simtgpu_job(sched_job);
 	struct simtgpu_ring *ring = to_simtgpu_ring(sched_job->sched);
 	struct simtgpu_device *sdev = ring->sdev;
-	unsigned long flags;
-	u64 completed;
-	u32 head;
+	struct simtgpu_culprit culprit;
+	bool found;
 
-	/* Slow is not hung: a ring that moved since the last check waits. */
-	head = simtgpu_ring_read(ring, SIMTGPU_RING_HEAD);
-	spin_lock_irqsave(&ring->lock, flags);
-	completed = ring->completed;
-	spin_unlock_irqrestore(&ring->lock, flags);
-	if (!job->hw_fence || dma_fence_is_signaled(job->hw_fence) ||
-	    head != ring->timeout_head ||
-	    completed != ring->timeout_completed) {
-		ring->timeout_head = head;
-		ring->timeout_completed = completed;
+	/*
+	 * Slow is not hung: while any ring moves, the engine is not stuck
+	 * (it is shared, so this job may just be waiting its turn).
+	 */
+	if (simtgpu_device_progressed(sdev) || !job->hw_fence ||
+	    dma_fence_is_signaled(job->hw_fence)) {
 		/*
 		 * drm_sched took the job off its pending list: put it back
 		 * (or, if it finished meanwhile, have drm_sched free it).
@@ -522,11 +612,21 @@ simtgpu_timedout_job(struct drm_sched_job *sched_job)
 		return DRM_GPU_SCHED_STAT_NOMINAL;
 	}
 
-	drm_err(&sdev->drm,
-		"GPU hang: pid=%d, name=%s, queue %u, %s: job ran over %u ms without progress, resetting the GPU\n",
-		job->pid, job->comm, job->queue->id, ring->name,
-		simtgpu_timeout_ms);
-	simtgpu_reset(sdev, job);
+	found = simtgpu_find_culprit(sdev, &culprit);
+	if (found)
+		drm_err(&sdev->drm,
+			"GPU hang: pid=%d, name=%s, queue %u, %s: no progress for %u ms, resetting the GPU\n",
+			culprit.pid, culprit.comm, culprit.queue->id,
+			culprit.ring, simtgpu_timeout_ms);
+	else
+		drm_err(&sdev->drm,
+			"GPU hang: no progress for %u ms, resetting the GPU\n",
+			simtgpu_timeout_ms);
+	simtgpu_reset(sdev, job, found ? &culprit : NULL);
+	if (found) {
+		dma_fence_put(culprit.finished);
+		kref_put(&culprit.queue->refcount, simtgpu_queue_release_kref);
+	}
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 

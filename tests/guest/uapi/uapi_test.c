@@ -1155,7 +1155,7 @@ static void test_debugfs(void)
 	snprintf(path, sizeof(path), "%s/vm", dir);
 	text = read_file(path);
 	CHECK(text && strstr(text, "client"));
-	snprintf(path, sizeof(path), "%s/clients", dir);
+	snprintf(path, sizeof(path), "%s/client_usage", dir);
 	CHECK(read_file(path) != NULL);
 	snprintf(path, sizeof(path), "%s/fences", dir);
 	CHECK(read_file(path) != NULL);
@@ -1193,8 +1193,13 @@ static void test_timeout_reset(void)
 	ib_fill(&fill, va, 4096, 0x0dd0dd0d);
 	CHECK_OK(run_ib(fd, &fill, good_q, &status));
 	CHECK(status == 1);
+	if (status != 1)
+		printf("  good job status %d\n", status);
 	CHECK_OK(syncobj_wait(fd, hung, (int)(timeout_ms * 4 / 1000) + 60));
-	CHECK(syncobj_status(fd, hung) == -ETIMEDOUT);
+	status = syncobj_status(fd, hung);
+	CHECK(status == -ETIMEDOUT);
+	if (status != -ETIMEDOUT)
+		printf("  hung job status %d\n", status);
 	CHECK_OK(queue_state(fd, hang_q, &s));
 	CHECK(s.state & SIMTGPU_QUEUE_STATE_GUILTY);
 	CHECK(s.last_error == -ETIMEDOUT);
@@ -1252,8 +1257,15 @@ static void test_nothing_leaked(void)
 			usleep(50000);
 	}
 	CHECK(clean);
-	if (!clean && text)
+	if (!clean && text) {
 		printf("%s", text);
+		snprintf(path, sizeof(path), "%s/fences", dir);
+		text = read_file(path);
+		printf("fences:\n%s", text ? text : "?\n");
+		snprintf(path, sizeof(path), "%s/rings", dir);
+		text = read_file(path);
+		printf("rings:\n%s", text ? text : "?\n");
+	}
 }
 
 static int modprobe(const char *args)
