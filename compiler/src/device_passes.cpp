@@ -36,9 +36,33 @@ std::string where(const Instruction &inst)
 	return ("in function '" + inst.getFunction()->getName() + "': ").str();
 }
 
+// Header functions (clang's CUDA headers) are where intrinsics are called
+// from; the user's code is up the call chain. Names the first call site of
+// each enclosing function, up to a few levels.
+std::string callChain(const Function &function)
+{
+	std::string chain;
+	const Function *current = &function;
+	for (int depth = 0; depth < 4; ++depth) {
+		const CallBase *site = nullptr;
+		for (const User *user : current->users())
+			if (auto *call = dyn_cast<CallBase>(user); call && call->getDebugLoc()) {
+				site = call;
+				break;
+			}
+		if (!site)
+			break;
+		chain.append("\n").append(where(*site)).append("note: '");
+		chain.append(current->getName().str()).append("' called here");
+		current = site->getFunction();
+	}
+	return chain;
+}
+
 Error refuse(const Instruction &inst, const Twine &what)
 {
-	return createStringError(inconvertibleErrorCode(), where(inst) + "error: " + what.str());
+	return createStringError(inconvertibleErrorCode(), where(inst) + "error: " + what.str() +
+								   callChain(*inst.getFunction()));
 }
 
 // ------------------------------------------------------------------------

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: MIT
+// Unit tests of simtcc's device passes on hand-written NVVM IR: what each
+// pass maps, and that what it cannot map is an error naming the construct
+// and its source location.
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "device_passes.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/SourceMgr.h"
+#include "simtgpu/hw.h"
+
+using namespace llvm;
+
+namespace {
+
+// A CUDA-like module: `body` goes inside kernel @k (one ptr argument %p),
+// with a debug location !loc at k.cu:12:7 available to attach.
+std::unique_ptr<Module> parse(LLVMContext &context, const std::string &globals,
+			      const std::string &body, const std::string &declarations)
+{
+	std::string text = R"(
+target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+)" + globals + R"(
+define void @k(ptr %p) !dbg !5 {
+)" + body + R"(
+  ret void
+}
+)" + declarations + R"(
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!3}
+!nvvm.annotations = !{!4}
+!0 = distinct !DICompileUnit(language: DW_LANG_C_plus_plus, file: !1, emissionKind: NoDebug)
+!1 = !DIFile(filename: "k.cu", directory: "/src")
+!3 = !{i32 2, !"Debug Info Version", i32 3}
+!4 = !{ptr @k, !"kernel", i32 1}
+!5 = distinct !DISubprogram(name: "k", scope: !1, file: !1, line: 10, type: !6, unit: !0, spFlags: DISPFlagDefinition)
+!6 = !DISubroutineType(types: !{})
+!7 = !DILocation(line: 12, column: 7, scope: !5)
+)";
+	SMDiagnostic diagnostic;
+	std::unique_ptr<Module> module = parseAssemblyString(text, diagnostic, context);
+	if (!module)
+		ADD_FAILURE() << diagnostic.getMessage().str() << " at line " << diagnostic.getLineNo();
+	return module;
+}
+
+std::string errorText(Error error)
+{
+	return error ? toString(std::move(error)) : std::string();
+}
+
+// Every inline-asm string called in function `name`.
+std::vector<std::string> asmStrings(Module &module, StringRef name)
+{
+	std::vector<std::string> strings;
+	for (BasicBlock &bb : *module.getFunction(name))
+		for (Instruction &inst : bb)
+			if (auto *call = dyn_cast<CallInst>(&inst))
+				if (auto *asm_ = dyn_cast<InlineAsm>(call->getCalledOperand()))
+					strings.push_back(asm_->getAsmString());
+	return strings;
+}
+
+TEST(NvvmLowering, SpecialRegistersBecomeCsrReads)
+{
+	LLVMContext context;
+	auto module = parse(context, "",
+			    "  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.y()\n"
+			    "  %c = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.z()\n"
+			    "  %s = add i32 %t, %c\n  store i32 %s, ptr %p",
+			    "declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()\n"
+			    "declare i32 @llvm.nvvm.read.ptx.sreg.nctaid.z()");
+	ASSERT_TRUE(module);
+	ASSERT_EQ(errorText(simtcc::lowerNvvmIntrinsics(*module, {})), "");
+	std::vector<std::string> strings = asmStrings(*module, "k");
+	ASSERT_EQ(strings.size(), 2u);
+	EXPECT_EQ(strings[0], "csrr $0, " + std::to_string(SIMTGPU_CSR_TID_Y));
+	EXPECT_EQ(strings[1], "csrr $0, " + std::to_string(SIMTGPU_CSR_NCTAID_Z));
+	EXPECT_EQ(module->getFunction("llvm.nvvm.read.ptx.sreg.tid.y"), nullptr);
+	EXPECT_FALSE(verifyModule(*module, &errs()));
+}
+
+TEST(NvvmLowering, BarriersVotesAndShufflesBecomeCustomInstructions)
+{
+	LLVMContext context;
+	auto module = parse(context, "",
+			    "  call void @llvm.nvvm.barrier0()\n"
+			    "  %b = call i32 @llvm.nvvm.vote.ballot.sync(i32 -1, i1 true)\n"
+			    "  %s = call float @llvm.nvvm.shfl.sync.bfly.f32(i32 -1, float 1.0, i32 4, i32 31)\n"
+			    "  %n = call i32 @llvm.nvvm.barrier0.popc(i32 %b)\n"
+			    "  store float %s, ptr %p\n  store i32 %n, ptr %p",
+			    "declare void @llvm.nvvm.barrier0()\n"
+			    "declare i32 @llvm.nvvm.vote.ballot.sync(i32, i1)\n"
+			    "declare float @llvm.nvvm.shfl.sync.bfly.f32(i32, float, i32, i32)\n"
+			    "declare i32 @llvm.nvvm.barrier0.popc(i32)");
+	ASSERT_TRUE(module);
+	ASSERT_EQ(errorText(simtcc::lowerNvvmIntrinsics(*module, {})), "");
+	std::vector<std::string> strings = asmStrings(*module, "k");
+	ASSERT_EQ(strings.size(), 4u);
+	EXPECT_EQ(strings[0], ".insn r 0x0b, 0, 0, x0, x0, x0"); // bar.sync
+	EXPECT_EQ(strings[1], ".insn r 0x0b, 1, 0, $0, $1, $2"); // vote.ballot
+	EXPECT_EQ(strings[2], ".insn r4 0x0b, 2, 3, $0, $1, $2, $3"); // shfl.bfly
+	EXPECT_EQ(strings[3], ".insn r 0x0b, 0, 1, $0, $1, x0"); // bar.popc
+	EXPECT_FALSE(verifyModule(*module, &errs()));
+}
+
+TEST(NvvmLowering, AtomicIncAndLdgBecomeIrOperations)
+{
+	LLVMContext context;
+	auto module = parse(context, "",
+			    "  %o = call i32 @llvm.nvvm.atomic.load.inc.32.p0(ptr %p, i32 9)\n"
+			    "  %v = call i32 @llvm.nvvm.ldg.global.i.i32.p0(ptr %p, i32 4)\n"
+			    "  store i32 %v, ptr %p",
+			    "declare i32 @llvm.nvvm.atomic.load.inc.32.p0(ptr, i32)\n"
+			    "declare i32 @llvm.nvvm.ldg.global.i.i32.p0(ptr, i32)");
+	ASSERT_TRUE(module);
+	ASSERT_EQ(errorText(simtcc::lowerNvvmIntrinsics(*module, {})), "");
+	bool inc = false, load = false;
+	for (Instruction &inst : module->getFunction("k")->getEntryBlock()) {
+		if (auto *rmw = dyn_cast<AtomicRMWInst>(&inst))
+			inc = rmw->getOperation() == AtomicRMWInst::UIncWrap;
+		if (auto *l = dyn_cast<LoadInst>(&inst))
+			load = l->getAlign().value() == 4;
+	}
+	EXPECT_TRUE(inc);
+	EXPECT_TRUE(load);
+}
+
+TEST(NvvmLowering, UnsupportedIntrinsicIsAnErrorWithItsLocation)
+{
+	LLVMContext context;
+	auto module = parse(context, "",
+			    "  %m = call i32 @llvm.nvvm.match.any.sync.i32(i32 -1, i32 5), !dbg !7\n"
+			    "  store i32 %m, ptr %p",
+			    "declare i32 @llvm.nvvm.match.any.sync.i32(i32, i32)");
+	ASSERT_TRUE(module);
+	std::string error = errorText(simtcc::lowerNvvmIntrinsics(*module, {}));
+	EXPECT_NE(error.find("k.cu:12:7: error:"), std::string::npos) << error;
+	EXPECT_NE(error.find("llvm.nvvm.match.any.sync.i32"), std::string::npos) << error;
+}
+
+TEST(NvvmLowering, PtxInlineAssemblyIsRefusedButActivemaskIsMapped)
+{
+	LLVMContext context;
+	auto module = parse(context, "",
+			    "  %a = call i32 asm sideeffect \"activemask.b32 $0;\", \"=r\"()\n"
+			    "  store i32 %a, ptr %p\n"
+			    "  call void asm sideeffect \"nanosleep.u32 $0;\", \"r\"(i32 5), !dbg !7",
+			    "");
+	ASSERT_TRUE(module);
+	std::string error = errorText(simtcc::lowerNvvmIntrinsics(*module, {}));
+	EXPECT_NE(error.find("k.cu:12:7: error: PTX inline assembly 'nanosleep.u32 $0;'"),
+		  std::string::npos)
+		<< error;
+}
+
+TEST(NvvmLowering, PrintfNeedsTheEnvironmentCsrOfSimt2)
+{
+	LLVMContext context;
+	const char *body = "  %args = alloca { i32, double }\n"
+			   "  %r = call i32 @vprintf(ptr @fmt, ptr %args), !dbg !7";
+	const char *globals = "@fmt = private constant [3 x i8] c\"%d\\00\"";
+	auto old = parse(context, globals, body, "declare i32 @vprintf(ptr, ptr)");
+	ASSERT_TRUE(old);
+	std::string error = errorText(simtcc::lowerNvvmIntrinsics(*old, {SIMTGPU_ARCH_SIMT1}));
+	EXPECT_NE(error.find("k.cu:12:7: error: printf needs -arch=simt_2"), std::string::npos) << error;
+
+	auto current = parse(context, globals, body, "declare i32 @vprintf(ptr, ptr)");
+	ASSERT_EQ(errorText(simtcc::lowerNvvmIntrinsics(*current, {SIMTGPU_ARCH_SIMT2})), "");
+	// vprintf became the runtime call, with the packed size of the arguments.
+	auto *call = dyn_cast<CallInst>(current->getFunction("k")->getEntryBlock().getTerminator()->getPrevNode());
+	ASSERT_TRUE(call);
+	EXPECT_EQ(call->getCalledFunction()->getName(), "__simt_vprintf");
+	EXPECT_EQ(cast<ConstantInt>(call->getArgOperand(2))->getZExtValue(), 16u);
+}
+
+TEST(FlattenAddressSpaces, SharedVariablesGetWindowAddressesAndDynamicSharedFollows)
+{
+	LLVMContext context;
+	auto module = parse(context,
+			    "@a = addrspace(3) global [3 x i8] undef, align 1\n"
+			    "@b = addrspace(3) global [4 x double] undef, align 8\n"
+			    "@dyn = external addrspace(3) global [0 x i32], align 4\n"
+			    "@c = addrspace(4) externally_initialized global float 0.0, align 4",
+			    "  store i8 1, ptr addrspacecast (ptr addrspace(3) @a to ptr)\n"
+			    "  store double 2.0, ptr addrspacecast (ptr addrspace(3) @b to ptr)\n"
+			    "  %d = getelementptr i32, ptr addrspacecast (ptr addrspace(3) @dyn to ptr), i64 2\n"
+			    "  store i32 3, ptr %d\n"
+			    "  %v = load float, ptr addrspacecast (ptr addrspace(4) @c to ptr)\n"
+			    "  store float %v, ptr %p",
+			    "");
+	ASSERT_TRUE(module);
+	Expected<simtcc::SharedLayout> layout = simtcc::flattenAddressSpaces(*module);
+	ASSERT_TRUE(bool(layout)) << toString(layout.takeError());
+	// @a at 0 (3 bytes), @b aligned to 8 (32 bytes): 40, rounded to 16.
+	EXPECT_EQ(layout->static_bytes, 48u);
+	EXPECT_EQ(layout->dynamic_offset, 48u);
+	std::vector<uint64_t> addresses;
+	for (Instruction &inst : module->getFunction("k")->getEntryBlock()) {
+		Value *pointer = nullptr;
+		if (auto *store = dyn_cast<StoreInst>(&inst))
+			pointer = store->getPointerOperand();
+		if (auto *gep = dyn_cast<GetElementPtrInst>(&inst))
+			pointer = gep->getPointerOperand();
+		if (auto *ce = dyn_cast_or_null<ConstantExpr>(pointer))
+			if (ce->getOpcode() == Instruction::IntToPtr)
+				addresses.push_back(cast<ConstantInt>(ce->getOperand(0))->getZExtValue());
+		for (Value *operand : inst.operands()) {
+			if (auto *type = dyn_cast<PointerType>(operand->getType())) {
+				EXPECT_EQ(type->getAddressSpace(), 0u);
+			}
+		}
+	}
+	ASSERT_EQ(addresses.size(), 3u);
+	EXPECT_EQ(addresses[0], SIMTGPU_SHARED_BASE + 0);
+	EXPECT_EQ(addresses[1], SIMTGPU_SHARED_BASE + 8);
+	EXPECT_EQ(addresses[2], SIMTGPU_SHARED_BASE + 48);
+	GlobalVariable *c = module->getNamedGlobal("c");
+	ASSERT_TRUE(c);
+	EXPECT_EQ(c->getAddressSpace(), 0u);
+	EXPECT_EQ(module->getNamedGlobal("a"), nullptr);
+	EXPECT_FALSE(verifyModule(*module, &errs()));
+}
+
+TEST(KernelEntries, ParametersAreLaidOutAtNaturalAlignment)
+{
+	LLVMContext context;
+	std::string text = R"(
+target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+%struct.S = type { i8, double, [3 x i32] }
+define void @_Z1kcd1Si(i8 %c, double %d, ptr byval(%struct.S) align 8 %s, i32 %i) {
+  ret void
+}
+!nvvm.annotations = !{!0}
+!0 = !{ptr @_Z1kcd1Si, !"kernel", i32 1, !"maxntidx", i32 256}
+)";
+	SMDiagnostic diagnostic;
+	std::unique_ptr<Module> module = parseAssemblyString(text, diagnostic, context);
+	ASSERT_TRUE(module);
+	Expected<std::vector<simtcc::KernelInfo>> kernels = simtcc::buildKernelEntries(*module, {64, 64});
+	ASSERT_TRUE(bool(kernels)) << toString(kernels.takeError());
+	ASSERT_EQ(kernels->size(), 1u);
+	const simtcc::KernelInfo &k = (*kernels)[0];
+	EXPECT_EQ(k.name, "_Z1kcd1Si");
+	EXPECT_EQ(k.entry_symbol, "__simt_entry__Z1kcd1Si");
+	EXPECT_EQ(k.static_shared_bytes, 64u);
+	EXPECT_EQ(k.max_threads_per_cta, 256u);
+	ASSERT_EQ(k.params.size(), 4u);
+	// char at 0; double at 8; struct {i8, double, [3 x i32]} (32 bytes) at 16; int at 48.
+	EXPECT_EQ(k.params[0].offset, 0u);
+	EXPECT_EQ(k.params[0].size, 1u);
+	EXPECT_EQ(k.params[1].offset, 8u);
+	EXPECT_EQ(k.params[2].offset, 16u);
+	EXPECT_EQ(k.params[2].size, 32u);
+	EXPECT_EQ(k.params[2].align, 8u);
+	EXPECT_EQ(k.params[3].offset, 48u);
+	EXPECT_EQ(k.param_bytes, 52u);
+	Function *entry = module->getFunction("__simt_entry__Z1kcd1Si");
+	ASSERT_TRUE(entry);
+	EXPECT_TRUE(entry->doesNotReturn());
+	std::vector<std::string> strings = asmStrings(*module, entry->getName());
+	ASSERT_EQ(strings.size(), 2u);
+	EXPECT_EQ(strings[0], "mv tp, $0"); // picolibc's errno lives at tp
+	EXPECT_NE(strings[1].find("li a7, 93"), std::string::npos); // exit(0)
+	EXPECT_FALSE(verifyModule(*module, &errs()));
+}
+
+TEST(KernelTable, EncodingFollowsHwH)
+{
+	simtcc::KernelInfo a;
+	a.name = "_Z3fooi";
+	a.entry_symbol = "__simt_entry__Z3fooi";
+	a.params = {{0, 4, 4}};
+	a.param_bytes = 4;
+	a.static_shared_bytes = 128;
+	a.stack_bytes = 96;
+	simtcc::KernelInfo b = a;
+	b.name = "bar";
+	b.entry_symbol = "__simt_entry_bar";
+	b.params = {{0, 8, 8}, {8, 24, 8}};
+	b.param_bytes = 32;
+	std::vector<uint8_t> bytes = simtcc::encodeKernelTable({a, b}, SIMTGPU_ARCH_SIMT2);
+
+	simtgpu_ktab_header h;
+	std::memcpy(&h, bytes.data(), sizeof(h));
+	EXPECT_EQ(h.magic, SIMTGPU_KTAB_MAGIC);
+	EXPECT_EQ(h.version, static_cast<uint32_t>(SIMTGPU_KTAB_VERSION));
+	EXPECT_EQ(h.arch, static_cast<uint32_t>(SIMTGPU_ARCH_SIMT2));
+	EXPECT_EQ(h.count, 2u);
+	EXPECT_EQ(h.entry_size, sizeof(simtgpu_ktab_entry));
+	EXPECT_EQ(h.param_size, sizeof(simtgpu_ktab_param));
+	EXPECT_EQ(h.strtab_offset + h.strtab_size, bytes.size());
+	simtgpu_ktab_entry e[2];
+	std::memcpy(e, bytes.data() + sizeof(h), sizeof(e));
+	const char *strtab = reinterpret_cast<const char *>(bytes.data() + h.strtab_offset);
+	EXPECT_STREQ(strtab + e[0].name, "_Z3fooi");
+	EXPECT_STREQ(strtab + e[1].entry_symbol, "__simt_entry_bar");
+	EXPECT_EQ(e[1].param_first, 1u);
+	EXPECT_EQ(e[1].param_count, 2u);
+	EXPECT_EQ(e[0].stack_bytes, 96u);
+	simtgpu_ktab_param p;
+	std::memcpy(&p, bytes.data() + sizeof(h) + sizeof(e) + 2 * sizeof(p), sizeof(p));
+	EXPECT_EQ(p.offset, 8u);
+	EXPECT_EQ(p.size, 24u);
+	EXPECT_EQ(simtcc::kernelTableStackFieldOffset(1),
+		  sizeof(h) + sizeof(simtgpu_ktab_entry) + offsetof(simtgpu_ktab_entry, stack_bytes));
+}
+
+} // namespace
