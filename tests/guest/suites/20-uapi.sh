@@ -15,7 +15,7 @@ if ! grep -q '^simtgpu ' /proc/modules; then
 		exit 1
 	fi
 fi
-mountpoint -q /sys/kernel/debug 2>/dev/null ||
+grep -q ' /sys/kernel/debug ' /proc/mounts ||
 	mount -t debugfs debugfs /sys/kernel/debug
 simtgpu-uapi-test
 status=$?
