@@ -18,7 +18,8 @@
 # <kver> is the kernel of Debian's linux-image-amd64 (see guest_kernel_version),
 # not necessarily the running one. The image goes to
 # BUILD_DIR/guest/initramfs.cpio.gz and is rebuilt only when the hash of its
-# inputs changes.
+# inputs changes. BUILD_DIR/guest/initramfs.kernel names the kernel version
+# it was built for.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -88,7 +89,7 @@ inputs_hash=$(
 		done
 	} | sha256sum | cut -c1-16
 )
-if [[ -f $image && -f $stamp && $(cat "$stamp") == "$inputs_hash" ]]; then
+if [[ -f $image && -f $out_dir/initramfs.kernel && -f $stamp && $(cat "$stamp") == "$inputs_hash" ]]; then
 	echo "$image"
 	exit 0
 fi
@@ -194,5 +195,6 @@ mkdir -p "$out_dir"
 (cd "$root" && find . -print0 | cpio --null -o -H newc -R 0:0 --quiet) | gzip -1 >"$image.tmp"
 mv "$image.tmp" "$image"
 echo "$inputs_hash" >"$stamp"
+echo "$kver" >"$out_dir/initramfs.kernel"
 log "$(du -h "$image" | cut -f1) in $image"
 echo "$image"

@@ -71,7 +71,7 @@ fi
 
 qemu=$("$top/scripts/build-qemu.sh" | tail -n 1)
 initramfs=$("$top/scripts/build-initramfs.sh" "$build_dir" | tail -n 1)
-kver=$(zcat "$initramfs" | cpio -t --quiet 2>/dev/null | sed -n 's|^lib/modules/\([^/]*\)/modules.dep$|\1|p' | head -n 1)
+kver=$(cat "$(dirname "$initramfs")/initramfs.kernel")
 kernel=/boot/vmlinuz-$kver
 if [[ ! -r $kernel ]]; then
 	echo "run-qemu: cannot read $kernel (install linux-image-amd64)" >&2
@@ -84,7 +84,7 @@ device="simtgpu,bus=rp0,sim=$sim,vram=$vram"
 
 cmdline="console=ttyS0 panic=-1 $append"
 args=(
-	-M q35 -m "$mem" -smp "$smp" -nic none
+	-M q35 -m "$mem" -smp "$smp" -nic none -vga none
 	-L /usr/share/seabios -L /usr/share/qemu
 	-kernel "$kernel" -initrd "$initramfs"
 	-device pcie-root-port,id=rp0,chassis=1,slot=0

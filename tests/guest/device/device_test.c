@@ -76,16 +76,13 @@ static int checks_failed;
 
 static void check(bool ok, const char *name, const char *fmt, ...)
 {
+	char detail[512] = "";
 	va_list ap;
 
-	printf("%s: %s", ok ? "PASS" : "FAIL", name);
-	if (fmt && fmt[0]) {
-		printf(": ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-	}
-	printf("\n");
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	printf("%s: %s%s%s\n", ok ? "PASS" : "FAIL", name, detail[0] ? ": " : "", detail);
 	fflush(stdout);
 	if (ok)
 		checks_passed++;
@@ -755,12 +752,14 @@ int main(void)
 		goto out;
 	check(class_code >> 8 == SIMTGPU_PCI_CLASS, "PCI class", "0x%06x", class_code);
 
-	bool enabled = write_sysfs(dev.path, "enable", "1") && enable_bus_master(&dev);
+	bool enabled = write_sysfs(dev.path, "enable", "1");
+	check(enabled, "enable through sysfs", "%s", enabled ? "" : strerror(errno));
+	bool master = enable_bus_master(&dev);
+	check(master, "memory space and bus master", "%s", master ? "" : strerror(errno));
 	dev.regs = map_resource(&dev, SIMTGPU_BAR_REGS, &regs_size);
 	dev.vram = map_resource(&dev, SIMTGPU_BAR_VRAM, &dev.vram_size);
-	check(enabled && dev.regs && dev.vram && regs_size == SIMTGPU_REGS_SIZE,
-	      "enable and map BAR0 and BAR2", "BAR0 %" PRIu64 " bytes, BAR2 %" PRIu64 " bytes",
-	      regs_size, dev.vram_size);
+	check(dev.regs && dev.vram && regs_size == SIMTGPU_REGS_SIZE, "map BAR0 and BAR2",
+	      "BAR0 %" PRIu64 " bytes, BAR2 %" PRIu64 " bytes", regs_size, dev.vram_size);
 	if (!dev.regs || !dev.vram)
 		goto out;
 
