@@ -16,8 +16,8 @@ namespace {
 class DeviceImageTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        bytes_ = read_file(kernels_path());
-        ASSERT_FALSE(bytes_.empty()) << kernels_path();
+        bytes_ = kernels_image();
+        ASSERT_FALSE(bytes_.empty());
     }
     std::vector<uint8_t> bytes_;
 };

@@ -31,8 +31,8 @@ protected:
         ASSERT_OK(simtgpuDeviceGet(&device_, 0));
         ASSERT_OK(simtgpuDeviceGetProperties(&props_, device_));
         ASSERT_OK(simtgpuCtxCreate(&ctx_, 0, device_));
-        image_ = read_file(kernels_path());
-        ASSERT_FALSE(image_.empty()) << kernels_path();
+        image_ = kernels_image();
+        ASSERT_FALSE(image_.empty());
         ASSERT_OK(simtgpuModuleLoadData(&module_, ctx_, image_.data(), image_.size()));
     }
     void TearDown() override {

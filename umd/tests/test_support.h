@@ -1,4 +1,4 @@
-// Shared helpers of the umd tests: where the test kernels are, and reading
+// Shared helpers of the umd tests: the test kernels' image, and reading
 // files.
 #pragma once
 
@@ -11,18 +11,24 @@
 
 namespace simtgpu::umd::test {
 
-// The bare-metal test kernels (programs/umd_kernels.c). SIMTGPU_TEST_KERNELS
-// overrides the build-tree path, for runs in the guest.
-inline std::string kernels_path() {
-    if (const char *p = std::getenv("SIMTGPU_TEST_KERNELS"))
-        return p;
-    return UMD_TEST_KERNELS;
-}
-
 inline std::vector<uint8_t> read_file(const std::string &path) {
     std::ifstream in(path, std::ios::binary);
     return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
                                 std::istreambuf_iterator<char>());
+}
+
+} // namespace simtgpu::umd::test
+
+extern "C" const uint8_t umd_test_kernels_begin[], umd_test_kernels_end[]; // kernels_blob.cpp
+
+namespace simtgpu::umd::test {
+
+// The bare-metal test kernels (programs/umd_kernels.c), embedded in the
+// binary; SIMTGPU_TEST_KERNELS names another image to use instead.
+inline std::vector<uint8_t> kernels_image() {
+    if (const char *p = std::getenv("SIMTGPU_TEST_KERNELS"))
+        return read_file(p);
+    return std::vector<uint8_t>(umd_test_kernels_begin, umd_test_kernels_end);
 }
 
 } // namespace simtgpu::umd::test

@@ -18,7 +18,7 @@ TEST(JobTimeout, EndlessKernelTimesOutAndTheDeviceRecovers) {
     simtgpuContext ctx, other;
     ASSERT_EQ(simtgpuCtxCreate(&ctx, 0, 0), SIMTGPU_SUCCESS);
     ASSERT_EQ(simtgpuCtxCreate(&other, 0, 0), SIMTGPU_SUCCESS);
-    std::vector<uint8_t> image = read_file(kernels_path());
+    std::vector<uint8_t> image = kernels_image();
     simtgpuModule module;
     ASSERT_EQ(simtgpuModuleLoadData(&module, ctx, image.data(), image.size()), SIMTGPU_SUCCESS)
         << simtgpuGetErrorDetail();
