@@ -1,0 +1,32 @@
+/* Traps and faults for simt-run's exception reports. */
+#include "simtgpu/device/simt.h"
+
+/* Thread 3 of CTA 1 hits a device-side assert; the others exit 0. */
+__attribute__((noreturn)) void _start(void)
+{
+	if (simt_ctaid_x() == 1 && simt_tid_x() == 3)
+		simt_trap();
+	simt_exit(0);
+}
+
+/* Every thread stores to an address nothing maps. */
+__attribute__((noreturn)) void store_unmapped(void)
+{
+	*(volatile uint64_t *)0x50000000ull = 1;
+	simt_exit(0);
+}
+
+/* Stores into the code, which is mapped read and execute only. */
+__attribute__((noreturn)) void store_to_code(void)
+{
+	*(volatile char *)(uintptr_t)&_start = 0;
+	simt_exit(0);
+}
+
+/* An unknown environment call. */
+__attribute__((noreturn)) void bad_ecall(void)
+{
+	register uint64_t a7 __asm__("a7") = 64;
+	__asm__ volatile("ecall" : : "r"(a7));
+	__builtin_unreachable();
+}
