@@ -431,6 +431,14 @@ static void simtgpu_reset(DeviceState *dev)
     pci_set_irq(&s->pdev, 0);
 }
 
+/* Config space writes: the PCIe FLR bit resets the function. */
+static void simtgpu_config_write(PCIDevice *pdev, uint32_t address,
+                                 uint32_t val, int len)
+{
+    pci_default_write_config(pdev, address, val, len);
+    pcie_cap_flr_write_config(pdev, address, val, len);
+}
+
 /* ------------------------------------------------------------- QOM --- */
 
 static Property simtgpu_properties[] = {
@@ -458,6 +466,7 @@ static void simtgpu_class_init(ObjectClass *klass, void *data)
 
     k->realize = simtgpu_realize;
     k->exit = simtgpu_exit;
+    k->config_write = simtgpu_config_write;
     k->vendor_id = SIMTGPU_PCI_VENDOR_ID;
     k->device_id = SIMTGPU_PCI_DEVICE_ID;
     k->revision = SIMTGPU_PCI_REVISION;
