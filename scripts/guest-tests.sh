@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The guest tests of `make test`: builds QEMU (cached) and the initramfs from
-# BUILD_DIR, boots once, and runs tests/guest/init/run-suites.sh in the guest,
+# The guest tests of `make test`: builds QEMU (cached), the kernel module
+# (make -C kmd) and the initramfs from BUILD_DIR, boots once, and runs tests/guest/init/run-suites.sh in the guest,
 # which runs every tests/guest/suites/*.sh. Ends with one line
 # "guest: N passed, N failed" and exits non-zero on any failure (a guest
 # that cannot boot or hangs counts as one failure).
@@ -19,6 +19,10 @@ fail() {
 }
 
 "$top/scripts/build-qemu.sh" >/dev/null || fail "building QEMU failed"
+# The kernel driver (its suites need it; the device suite does not).
+if [[ -f "$top/kmd/Makefile" ]] && ! make -C "$top/kmd" -s >/dev/null; then
+	echo "guest-tests: building kmd/simtgpu.ko failed; the driver's suites will fail"
+fi
 "$top/scripts/build-initramfs.sh" "$build_dir" >/dev/null || fail "building the initramfs failed"
 
 log=$(mktemp)
