@@ -469,6 +469,19 @@ TEST_F(SimtTest, GreedySchedulerSameResults)
             ASSERT_EQ(out(c * 256 + t), uint64_t(256 - 1 - (t + 1) % 256) * 7 + c + 1);
 }
 
+TEST_F(SimtTest, StoresToDecodedCodeTakeEffect)
+{
+    for (uint64_t fence : {0ull, 1ull}) {
+        SetUp(); // a fresh image
+        Params p;
+        p.arg = fence;
+        RunOutcome r = launch("k_selfmod", {1, 1, 1}, {1, 1, 1}, p);
+        ASSERT_FALSE(r.exception);
+        EXPECT_EQ(out(0), 1u);
+        EXPECT_EQ(out(1), 2u) << "fence.i " << fence;
+    }
+}
+
 TEST_F(SimtTest, OccupancyLimitsResidentCtas)
 {
     LaunchDesc l;

@@ -385,3 +385,25 @@ __attribute__((noreturn)) void _start(void)
 {
 	simt_trap();
 }
+
+/* A function the kernel below rewrites: returns 1, then 2. */
+__asm__(".text\n"
+	".globl patchme\n"
+	".option push\n"
+	".option norvc\n"
+	"patchme:\n"
+	"	addi a0, zero, 1\n"
+	"	ret\n"
+	".option pop\n");
+uint64_t patchme(void);
+
+/* Self-modifying code: a store to decoded code, with or without fence.i. */
+KERNEL(k_selfmod)
+{
+	uint64_t before = patchme();
+	*(volatile uint32_t *)(uintptr_t)patchme = 0x00200513u; /* addi a0, zero, 2 */
+	if (p->arg)
+		__asm__ volatile("fence.i" ::: "memory");
+	p->out[0] = before;
+	p->out[1] = patchme();
+}
