@@ -54,8 +54,13 @@ SIMT_CSR_READ_PURE(gridid, 0xcd6)
 #undef SIMT_CSR_READ_PURE
 
 /* The hw.h numbers must match the literals above (asm needs literals). */
+#ifdef __cplusplus
+static_assert(SIMTGPU_CSR_TID_X == 0xcc0 && SIMTGPU_CSR_GRIDID == 0xcd6,
+	      "simt.h CSR numbers out of date with simtgpu/hw.h");
+#else
 _Static_assert(SIMTGPU_CSR_TID_X == 0xcc0 && SIMTGPU_CSR_GRIDID == 0xcd6,
 	       "simt.h CSR numbers out of date with simtgpu/hw.h");
+#endif
 
 /* SM cycle counter at this instruction. */
 static inline uint64_t simt_clock(void)
