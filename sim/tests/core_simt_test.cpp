@@ -269,6 +269,22 @@ TEST_F(SimtTest, WarpSyncWaitsForDivergentLanes)
     }
 }
 
+TEST_F(SimtTest, WarpSyncRegroupsAfterLongDivergence)
+{
+    for (int i = 0; i < 8; ++i) mem.write<uint64_t>(kIn + 8 * i, uint64_t(i) * 11 + 1);
+    RunOutcome r = launch("k_long_divergence", {1, 1, 1}, {32, 1, 1});
+    ASSERT_FALSE(r.exception);
+    auto value = [](uint32_t t) {
+        uint64_t v = t;
+        for (uint32_t i = 0; i < (t < 16 ? 300u : 3u); ++i) v = v * 3 + (i % 8) * 11 + 1;
+        return v;
+    };
+    for (uint32_t t = 0; t < 32; ++t) {
+        ASSERT_EQ(out(t), value(31 - t)) << t;
+        ASSERT_EQ(out(32 + t), 0xffffffffu) << t;
+    }
+}
+
 TEST_F(SimtTest, DeadlockIsReportedNotHung)
 {
     RunOutcome r = launch("k_deadlock", {1, 1, 1}, {64, 1, 1});

@@ -407,3 +407,21 @@ KERNEL(k_selfmod)
 	p->out[0] = before;
 	p->out[1] = patchme();
 }
+
+/* Half the warp loops far longer than the other half (long enough for the
+ * starvation guard to let the short half run ahead); warp.sync then brings
+ * the warp together for a full-warp shuffle, as CUDA's __shfl_sync needs. */
+KERNEL(k_long_divergence)
+{
+	uint32_t t = simt_tid_x();
+	volatile uint64_t *q = p->in;
+	uint64_t v = t;
+	uint32_t trips = t < 16 ? 300 : 3;
+	for (uint32_t i = 0; i < trips; ++i)
+		v = v * 3 + q[i % 8];
+	simt_warp_sync(SIMT_FULL_MASK);
+	uint64_t other = simt_shfl_idx_warp(v, 31 - (uint32_t)simt_laneid());
+	uint64_t mask = simt_activemask();
+	p->out[t] = other;
+	p->out[32 + t] = mask;
+}
