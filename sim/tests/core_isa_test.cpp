@@ -259,6 +259,16 @@ TEST(CoreIsa, DoubleArithmeticPerLaneRoundingModesAndFlags)
     EXPECT_EQ(out(rmm_b, 2, 1), 1u);
 }
 
+TEST(CoreIsa, ReservedDynamicRoundingModeIsIllegal)
+{
+    Program p("core_isa_ops");
+    ASSERT_TRUE(p.loaded());
+    RunOutcome r = p.run(p.elf.symbols.at("k_bad_frm"), 4);
+    ASSERT_TRUE(r.exception);
+    EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_ILLEGAL_INSTRUCTION));
+    EXPECT_EQ(r.exception->detail & 0x7f, 0x53u); // OP-FP
+}
+
 // ------------------------------------------------------ differential: qemu
 
 std::string find_qemu()

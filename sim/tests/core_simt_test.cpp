@@ -216,6 +216,23 @@ TEST_F(SimtTest, AtomicsUnderContention)
     for (uint32_t c = 0; c < ctas; ++c) EXPECT_EQ(out(n * ctas + c), uint64_t(n) * (n - 1) / 2);
 }
 
+TEST_F(SimtTest, AtomicsOnHostMemoryPages)
+{
+    mem.set_host_pages(kCounter, 4096);
+    Params p;
+    p.n = 64;
+    mem.write<uint64_t>(kCounter, 0);
+    mem.write<uint64_t>(kCounter + 8, uint64_t(INT64_MIN));
+    mem.write<uint64_t>(kCounter + 16, 0);
+    mem.write<uint64_t>(kCounter + 24, 0);
+    RunOutcome r = launch("k_atomics", {1, 1, 1}, {64, 1, 1}, p, 64);
+    ASSERT_FALSE(r.exception);
+    EXPECT_EQ(mem.read<uint32_t>(kCounter), 64u);
+    EXPECT_EQ(mem.read<uint64_t>(kCounter + 24), 64u);
+    EXPECT_EQ(mem.read<uint64_t>(kCounter + 16), 0u);
+    EXPECT_GT(mem.dma_bytes, 0u);
+}
+
 TEST_F(SimtTest, ShuffleAsPtx)
 {
     RunOutcome r = launch("k_shfl", {1, 1, 1}, {64, 1, 1});

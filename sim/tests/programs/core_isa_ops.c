@@ -67,3 +67,12 @@ __attribute__((noreturn)) void _start(void)
 {
 	simt_trap();
 }
+
+/* A dynamic rounding mode with frm = 5 (reserved): illegal instruction. */
+__attribute__((noreturn)) void k_bad_frm(const struct params *p)
+{
+	double r, one = 1.0;
+	__asm__ volatile("fsrm %1\n\tfadd.d %0, %2, %2" : "=f"(r) : "r"(5ull), "f"(one));
+	p->out[0] = (uint64_t)r;
+	simt_exit(0);
+}
