@@ -867,7 +867,9 @@ SIMTGPU_API simtgpuResult simtgpuEventSynchronize(simtgpuEvent event) {
     bool signaled = false;
     if (simtgpuResult r = c.wait_syncobj(event->syncobj, true, &signaled))
         return r;
-    return c.sticky_error();
+    // As CUDA, an event synchronisation flushes device printf (of the work
+    // that is complete) and reports failures.
+    return c.poll_all();
 }
 
 SIMTGPU_API simtgpuResult simtgpuEventQuery(simtgpuEvent event) {

@@ -404,6 +404,13 @@ simtgpuResult Context::synchronize_all() {
     return sticky_ ? fail(sticky_, sticky_detail_) : SIMTGPU_SUCCESS;
 }
 
+simtgpuResult Context::poll_all() {
+    retire(default_stream_, false);
+    for (auto &s : streams_)
+        retire(s, false);
+    return sticky_ ? fail(sticky_, sticky_detail_) : SIMTGPU_SUCCESS;
+}
+
 simtgpuResult Context::query(simtgpuStream_st &s) {
     simtgpuResult r = retire(s, false);
     if (r == SIMTGPU_ERROR_NOT_READY)

@@ -135,6 +135,9 @@ public:
                          const std::vector<uint32_t> &extra_out_syncobjs = {});
     simtgpuResult synchronize(simtgpuStream_st &s);
     simtgpuResult synchronize_all();
+    // Retires whatever has completed on every stream, without waiting: idle
+    // streams print their device printf output, failures become sticky.
+    simtgpuResult poll_all();
     simtgpuResult query(simtgpuStream_st &s);
     simtgpuResult sticky_error() const { return sticky_; }
     simtgpuResult ensure_env(simtgpuStream_st &s);

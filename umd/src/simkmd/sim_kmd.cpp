@@ -254,6 +254,10 @@ private:
     uint32_t reg(uint32_t offset) { return uint32_t(lib_.mmio_read(sim_, offset, 4)); }
     void write_reg(uint32_t offset, uint32_t v) { lib_.mmio_write(sim_, offset, v, 4); }
     uint64_t *vram64(uint64_t offset) { return reinterpret_cast<uint64_t *>(vram_ + offset); }
+    // A ring's fence value, which the device's threads write.
+    uint64_t fence_value(const Ring &ring) {
+        return __atomic_load_n(vram64(ring.fence_offset), __ATOMIC_ACQUIRE);
+    }
 
     // Page tables.
     int map_range(FileState *f, uint64_t va, uint64_t bytes, uint64_t target, uint64_t flags);
@@ -989,7 +993,7 @@ void SimDevice::service_interrupts() {
         }
         // The job being executed is the oldest one the fence has not passed.
         Ring &ring = rings_[ring_index];
-        uint64_t completed = *vram64(ring.fence_offset);
+        uint64_t completed = fence_value(ring);
         for (auto &job : ring.running) {
             if (job->seqno <= completed)
                 continue;
@@ -1017,7 +1021,7 @@ void SimDevice::finish_job(const std::shared_ptr<Job> &job) {
 void SimDevice::retire_completed() {
     bool any = false;
     for (Ring &ring : rings_) {
-        uint64_t completed = *vram64(ring.fence_offset);
+        uint64_t completed = fence_value(ring);
         while (!ring.running.empty() && ring.running.front()->seqno <= completed) {
             finish_job(ring.running.front());
             ring.running.pop_front();
@@ -1122,7 +1126,7 @@ void SimDevice::check_timeouts() {
         lib_.reset(sim_);
         std::vector<std::shared_ptr<Job>> innocent[SIMTGPU_NUM_RINGS];
         for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
-            uint64_t completed = *vram64(rings_[i].fence_offset);
+            uint64_t completed = fence_value(rings_[i]);
             for (auto &job : rings_[i].running) {
                 if (job->seqno <= completed)
                     finish_job(job);
