@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/*
+ * simtgpu-info: what the kernel driver and the device say about themselves,
+ * as "key: value" lines (the demo's summary reads them).
+ *
+ *   simtgpu-info [RENDER_NODE]        default /dev/dri/renderD128
+ *
+ * The driver: DRM name, version, date and description (DRM_IOCTL_VERSION),
+ * and the device properties of GET_PARAM. The device: its performance
+ * counters, read straight from BAR0 through the PCI resource0 file. The
+ * driver holds that BAR, so the kernel only allows the read-only mapping when
+ * booted with iomem=relaxed; without it the counters are reported as
+ * unavailable and the exit status stays 0.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "drm/simtgpu_drm.h"
+#include "simtgpu/hw.h"
+
+static int get_param(int fd, uint32_t param, uint64_t *value)
+{
+	struct drm_simtgpu_get_param p = {.param = param};
+	if (drmIoctl(fd, DRM_IOCTL_SIMTGPU_GET_PARAM, &p) != 0)
+		return -errno;
+	*value = p.value;
+	return 0;
+}
+
+static const struct {
+	uint32_t param;
+	const char *key;
+} params[] = {
+	{SIMTGPU_PARAM_ARCH, "arch"},
+	{SIMTGPU_PARAM_NUM_SMS, "sms"},
+	{SIMTGPU_PARAM_WARPS_PER_SM, "warps_per_sm"},
+	{SIMTGPU_PARAM_WARP_SIZE, "warp_size"},
+	{SIMTGPU_PARAM_CLOCK_KHZ, "clock_khz"},
+	{SIMTGPU_PARAM_VRAM_SIZE, "vram_bytes"},
+	{SIMTGPU_PARAM_VRAM_USED, "vram_used_bytes"},
+};
+
+static const struct {
+	uint32_t reg_lo;
+	const char *key;
+} counters[] = {
+	{SIMTGPU_REG_PERF_LAUNCHES_LO, "launches"},
+	{SIMTGPU_REG_PERF_CTAS_LO, "ctas"},
+	{SIMTGPU_REG_PERF_CYCLES_LO, "busy_cycles"},
+	{SIMTGPU_REG_PERF_WARP_INSTRS_LO, "warp_instructions"},
+	{SIMTGPU_REG_PERF_THREAD_INSTRS_LO, "thread_instructions"},
+	{SIMTGPU_REG_PERF_MEM_READS_LO, "thread_loads"},
+	{SIMTGPU_REG_PERF_MEM_WRITES_LO, "thread_stores"},
+	{SIMTGPU_REG_PERF_BYTES_DMA_LO, "dma_bytes"},
+};
+
+/* Reads the counters from BAR0; returns 0 or a negative errno. */
+static int print_counters(const char *node)
+{
+	const char *name = strrchr(node, '/');
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "/sys/class/drm/%s/device/resource0", name ? name + 1 : node);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t length = SIMTGPU_REG_PERF_BYTES_DMA_HI + 4;
+	void *map = mmap(NULL, length, PROT_READ, MAP_SHARED, fd, 0);
+	int err = map == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	const volatile uint32_t *regs = map;
+	if (regs[SIMTGPU_REG_ID / 4] != SIMTGPU_ID_MAGIC) {
+		munmap(map, length);
+		return -ENODEV;
+	}
+	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); ++i) {
+		uint64_t lo = regs[counters[i].reg_lo / 4]; /* latches _HI */
+		uint64_t hi = regs[counters[i].reg_lo / 4 + 1];
+		printf("%s: %" PRIu64 "\n", counters[i].key, hi << 32 | lo);
+	}
+	munmap(map, length);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *node = argc > 1 ? argv[1] : "/dev/dri/renderD128";
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+		fprintf(stderr, "usage: simtgpu-info [RENDER_NODE]\n");
+		return 2;
+	}
+	int fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "simtgpu-info: %s: %s\n", node, strerror(errno));
+		return 1;
+	}
+	drmVersionPtr version = drmGetVersion(fd);
+	if (!version) {
+		fprintf(stderr, "simtgpu-info: %s: not a DRM device\n", node);
+		close(fd);
+		return 1;
+	}
+	printf("node: %s\n", node);
+	printf("driver: %s %d.%d.%d (%s), %s\n", version->name, version->version_major,
+	       version->version_minor, version->version_patchlevel, version->date, version->desc);
+	int ours = strcmp(version->name, "simtgpu") == 0;
+	drmFreeVersion(version);
+	if (!ours) {
+		fprintf(stderr, "simtgpu-info: %s is not driven by simtgpu\n", node);
+		close(fd);
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); ++i) {
+		uint64_t value = 0;
+		int err = get_param(fd, params[i].param, &value);
+		if (err)
+			printf("%s: unavailable (%s)\n", params[i].key, strerror(-err));
+		else
+			printf("%s: %" PRIu64 "\n", params[i].key, value);
+	}
+	close(fd);
+
+	int err = print_counters(node);
+	if (err)
+		printf("counters: unavailable (%s; boot with iomem=relaxed)\n", strerror(-err));
+	return 0;
+}
