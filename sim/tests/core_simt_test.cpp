@@ -182,6 +182,18 @@ TEST_F(SimtTest, BarrierReductions)
     }
 }
 
+TEST_F(SimtTest, BarrierReductionsNeedSimt2)
+{
+    config.arch = SIMTGPU_ARCH_SIMT1;
+    RunOutcome r = launch("k_bar_red", {1, 1, 1}, {32, 1, 1});
+    ASSERT_TRUE(r.exception);
+    EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_ILLEGAL_INSTRUCTION));
+    EXPECT_EQ(r.exception->detail & 0x7f, uint32_t(SIMTGPU_OPCODE_CUSTOM0));
+    RunOutcome csrs = launch("k_csrs", {1, 1, 1}, {32, 1, 1}, {}, 96); // reads envptr
+    ASSERT_TRUE(csrs.exception);
+    EXPECT_EQ(csrs.exception->kind, uint32_t(SIMTGPU_EXC_ILLEGAL_INSTRUCTION));
+}
+
 TEST_F(SimtTest, ExitedThreadsDoNotBlockBarriers)
 {
     RunOutcome r = launch("k_barrier_exit", {1, 1, 1}, {64, 1, 1});

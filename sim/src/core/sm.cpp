@@ -659,7 +659,9 @@ bool Sm::Impl::csr_read(Warp &w, uint32_t l, uint32_t csr, uint64_t clock, uint6
     case SIMTGPU_CSR_WARPSIZE: v = W; return true;
     case SIMTGPU_CSR_NSMID: v = config.num_sms; return true;
     case SIMTGPU_CSR_LANEMASK_LT: v = (uint64_t(1) << l) - 1; return true;
-    case SIMTGPU_CSR_ENVPTR: v = launch.env_va; return true;
+    case SIMTGPU_CSR_ENVPTR: // simt_2 and newer
+        v = launch.env_va;
+        return config.arch >= SIMTGPU_ARCH_SIMT2;
     case SIMTGPU_CSR_DYNSHARED: v = launch.shared_bytes; return true;
     case SIMTGPU_CSR_GRIDID: v = launch.grid_id; return true;
     default: return false;
@@ -1261,6 +1263,10 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
             exec_atomic(slot, in, mask);
             break;
         case Op::Bar:
+            if (in.funct != SIMTGPU_BAR_SYNC && config.arch < SIMTGPU_ARCH_SIMT2) { // bar.red: simt_2
+                raise(SIMTGPU_EXC_ILLEGAL_INSTRUCTION, slot, first, pc, in.raw);
+                break;
+            }
             for (uint64_t m = mask; m; m &= m - 1) w.pc[std::countr_zero(m)] = next;
             pcs_written = stop = true;
             arrive_barrier(slot, in, mask);
