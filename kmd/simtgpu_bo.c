@@ -26,6 +26,7 @@
 
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 #include <drm/drm_utils.h>
@@ -77,6 +78,9 @@ static int simtgpu_bo_mmap(struct drm_gem_object *obj,
 
 	if (skip + (vma->vm_end - vma->vm_start) > obj->size)
 		return -EINVAL;
+	/* After an unplug, BAR2 is no longer ours to map. */
+	if (drm_dev_is_unplugged(obj->dev))
+		return -ENODEV;
 
 	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_page_prot = pgprot_writecombine(vm_get_page_prot(vma->vm_flags));
@@ -171,7 +175,7 @@ int simtgpu_ioctl_bo_create(struct drm_device *dev, void *data,
 	struct drm_simtgpu_bo_create *args = data;
 	struct simtgpu_bo *bo;
 	u64 size;
-	int ret;
+	int idx, ret;
 
 	if (args->extensions || (args->flags & ~SIMTGPU_BO_FLAGS))
 		return -EINVAL;
@@ -181,7 +185,11 @@ int simtgpu_ioctl_bo_create(struct drm_device *dev, void *data,
 	if (size > sdev->vram_size)
 		return -ENOSPC;
 
+	/* Clearing VRAM and writing PTEs need the device. */
+	if (!drm_dev_enter(dev, &idx))
+		return -ENODEV;
 	bo = simtgpu_bo_create(dev, file, size, args->flags);
+	drm_dev_exit(idx);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
 	ret = drm_gem_handle_create(file, &bo->base, &args->handle);

@@ -20,6 +20,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <drm/drm_debugfs.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 
@@ -36,7 +37,10 @@ static int simtgpu_debugfs_rings(struct seq_file *m, void *unused)
 {
 	struct simtgpu_device *sdev = node_to_sdev(m);
 	unsigned int i;
+	int idx;
 
+	if (!drm_dev_enter(&sdev->drm, &idx))
+		return -ENODEV;
 	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
 		struct simtgpu_ring *ring = &sdev->rings[i];
 		u64 emitted, completed, slot;
@@ -63,6 +67,7 @@ static int simtgpu_debugfs_rings(struct seq_file *m, void *unused)
 		   simtgpu_read(sdev, SIMTGPU_REG_IRQ_STATUS),
 		   simtgpu_read(sdev, SIMTGPU_REG_IRQ_MASK),
 		   simtgpu_read(sdev, SIMTGPU_REG_STATUS), sdev->resets);
+	drm_dev_exit(idx);
 	return 0;
 }
 

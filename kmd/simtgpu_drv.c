@@ -18,6 +18,7 @@
  * action), so a failed probe and a remove unwind in the reverse order.
  */
 
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/sched.h>
@@ -116,9 +117,12 @@ static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
 	struct simtgpu_device *sdev = to_simtgpu_device(dev);
 	struct simtgpu_file_priv *fpriv = file->driver_priv;
 	struct drm_simtgpu_get_param *args = data;
+	int idx, ret = 0;
 
 	if (args->pad)
 		return -EINVAL;
+	if (!drm_dev_enter(dev, &idx))
+		return -ENODEV;
 
 	switch (args->param) {
 	case SIMTGPU_PARAM_UAPI_VERSION:
@@ -176,9 +180,11 @@ static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
 		args->value = SIMTGPU_MAX_QUEUES_PER_FILE;
 		break;
 	default:
-		return -EINVAL;
+		ret = -EINVAL;
+		break;
 	}
-	return 0;
+	drm_dev_exit(idx);
+	return ret;
 }
 
 /* ------------------------------------------------------ open / close --- */
@@ -440,29 +446,40 @@ static int simtgpu_hw_identify(struct simtgpu_device *sdev)
 	return 0;
 }
 
-static void simtgpu_buddy_fini(void *data)
+/*
+ * What the driver builds on top of the device lives as long as the DRM
+ * device (drmm): after a hot unplug, open files may still hold BOs, queues
+ * and jobs, and release them later.
+ */
+static void simtgpu_buddy_fini(struct drm_device *drm, void *data)
 {
 	struct simtgpu_device *sdev = data;
 
 	drm_buddy_fini(&sdev->mm);
 }
 
-static void simtgpu_wq_fini(void *data)
+static void simtgpu_reset_wq_fini(struct drm_device *drm, void *data)
 {
 	struct simtgpu_device *sdev = data;
 
-	destroy_workqueue(sdev->free_wq);
 	destroy_workqueue(sdev->reset_wq);
 }
 
-static void simtgpu_fence_page_fini(void *data)
+static void simtgpu_free_wq_fini(struct drm_device *drm, void *data)
+{
+	struct simtgpu_device *sdev = data;
+
+	destroy_workqueue(sdev->free_wq); /* runs what is still queued */
+}
+
+static void simtgpu_fence_page_fini(struct drm_device *drm, void *data)
 {
 	struct simtgpu_device *sdev = data;
 
 	simtgpu_vram_free(sdev, &sdev->fence_vram);
 }
 
-static void simtgpu_rings_fini_action(void *data)
+static void simtgpu_rings_fini_action(struct drm_device *drm, void *data)
 {
 	simtgpu_rings_fini(data);
 }
@@ -535,20 +552,14 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = drm_buddy_init(&sdev->mm, sdev->vram_size, SIMTGPU_PAGE_SIZE);
 	if (ret)
 		return ret;
-	ret = devm_add_action_or_reset(dev, simtgpu_buddy_fini, sdev);
+	ret = drmm_add_action_or_reset(&sdev->drm, simtgpu_buddy_fini, sdev);
 	if (ret)
 		return ret;
 
 	sdev->reset_wq = alloc_ordered_workqueue("simtgpu-reset", 0);
-	sdev->free_wq = alloc_workqueue("simtgpu-free", WQ_UNBOUND, 0);
-	if (!sdev->reset_wq || !sdev->free_wq) {
-		if (sdev->reset_wq)
-			destroy_workqueue(sdev->reset_wq);
-		if (sdev->free_wq)
-			destroy_workqueue(sdev->free_wq);
+	if (!sdev->reset_wq)
 		return -ENOMEM;
-	}
-	ret = devm_add_action_or_reset(dev, simtgpu_wq_fini, sdev);
+	ret = drmm_add_action_or_reset(&sdev->drm, simtgpu_reset_wq_fini, sdev);
 	if (ret)
 		return ret;
 
@@ -557,7 +568,8 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 				 &sdev->fence_vram);
 	if (ret)
 		return ret;
-	ret = devm_add_action_or_reset(dev, simtgpu_fence_page_fini, sdev);
+	ret = drmm_add_action_or_reset(&sdev->drm, simtgpu_fence_page_fini,
+				       sdev);
 	if (ret)
 		return ret;
 	simtgpu_vram_clear(sdev, &sdev->fence_vram);
@@ -566,7 +578,16 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = simtgpu_rings_init(sdev);
 	if (ret)
 		return ret;
-	ret = devm_add_action_or_reset(dev, simtgpu_rings_fini_action, sdev);
+	ret = drmm_add_action_or_reset(&sdev->drm, simtgpu_rings_fini_action,
+				       sdev);
+	if (ret)
+		return ret;
+
+	/* Finished first: pending releases return VRAM before the rest. */
+	sdev->free_wq = alloc_workqueue("simtgpu-free", WQ_UNBOUND, 0);
+	if (!sdev->free_wq)
+		return -ENOMEM;
+	ret = drmm_add_action_or_reset(&sdev->drm, simtgpu_free_wq_fini, sdev);
 	if (ret)
 		return ret;
 
@@ -597,18 +618,26 @@ err_irq:
 	return ret;
 }
 
+/*
+ * Remove may come with files still open (a hot unplug): after
+ * drm_dev_unplug() no ioctl, job or timeout touches the hardware any more
+ * (drm_dev_enter() fails), CPU mappings of VRAM are zapped, and every job on
+ * the rings completes with -ENODEV. What is left is freed when the last file
+ * closes and the DRM device is released.
+ */
 static void simtgpu_remove(struct pci_dev *pdev)
 {
 	struct simtgpu_device *sdev = pci_get_drvdata(pdev);
+	unsigned int i;
 
 	drm_dev_unplug(&sdev->drm);
-	/* Buffers whose release waits for the GPU go back to VRAM first. */
-	drain_workqueue(sdev->free_wq);
+	unmap_mapping_range(sdev->drm.anon_inode->i_mapping, 0, 0, 1);
 	simtgpu_irq_disable(sdev);
 	simtgpu_write(sdev, SIMTGPU_REG_RESET, SIMTGPU_RESET_MAGIC);
-	/* The devm actions now finish the rings, the fence page, the
-	 * workqueues and the buddy allocator, in that order.
-	 */
+	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
+		simtgpu_ring_signal_fences(&sdev->rings[i]);
+		simtgpu_ring_cancel_fences(&sdev->rings[i], -ENODEV, true);
+	}
 }
 
 static const struct pci_device_id simtgpu_pci_ids[] = {

@@ -290,6 +290,8 @@ int simtgpu_rings_init(struct simtgpu_device *sdev);
 void simtgpu_rings_fini(struct simtgpu_device *sdev);
 void simtgpu_rings_hw_init(struct simtgpu_device *sdev);
 void simtgpu_ring_signal_fences(struct simtgpu_ring *ring);
+void simtgpu_ring_cancel_fences(struct simtgpu_ring *ring, int error,
+				bool fail_jobs);
 void simtgpu_ring_fail_current(struct simtgpu_ring *ring, int error,
 			       const struct drm_simtgpu_fault_info *fault,
 			       u32 context);

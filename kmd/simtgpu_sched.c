@@ -40,6 +40,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
@@ -134,16 +135,26 @@ void simtgpu_ring_signal_fences(struct simtgpu_ring *ring)
 	spin_unlock_irqrestore(&ring->lock, flags);
 }
 
-/* After a reset nothing on the rings will complete: finish their fences. */
-static void simtgpu_ring_cancel_fences(struct simtgpu_ring *ring)
+/*
+ * After a reset or an unplug nothing on the ring will complete: finish its
+ * fences with @error, and with @fail_jobs their jobs too (drm_sched does not
+ * pass a hardware fence's error on). A reset does not fail the jobs: it
+ * submits them again. Callers retire what did complete first, while the
+ * hardware is there (simtgpu_ring_signal_fences()).
+ */
+void simtgpu_ring_cancel_fences(struct simtgpu_ring *ring, int error,
+				bool fail_jobs)
 {
 	struct simtgpu_fence *f, *tmp;
 	unsigned long flags;
 
-	simtgpu_ring_signal_fences(ring);
 	spin_lock_irqsave(&ring->lock, flags);
-	list_for_each_entry_safe(f, tmp, &ring->pending, link)
-		simtgpu_fence_complete(ring, f, -ECANCELED);
+	list_for_each_entry_safe(f, tmp, &ring->pending, link) {
+		if (fail_jobs && f->job)
+			dma_fence_set_error(&f->job->base.s_fence->finished,
+					    error);
+		simtgpu_fence_complete(ring, f, error);
+	}
 	ring->completed = ring->emitted;
 	spin_unlock_irqrestore(&ring->lock, flags);
 }
@@ -281,16 +292,21 @@ static struct dma_fence *simtgpu_run_job(struct drm_sched_job *sched_job)
 	struct simtgpu_device *sdev = ring->sdev;
 	struct simtgpu_fence *f;
 	unsigned long flags;
+	int idx;
 
 	/* Already failed (the guilty job of a reset): just complete it. */
 	if (sched_job->s_fence->finished.error)
 		return NULL;
 	if (simtgpu_queue_state(job->queue))
 		return ERR_PTR(-ECANCELED);
+	if (!drm_dev_enter(&sdev->drm, &idx))
+		return ERR_PTR(-ENODEV);
 
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
-	if (!f)
+	if (!f) {
+		drm_dev_exit(idx);
 		return ERR_PTR(-ENOMEM);
+	}
 	f->sdev = sdev;
 	f->ring = ring;
 	f->job = job;
@@ -309,6 +325,7 @@ static struct dma_fence *simtgpu_run_job(struct drm_sched_job *sched_job)
 	dma_fence_put(job->hw_fence); /* from a run before a reset */
 	job->hw_fence = dma_fence_get(&f->base);
 	simtgpu_ring_emit_job(ring, job, f->seqno);
+	drm_dev_exit(idx);
 	return &f->base;
 }
 
@@ -453,7 +470,7 @@ void simtgpu_rings_fini(struct simtgpu_device *sdev)
 			drm_sched_fini(&ring->sched);
 		ring->sched_ready = false;
 		if (ring->sdev)
-			simtgpu_ring_cancel_fences(ring);
+			simtgpu_ring_cancel_fences(ring, -ENODEV, true);
 		if (ring->sdev)
 			simtgpu_vram_free(sdev, &ring->vram);
 	}
@@ -576,8 +593,11 @@ static void simtgpu_reset(struct simtgpu_device *sdev,
 	simtgpu_irq_disable(sdev);
 	simtgpu_write(sdev, SIMTGPU_REG_RESET, SIMTGPU_RESET_MAGIC);
 	sdev->resets++;
-	for (i = 0; i < SIMTGPU_NUM_RINGS; i++)
-		simtgpu_ring_cancel_fences(&sdev->rings[i]);
+	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
+		simtgpu_ring_signal_fences(&sdev->rings[i]);
+		simtgpu_ring_cancel_fences(&sdev->rings[i], -ECANCELED,
+					   false);
+	}
 	simtgpu_rings_hw_init(sdev);
 	simtgpu_irq_enable(sdev);
 	simtgpu_device_progressed(sdev); /* a fresh baseline */
@@ -596,11 +616,18 @@ simtgpu_timedout_job(struct drm_sched_job *sched_job)
 	struct simtgpu_device *sdev = ring->sdev;
 	struct simtgpu_culprit culprit;
 	bool found;
+	int idx;
 
 	/*
 	 * Slow is not hung: while any ring moves, the engine is not stuck
-	 * (it is shared, so this job may just be waiting its turn).
+	 * (it is shared, so this job may just be waiting its turn). Gone is
+	 * not hung either: the unplug completed every job on the rings.
 	 */
+	if (!drm_dev_enter(&sdev->drm, &idx)) {
+		drm_sched_stop(sched_job->sched, sched_job);
+		drm_sched_start(sched_job->sched, true);
+		return DRM_GPU_SCHED_STAT_ENODEV;
+	}
 	if (simtgpu_device_progressed(sdev) || !job->hw_fence ||
 	    dma_fence_is_signaled(job->hw_fence)) {
 		/*
@@ -609,6 +636,7 @@ simtgpu_timedout_job(struct drm_sched_job *sched_job)
 		 */
 		drm_sched_stop(sched_job->sched, sched_job);
 		drm_sched_start(sched_job->sched, true);
+		drm_dev_exit(idx);
 		return DRM_GPU_SCHED_STAT_NOMINAL;
 	}
 
@@ -627,6 +655,7 @@ simtgpu_timedout_job(struct drm_sched_job *sched_job)
 		dma_fence_put(culprit.finished);
 		kref_put(&culprit.queue->refcount, simtgpu_queue_release_kref);
 	}
+	drm_dev_exit(idx);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 
@@ -966,6 +995,8 @@ int simtgpu_ioctl_submit(struct drm_device *dev, void *data,
 	ret = simtgpu_submit_check(args);
 	if (ret)
 		return ret;
+	if (drm_dev_is_unplugged(dev))
+		return -ENODEV;
 	queue = simtgpu_queue_lookup(fpriv, args->queue_id);
 	if (!queue)
 		return -ENOENT;

@@ -23,6 +23,7 @@
  */
 
 #include <linux/slab.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_print.h>
 
 #include "simtgpu_drv.h"
@@ -223,14 +224,22 @@ out_unlock:
 	return ret;
 }
 
-/* Only called once the GPU is done with @bo: no TLB can still hold it. */
+/*
+ * Only called once the GPU is done with @bo: no TLB can still hold it.
+ * After an unplug there are no page tables to clear, only the range.
+ */
 void simtgpu_vm_unmap_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo)
 {
+	int idx;
+
 	if (!drm_mm_node_allocated(&bo->va))
 		return;
 	mutex_lock(&vm->lock);
-	simtgpu_vm_clear_range(vm, bo->va.start, bo->base.size);
-	wmb(); /* cleared before the range can be handed out again */
+	if (drm_dev_enter(&vm->sdev->drm, &idx)) {
+		simtgpu_vm_clear_range(vm, bo->va.start, bo->base.size);
+		wmb(); /* cleared before the range can be handed out again */
+		drm_dev_exit(idx);
+	}
 	drm_mm_remove_node(&bo->va);
 	mutex_unlock(&vm->lock);
 }

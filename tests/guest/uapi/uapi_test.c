@@ -25,6 +25,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1293,6 +1295,150 @@ static void test_reload_small_timeout(void)
 	test_open();
 }
 
+/* The PCI device behind our render node, e.g. /sys/bus/pci/devices/0000:01:00.0. */
+static bool pci_device_path(int dev_fd, char *out, size_t len)
+{
+	char link[128];
+	char *real;
+	drmVersionPtr v;
+	int minor = -1;
+
+	for (int m = 128; m < 192 && minor < 0; m++) {
+		char node[64];
+		int f;
+
+		snprintf(node, sizeof(node), "/dev/dri/renderD%d", m);
+		f = open(node, O_RDWR | O_CLOEXEC);
+		if (f < 0)
+			continue;
+		v = drmGetVersion(f);
+		if (v && strcmp(v->name, "simtgpu") == 0)
+			minor = m;
+		drmFreeVersion(v);
+		close(f);
+	}
+	(void)dev_fd;
+	if (minor < 0)
+		return false;
+	snprintf(link, sizeof(link), "/sys/class/drm/renderD%d/device", minor);
+	real = realpath(link, NULL);
+	if (!real)
+		return false;
+	snprintf(out, len, "%s", real);
+	free(real);
+	return true;
+}
+
+static int write_sysfs(const char *path, const char *value)
+{
+	int f = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (f < 0)
+		return -errno;
+	n = write(f, value, strlen(value));
+	close(f);
+	return n < 0 ? -errno : 0;
+}
+
+/*
+ * Hot unplug with a file open, a CPU mapping, and a job running on the
+ * GPU: the job ends with -ENODEV, ioctls that need the device fail with
+ * -ENODEV, the mapping is gone (SIGBUS), closing is clean, and a rescan
+ * brings the device back.
+ */
+static void test_hot_unplug(void)
+{
+	struct uapi_kernel_params spin = { .mode = UAPI_KERNEL_SPIN };
+	char dev[256], path[300];
+	uint32_t q, h, h2, running = syncobj_new(fd);
+	uint64_t va;
+	uint32_t *p;
+	struct launch l;
+	struct ib ib;
+	pid_t child;
+	int wstatus = 0;
+
+	CHECK(pci_device_path(fd, dev, sizeof(dev)));
+	CHECK(program_load(fd, &prog));
+	CHECK(ib_init(fd, &ib));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_LOW, &q));
+	CHECK_OK(bo_create(fd, 4096, 0, &h, &va));
+	p = bo_map(fd, h, 4096);
+	CHECK(p != NULL);
+	CHECK(ib_launch(fd, &ib, &prog, &spin, 1, 32, &l));
+	struct drm_simtgpu_sync out = { .handle = running };
+	struct submit_opts o = { .queue = q, .out = &out, .out_count = 1 };
+	CHECK_OK(submit(fd, &ib, &o));
+	usleep(200000);
+	/* After the unplug every ioctl of the file is -ENODEV: watch the
+	 * job through a sync_file instead.
+	 */
+	int sync_fd = -1;
+	struct sync_file_info info = { 0 };
+	struct pollfd pfd;
+
+	CHECK_OK(drmSyncobjExportSyncFile(fd, running, &sync_fd));
+
+	snprintf(path, sizeof(path), "%s/remove", dev);
+	CHECK_OK(write_sysfs(path, "1"));
+	pfd.fd = sync_fd;
+	pfd.events = POLLIN;
+	CHECK(poll(&pfd, 1, 30000) == 1);
+	CHECK(ioctl(sync_fd, SYNC_IOC_FILE_INFO, &info) == 0);
+	CHECK(info.status == -ENODEV);
+	if (info.status != -ENODEV)
+		printf("  running job status %d\n", info.status);
+	close(sync_fd);
+	CHECK_ERR(bo_create(fd, 4096, 0, &h2, NULL), ENODEV);
+	struct submit_opts none = { .queue = q };
+
+	CHECK_ERR(submit(fd, &ib, &none), ENODEV);
+	struct drm_simtgpu_get_param gp = { .param = SIMTGPU_PARAM_ARCH };
+	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_GET_PARAM, &gp), ENODEV);
+	if (p) {
+		child = fork();
+		if (child == 0)
+			_exit(p[0] == 0x12345678 ? 3 : 0); /* must not return */
+		CHECK(waitpid(child, &wstatus, 0) == child);
+		CHECK(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGBUS);
+		munmap(p, 4096);
+	}
+	drmSyncobjDestroy(fd, running);
+	ib_fini(fd, &ib);
+	close(fd);
+	fd = -1;
+
+	CHECK_OK(write_sysfs("/sys/bus/pci/rescan", "1"));
+	for (int i = 0; i < 50 && fd < 0; i++) {
+		fd = open_simtgpu();
+		if (fd < 0)
+			usleep(100000);
+	}
+	CHECK(fd >= 0);
+}
+
+/* The kernel said nothing alarming while the tests ran. */
+static void test_no_kernel_warnings(void)
+{
+	char line[1024];
+	FILE *log = popen("dmesg", "r");
+	int bad = 0;
+
+	CHECK(log != NULL);
+	if (!log)
+		return;
+	while (fgets(line, sizeof(line), log)) {
+		if (strstr(line, "WARNING:") || strstr(line, "BUG:") ||
+		    strstr(line, "Call Trace") || strstr(line, "Oops")) {
+			printf("  %s", line);
+			bad++;
+		}
+	}
+	pclose(log);
+	CHECK(bad == 0);
+}
+
 static void test_reload_defaults(void)
 {
 	int status = 0;
@@ -1358,9 +1504,16 @@ int main(int argc, char **argv)
 		}
 		run_test("nothing leaked after a reset", test_nothing_leaked);
 		run_test("reload with defaults", test_reload_defaults);
+		if (fd >= 0)
+			run_test("hot unplug with a job running, rescan",
+				 test_hot_unplug);
+		if (fd >= 0)
+			run_test("nothing leaked after a hot unplug",
+				 test_nothing_leaked);
 	} else {
 		run_test("hang reset by the timeout", test_timeout_reset);
 	}
+	run_test("no kernel warnings", test_no_kernel_warnings);
 	if (fd >= 0)
 		close(fd);
 	if (tests_skipped)
