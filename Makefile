@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 
 CMAKE_FLAGS = -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 
-.PHONY: all deps build test test-unit test-asan test-guest clean install kmd
+.PHONY: all deps build test test-unit test-asan test-guest clean install kmd demo qemu
 
 all: build
 
@@ -36,6 +36,19 @@ test: build $(SAN_BUILD_DIR)/build.ninja
 kmd: | deps
 	$(MAKE) -C kmd
 
+# Everything, then one boot that runs the examples on the kernel driver and
+# prints a summary (scripts/demo.sh does every step, timed).
+demo:
+	scripts/demo.sh --build $(BUILD_DIR) --jobs $(JOBS)
+
+# A shell in the guest: driver loaded, the image's copy of $(BUILD_DIR)/bin
+# (tools, examples) on PATH, the repository shared at its host path, so
+# programs built on the host run as they are (iomem=relaxed lets
+# simtgpu-info read the device's counters).
+qemu: build kmd
+	scripts/run-qemu.sh --build $(BUILD_DIR) --append iomem=relaxed
+
+# Tools, libraries, headers and example sources under PREFIX.
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
