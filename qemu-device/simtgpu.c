@@ -86,8 +86,10 @@ struct SimtgpuState {
     SimtgpuSimOps ops;
     simtgpu_sim *sim;
 
-    /* MSI-X vectors raised by simulator threads, one bit per vector, sent
-     * by irq_bh. Accessed with qatomic_*. */
+    /*
+     * MSI-X vectors raised by simulator threads, one bit per vector, sent
+     * by irq_bh. Accessed with qatomic_*.
+     */
     uint32_t pending_vectors;
     QEMUBH *irq_bh;
 };

@@ -11,7 +11,8 @@
 #                               depend on (modules.dep), kmd/simtgpu.ko as
 #                               extra/simtgpu.ko when it exists, and depmod's
 #                               indexes
-#   /opt/simtgpu/bin, lib       BUILD_DIR/bin/* and BUILD_DIR/lib/*.so*
+#   /opt/simtgpu/bin, lib       BUILD_DIR/bin/* (except programs that load
+#                               LLVM: the compiler) and BUILD_DIR/lib/*.so*
 #   /opt/simtgpu/bin/run-suites.sh, /opt/simtgpu/suites/*.sh
 #   the shared libraries of all these programs (found with ldd)
 #
@@ -57,10 +58,16 @@ if [[ ! -f $moddir/modules.dep ]]; then
 fi
 kmod_ko=$top/kmd/simtgpu.ko
 
+# Programs that load LLVM (simtcc and its tests) stay on the host: they would
+# add about 150 MB of libraries, and the guest runs compiled programs only.
 programs=()
 if [[ -d $build_dir/bin ]]; then
-	while IFS= read -r -d '' f; do programs+=("$f"); done < \
-		<(find "$build_dir/bin" -maxdepth 1 -type f -perm -u+x -print0 | sort -z)
+	while IFS= read -r -d '' f; do
+		if [[ $(ldd "$f" 2>/dev/null) =~ lib(LLVM|clang-cpp) ]]; then
+			continue
+		fi
+		programs+=("$f")
+	done < <(find "$build_dir/bin" -maxdepth 1 -type f -perm -u+x -print0 | sort -z)
 fi
 libraries=()
 if [[ -d $build_dir/lib ]]; then
