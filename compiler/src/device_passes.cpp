@@ -200,15 +200,24 @@ private:
 		}
 		constraints += std::string(constraints.empty() ? "" : ",") + "~{memory}";
 		auto *type = FunctionType::get(hasResult ? i64_ : b.getVoidTy(), types, false);
-		return b.CreateCall(type, InlineAsm::get(type, text, constraints, true), sources);
+		return convergent(b.CreateCall(type, InlineAsm::get(type, text, constraints, true), sources));
+	}
+
+	// Barriers, votes, shuffles and the active mask depend on which threads
+	// execute them together: the optimiser must not move them across
+	// control flow (unswitch, sink, duplicate), as for the NVVM intrinsics.
+	static CallInst *convergent(CallInst *call)
+	{
+		call->addFnAttr(Attribute::Convergent);
+		return call;
 	}
 
 	Value *customR4(IRBuilder<> &b, unsigned funct2, Value *rs1, Value *rs2, Value *rs3)
 	{
 		std::string text = (".insn r4 0x0b, 2, " + Twine(funct2) + ", $0, $1, $2, $3").str();
 		auto *type = FunctionType::get(i64_, {i64_, i64_, i64_}, false);
-		return b.CreateCall(type, InlineAsm::get(type, text, "=r,r,r,r,~{memory}", true),
-				    {rs1, rs2, rs3});
+		return convergent(b.CreateCall(
+			type, InlineAsm::get(type, text, "=r,r,r,r,~{memory}", true), {rs1, rs2, rs3}));
 	}
 
 	Value *toI64(IRBuilder<> &b, Value *v, bool isSigned = true)
