@@ -111,9 +111,11 @@ TEST(NvvmLowering, BarriersVotesAndShufflesBecomeCustomInstructions)
 	EXPECT_EQ(strings[2], ".insn r4 0x0b, 2, 3, $0, $1, $2, $3"); // shfl.bfly
 	EXPECT_EQ(strings[3], ".insn r 0x0b, 0, 1, $0, $1, x0"); // bar.popc
 	// Convergent, so that no optimisation moves them across control flow.
-	for (Instruction &inst : module->getFunction("k")->getEntryBlock())
-		if (auto *call = dyn_cast<CallInst>(&inst); call && call->isInlineAsm())
-			EXPECT_TRUE(call->isConvergent()) << cast<InlineAsm>(call->getCalledOperand())->getAsmString();
+	for (Instruction &inst : module->getFunction("k")->getEntryBlock()) {
+		if (auto *call = dyn_cast<CallInst>(&inst); call && call->isInlineAsm()) {
+			EXPECT_TRUE(call->isConvergent());
+		}
+	}
 	EXPECT_FALSE(verifyModule(*module, &errs()));
 }
 
