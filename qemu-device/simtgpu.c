@@ -78,6 +78,11 @@ struct SimtgpuState {
     uint32_t num_sms;
     uint32_t warps_per_sm;
     uint32_t warp_size;
+    uint32_t ctas_per_sm;
+    uint32_t shared_per_sm;
+    uint32_t max_threads_per_cta;
+    uint32_t clock_khz;
+    uint32_t mem_latency;
     uint32_t arch;
     char *warp_scheduler;
     char *reconvergence;
@@ -327,6 +332,11 @@ static bool simtgpu_create_sim(SimtgpuState *s, Error **errp)
         .num_sms = s->num_sms,
         .warps_per_sm = s->warps_per_sm,
         .warp_size = s->warp_size,
+        .ctas_per_sm = s->ctas_per_sm,
+        .shared_bytes_per_sm = s->shared_per_sm,
+        .max_threads_per_cta = s->max_threads_per_cta,
+        .clock_khz = s->clock_khz,
+        .mem_latency = s->mem_latency,
         .warp_scheduler = s->warp_scheduler,
         .reconvergence = s->reconvergence,
         .vram = memory_region_get_ram_ptr(&s->vram),
@@ -449,10 +459,38 @@ static Property simtgpu_properties[] = {
     DEFINE_PROP_UINT32("sms", SimtgpuState, num_sms, 0),
     DEFINE_PROP_UINT32("warps-per-sm", SimtgpuState, warps_per_sm, 0),
     DEFINE_PROP_UINT32("warp-size", SimtgpuState, warp_size, 0),
+    DEFINE_PROP_UINT32("ctas-per-sm", SimtgpuState, ctas_per_sm, 0),
+    DEFINE_PROP_UINT32("shared-per-sm", SimtgpuState, shared_per_sm, 0),
+    DEFINE_PROP_UINT32("max-threads-per-cta", SimtgpuState,
+                       max_threads_per_cta, 0),
+    DEFINE_PROP_UINT32("clock-khz", SimtgpuState, clock_khz, 0),
+    DEFINE_PROP_UINT32("mem-latency", SimtgpuState, mem_latency, 0),
     DEFINE_PROP_UINT32("arch", SimtgpuState, arch, 0),
     DEFINE_PROP_STRING("warp-scheduler", SimtgpuState, warp_scheduler),
     DEFINE_PROP_STRING("reconvergence", SimtgpuState, reconvergence),
     DEFINE_PROP_END_OF_LIST(),
+};
+
+typedef struct SimtgpuPropertyHelp {
+    const char *name;
+    const char *help;
+} SimtgpuPropertyHelp;
+
+static const SimtgpuPropertyHelp simtgpu_property_help[] = {
+    { "sim", "path of libsimtgpu-sim.so (default: the loader's search)" },
+    { "vram", "VRAM and BAR2 size, a power of two" },
+    { "sms", "streaming multiprocessors (0: simulator default)" },
+    { "warps-per-sm", "resident warp slots per SM (0: default)" },
+    { "warp-size", "lanes per warp, 1..64 (0: default)" },
+    { "ctas-per-sm", "resident CTA slots per SM (0: default)" },
+    { "shared-per-sm", "shared memory bytes per SM (0: default)" },
+    { "max-threads-per-cta", "largest CTA (0: default)" },
+    { "clock-khz", "simulated SM clock in kHz (0: default)" },
+    { "mem-latency", "cycles per global memory access (0: default)" },
+    { "arch", "SIMTGPU_ARCH_* of the SMs (0: newest)" },
+    { "warp-scheduler", "warp scheduling policy name (default round-robin)" },
+    { "reconvergence", "reconvergence policy name (default min-pc)" },
+    { }
 };
 
 /* The simulator's state lives outside QEMU and is not migrated. */
@@ -477,6 +515,9 @@ static void simtgpu_class_init(ObjectClass *klass, void *data)
     dc->reset = simtgpu_reset;
     dc->vmsd = &simtgpu_vmstate;
     device_class_set_props(dc, simtgpu_properties);
+    for (const SimtgpuPropertyHelp *h = simtgpu_property_help; h->name; h++) {
+        object_class_property_set_description(klass, h->name, h->help);
+    }
     set_bit(DEVICE_CATEGORY_DISPLAY, dc->categories);
 }
 
