@@ -18,6 +18,7 @@
  * action), so a failed probe and a remove unwind in the reverse order.
  */
 
+#include <linux/iopoll.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -384,13 +385,29 @@ static const struct attribute_group simtgpu_attr_group = {
 
 /* ------------------------------------------------------ probe/remove --- */
 
-/* Stop every engine and return the registers to their reset values. */
-static int simtgpu_hw_reset(struct simtgpu_device *sdev)
+/*
+ * Stop the engine and return the registers to their reset values. The
+ * write returns at once; the engine stops within a quantum, and the rings
+ * are reprogrammed only once STATUS.BUSY reads 0 (docs/hardware.md).
+ */
+int simtgpu_hw_reset(struct simtgpu_device *sdev)
 {
-	u32 id;
+	u32 status;
+	int ret;
 
 	simtgpu_write(sdev, SIMTGPU_REG_RESET, SIMTGPU_RESET_MAGIC);
-	id = simtgpu_read(sdev, SIMTGPU_REG_ID);
+	ret = readl_poll_timeout(sdev->regs + SIMTGPU_REG_STATUS, status,
+				 !(status & SIMTGPU_STATUS_BUSY), 100,
+				 1000 * USEC_PER_MSEC);
+	if (ret)
+		drm_err(&sdev->drm, "the engine did not stop after a reset\n");
+	return ret;
+}
+
+static int simtgpu_hw_check_id(struct simtgpu_device *sdev)
+{
+	u32 id = simtgpu_read(sdev, SIMTGPU_REG_ID);
+
 	if (id != SIMTGPU_ID_MAGIC) {
 		drm_err(&sdev->drm, "no simtgpu behind BAR0 (id %#x)\n", id);
 		return -ENODEV;
@@ -542,6 +559,9 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
+	ret = simtgpu_hw_check_id(sdev);
+	if (ret)
+		return ret;
 	ret = simtgpu_hw_reset(sdev);
 	if (ret)
 		return ret;
@@ -614,7 +634,7 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 err_irq:
 	simtgpu_irq_disable(sdev);
-	simtgpu_write(sdev, SIMTGPU_REG_RESET, SIMTGPU_RESET_MAGIC);
+	simtgpu_hw_reset(sdev);
 	return ret;
 }
 
@@ -633,7 +653,7 @@ static void simtgpu_remove(struct pci_dev *pdev)
 	drm_dev_unplug(&sdev->drm);
 	unmap_mapping_range(sdev->drm.anon_inode->i_mapping, 0, 0, 1);
 	simtgpu_irq_disable(sdev);
-	simtgpu_write(sdev, SIMTGPU_REG_RESET, SIMTGPU_RESET_MAGIC);
+	simtgpu_hw_reset(sdev);
 	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
 		simtgpu_ring_signal_fences(&sdev->rings[i]);
 		simtgpu_ring_cancel_fences(&sdev->rings[i], -ENODEV, true);

@@ -161,6 +161,7 @@ static inline void simtgpu_ring_write(struct simtgpu_ring *ring, u32 reg,
 }
 
 u64 simtgpu_read64(struct simtgpu_device *sdev, u32 reg_lo);
+int simtgpu_hw_reset(struct simtgpu_device *sdev);
 
 /* Queue priority classes, each fed to its own ring(s). */
 #define SIMTGPU_PRIORITY_COUNT (SIMTGPU_PRIORITY_HIGH + 1)

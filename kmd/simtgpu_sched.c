@@ -591,7 +591,7 @@ static void simtgpu_reset(struct simtgpu_device *sdev,
 	}
 
 	simtgpu_irq_disable(sdev);
-	simtgpu_write(sdev, SIMTGPU_REG_RESET, SIMTGPU_RESET_MAGIC);
+	simtgpu_hw_reset(sdev);
 	sdev->resets++;
 	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
 		simtgpu_ring_signal_fences(&sdev->rings[i]);
@@ -606,6 +606,21 @@ static void simtgpu_reset(struct simtgpu_device *sdev,
 		drm_sched_resubmit_jobs(&sdev->rings[i].sched);
 		drm_sched_start(&sdev->rings[i].sched, true);
 	}
+}
+
+/*
+ * drm_sched took the timed-out job off its pending list; put it back at the
+ * head, where it was, for a job that is not hung after all (6.1 has no
+ * "no hang" status; drm_sched_stop() and drm_sched_start() without a
+ * resubmission would complete every job of the ring).
+ */
+static void simtgpu_sched_reinsert(struct drm_sched_job *sched_job)
+{
+	struct drm_gpu_scheduler *sched = sched_job->sched;
+
+	spin_lock(&sched->job_list_lock);
+	list_add(&sched_job->list, &sched->pending_list);
+	spin_unlock(&sched->job_list_lock);
 }
 
 static enum drm_gpu_sched_stat
@@ -624,18 +639,12 @@ simtgpu_timedout_job(struct drm_sched_job *sched_job)
 	 * not hung either: the unplug completed every job on the rings.
 	 */
 	if (!drm_dev_enter(&sdev->drm, &idx)) {
-		drm_sched_stop(sched_job->sched, sched_job);
-		drm_sched_start(sched_job->sched, true);
+		simtgpu_sched_reinsert(sched_job);
 		return DRM_GPU_SCHED_STAT_ENODEV;
 	}
 	if (simtgpu_device_progressed(sdev) || !job->hw_fence ||
 	    dma_fence_is_signaled(job->hw_fence)) {
-		/*
-		 * drm_sched took the job off its pending list: put it back
-		 * (or, if it finished meanwhile, have drm_sched free it).
-		 */
-		drm_sched_stop(sched_job->sched, sched_job);
-		drm_sched_start(sched_job->sched, true);
+		simtgpu_sched_reinsert(sched_job);
 		drm_dev_exit(idx);
 		return DRM_GPU_SCHED_STAT_NOMINAL;
 	}
