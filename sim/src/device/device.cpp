@@ -83,7 +83,7 @@ bool Device::ring_ready(const Ring &r) const {
 }
 
 bool Device::all_idle_locked() const {
-    return !engine_busy_ && engine_generation_ == generation_ &&
+    return !engine_busy_ && engine_generation_ == generation_ && irqs_in_flight_ == 0 &&
            std::none_of(rings_.begin(), rings_.end(), [this](auto &r) { return ring_ready(r); });
 }
 
@@ -202,10 +202,13 @@ void Device::raise_locked(uint32_t bits, Vectors &vectors) {
 void Device::raise_unlocked(std::unique_lock<std::mutex> &lock, const Vectors &vectors) {
     if (vectors.empty())
         return;
+    ++irqs_in_flight_;
     lock.unlock();
     for (uint32_t v : vectors)
         bus_.raise_irq(v);
     lock.lock();
+    if (--irqs_in_flight_ == 0 && all_idle_locked())
+        idle_cv_.notify_all();
 }
 
 void Device::publish_exception_locked(const ExceptionRecord &record, Vectors &vectors) {

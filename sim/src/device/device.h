@@ -124,6 +124,9 @@ private:
     uint64_t generation_ = 0;         // bumped by reset: the engine drops what it ran
     bool stopping_ = false;
     bool engine_busy_ = false;
+    // Interrupts being delivered outside the lock: the device is not idle
+    // until the host has seen them.
+    uint32_t irqs_in_flight_ = 0;
     std::array<Ring, 4> rings_{};
     uint32_t next_ring_ = 0; // round-robin position among equal priorities
     uint32_t irq_status_ = 0;
