@@ -219,6 +219,64 @@ TEST_F(Ring, MalformedPacketsAreBadPackets) {
     expect_refused(context, SIMTGPU_EXC_BAD_PACKET, context[0]);
     auto physical = pkt_fence(h.vram_size, 1, SIMTGPU_PKTF_PHYSICAL);
     expect_refused(physical, SIMTGPU_EXC_BAD_PACKET, physical[0]);
+    auto fill_reserved = packet(SIMTGPU_PKT_FILL, simtgpu_pkt_fill{kData, 8, 0, 1});
+    expect_refused(fill_reserved, SIMTGPU_EXC_BAD_PACKET, fill_reserved[0]);
+    auto context_reserved = packet(SIMTGPU_PKT_SET_CONTEXT, simtgpu_pkt_set_context{1, 1, h.root});
+    expect_refused(context_reserved, SIMTGPU_EXC_BAD_PACKET, context_reserved[0]);
+    auto ib_reserved = packet(SIMTGPU_PKT_INDIRECT, simtgpu_pkt_indirect{kData, 4, 1});
+    expect_refused(ib_reserved, SIMTGPU_EXC_BAD_PACKET, ib_reserved[0]);
+    auto ib_huge = pkt_indirect(kData, (1u << 24) + 1);
+    expect_refused(ib_huge, SIMTGPU_EXC_BAD_PACKET, ib_huge[0]);
+}
+
+TEST_F(Ring, CopyFaultsNameTheSideThatFailed) {
+    const uint64_t read_only = 0x20'0000'0000ull;
+    h.map_new(read_only, 4096, SIMTGPU_PTE_R);
+    submit_failing(pkt_copy(kData, read_only + 8, 16));
+    Record r = exception_record(h);
+    EXPECT_EQ(r.kind, uint32_t(SIMTGPU_EXC_PAGE_FAULT));
+    EXPECT_EQ(r.detail, uint32_t(SIMTGPU_FAULT_PROTECTION));
+    EXPECT_EQ(r.access, uint32_t(SIMTGPU_ACCESS_WRITE));
+    EXPECT_EQ(r.address, read_only + 8);
+    acknowledge(h);
+    submit_failing(pkt_copy(kData + 3 * 4096 - 8, read_only, 16)); // runs off the mapped data
+    r = exception_record(h);
+    EXPECT_EQ(r.detail, uint32_t(SIMTGPU_FAULT_NOT_PRESENT));
+    EXPECT_EQ(r.access, uint32_t(SIMTGPU_ACCESS_READ));
+    EXPECT_EQ(r.address, kData + 3 * 4096);
+    acknowledge(h);
+}
+
+TEST_F(Ring, AHeldExceptionTakesTheRecordAfterTheAck) {
+    h.write_reg(SIMTGPU_REG_IRQ_MASK, SIMTGPU_IRQ_EXCEPTION);
+    h.setup_ring(2);
+    h.submit({pkt_set_context(9, h.root)}, 2);
+    const uint32_t bad0 = SIMTGPU_PKT_HEADER(0x70, 0, 0), bad2 = SIMTGPU_PKT_HEADER(0x72, 0, 0);
+    h.emit(0, {bad0});
+    h.emit(0, pkt_fence(kData, 10));
+    h.emit(2, {bad2});
+    h.emit(2, pkt_fence(kData + 8, 12));
+    h.doorbell(0);
+    h.doorbell(2);
+    ASSERT_TRUE(h.wait_idle());
+    EXPECT_EQ(h.ring_reg(0, SIMTGPU_RING_STATUS), uint32_t(SIMTGPU_RING_STATUS_STALLED));
+    EXPECT_EQ(h.ring_reg(2, SIMTGPU_RING_STATUS), uint32_t(SIMTGPU_RING_STATUS_STALLED));
+    const Record first = exception_record(h);
+    EXPECT_EQ(h.irqs().size(), 1u);
+
+    h.write_reg(SIMTGPU_REG_IRQ_ACK, SIMTGPU_IRQ_EXCEPTION);
+    ASSERT_TRUE(h.wait_idle());
+    const Record second = exception_record(h);
+    EXPECT_NE(first.ring, second.ring);
+    EXPECT_EQ(second.detail, second.ring == 0 ? bad0 : bad2);
+    EXPECT_EQ(second.context, second.ring == 0 ? kContext : 9u);
+    EXPECT_EQ(h.reg(SIMTGPU_REG_IRQ_STATUS), uint32_t(SIMTGPU_IRQ_EXCEPTION));
+    ASSERT_EQ(h.irqs().size(), 2u) << "the handed-over record interrupts again";
+    EXPECT_EQ(h.irqs()[1], uint32_t(SIMTGPU_MSIX_VEC_ERROR));
+    acknowledge(h);
+    EXPECT_EQ(h.read_pa<uint64_t>(data_pa), 10u);
+    EXPECT_EQ(h.read_pa<uint64_t>(data_pa + 8), 12u);
+    EXPECT_EQ(h.stats().exceptions, 2u);
 }
 
 TEST_F(Ring, APacketLongerThanTheSubmissionIsSkippedWhole) {
