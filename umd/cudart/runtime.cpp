@@ -372,19 +372,32 @@ SIMTCUDA_API cudaError_t cudaDeviceReset(void) {
     return cudaSuccess;
 }
 
+namespace {
+bool to_simtgpu_limit(cudaLimit limit, simtgpuLimit *out) {
+    switch (limit) {
+    case cudaLimitStackSize: *out = SIMTGPU_LIMIT_STACK_SIZE; return true;
+    case cudaLimitPrintfFifoSize: *out = SIMTGPU_LIMIT_PRINTF_FIFO_SIZE; return true;
+    default: return false; // no device-side malloc heap
+    }
+}
+} // namespace
+
 SIMTCUDA_API cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit) {
     if (!value)
         return record(cudaErrorInvalidValue);
-    simtgpuDeviceProperties p;
-    if (cudaError_t err = ensure_init())
-        return record(err);
-    if (simtgpuResult r = simtgpuDeviceGetProperties(&p, current_device()))
-        return record(r);
-    switch (limit) {
-    case cudaLimitStackSize: *value = p.max_stack_per_thread; return cudaSuccess;
-    case cudaLimitPrintfFifoSize: *value = 1 << 20; return cudaSuccess;
-    default: return record(cudaErrorUnsupportedLimit);
-    }
+    simtgpuLimit l;
+    if (!to_simtgpu_limit(limit, &l))
+        return record(cudaErrorUnsupportedLimit);
+    CONTEXT(ctx);
+    return record(simtgpuCtxGetLimit(ctx, l, value));
+}
+
+SIMTCUDA_API cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+    simtgpuLimit l;
+    if (!to_simtgpu_limit(limit, &l))
+        return record(cudaErrorUnsupportedLimit);
+    CONTEXT(ctx);
+    return record(simtgpuCtxSetLimit(ctx, l, value));
 }
 
 SIMTCUDA_API cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache) {

@@ -303,6 +303,42 @@ SIMTGPU_API simtgpuResult simtgpuCtxGetDevice(simtgpuContext ctx, simtgpuDevice 
     return SIMTGPU_SUCCESS;
 }
 
+SIMTGPU_API simtgpuResult simtgpuCtxSetLimit(simtgpuContext ctx, simtgpuLimit limit,
+                                            size_t value) {
+    CHECK_ARG(ctx, "ctx is NULL");
+    LOCK(ctx->impl);
+    Context &c = *ctx->impl;
+    switch (limit) {
+    case SIMTGPU_LIMIT_STACK_SIZE:
+        if (value > c.props().max_stack_per_thread)
+            return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                        "stack size " + std::to_string(value) + " exceeds the device's " +
+                            std::to_string(c.props().max_stack_per_thread) + " bytes per thread");
+        c.stack_floor = uint32_t(value);
+        return SIMTGPU_SUCCESS;
+    case SIMTGPU_LIMIT_PRINTF_FIFO_SIZE:
+        if (c.launched)
+            return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                        "the printf buffer size is fixed once the context has launched a kernel");
+        if (value < 4096 || value > (1u << 30))
+            return fail(SIMTGPU_ERROR_INVALID_VALUE, "printf buffer size must be 4 KiB..1 GiB");
+        c.printf_bytes = value;
+        return SIMTGPU_SUCCESS;
+    }
+    return fail(SIMTGPU_ERROR_INVALID_VALUE, "unknown limit");
+}
+
+SIMTGPU_API simtgpuResult simtgpuCtxGetLimit(simtgpuContext ctx, simtgpuLimit limit,
+                                            size_t *value) {
+    CHECK_ARG(ctx && value, "ctx or value is NULL");
+    LOCK(ctx->impl);
+    switch (limit) {
+    case SIMTGPU_LIMIT_STACK_SIZE: *value = ctx->impl->stack_floor; return SIMTGPU_SUCCESS;
+    case SIMTGPU_LIMIT_PRINTF_FIFO_SIZE: *value = ctx->impl->printf_bytes; return SIMTGPU_SUCCESS;
+    }
+    return fail(SIMTGPU_ERROR_INVALID_VALUE, "unknown limit");
+}
+
 // ------------------------------------------------------------- memory ---
 
 SIMTGPU_API simtgpuResult simtgpuMemAlloc(simtgpuContext ctx, simtgpuDevicePtr *dptr,
@@ -712,7 +748,7 @@ SIMTGPU_API simtgpuResult simtgpuLaunchKernel(simtgpuFunction f, unsigned gx, un
                     "kernel " + k.name + " needs " + std::to_string(shared) +
                         " bytes of shared memory per block; an SM has " +
                         std::to_string(p.shared_per_sm));
-    uint32_t stack = (k.stack_bytes + 15) & ~15u;
+    uint32_t stack = (std::max(k.stack_bytes, c.stack_floor) + 15) & ~15u;
     if (stack > p.max_stack_per_thread)
         return fail(SIMTGPU_ERROR_LAUNCH_OUT_OF_RESOURCES,
                     "kernel " + k.name + " needs " + std::to_string(stack) +
@@ -728,6 +764,7 @@ SIMTGPU_API simtgpuResult simtgpuLaunchKernel(simtgpuFunction f, unsigned gx, un
     simtgpuStream_st &s = *c.stream(stream);
     if (simtgpuResult r = c.ensure_env(s))
         return r;
+    c.launched = true;
     Bo param_bo;
     if (simtgpuResult r = c.create_bo(std::max<uint32_t>(k.param_bytes, 16), 0, &param_bo))
         return r;

@@ -15,7 +15,6 @@ namespace simtgpu::umd {
 namespace {
 
 constexpr uint64_t kEnvHeaderBytes = 256;
-constexpr uint64_t kPrintfBytes = 1 << 20; // CUDA's default printf FIFO
 
 std::string hex(uint64_t v) {
     char buf[32];
@@ -499,14 +498,14 @@ simtgpuResult Context::check_queue(simtgpuStream_st &s) {
 simtgpuResult Context::ensure_env(simtgpuStream_st &s) {
     if (s.env.handle)
         return SIMTGPU_SUCCESS;
-    if (simtgpuResult r = create_bo(kEnvHeaderBytes + kPrintfBytes, 0, &s.env))
+    if (simtgpuResult r = create_bo(kEnvHeaderBytes + printf_bytes, 0, &s.env))
         return r;
     auto *env = reinterpret_cast<simtgpu_launch_env *>(s.env.cpu);
     std::memset(env, 0, sizeof(*env));
     env->magic = SIMTGPU_ENV_MAGIC;
     env->version = SIMTGPU_ENV_VERSION;
     env->printf_va = s.env.va + kEnvHeaderBytes;
-    env->printf_size = kPrintfBytes;
+    env->printf_size = printf_bytes;
     return SIMTGPU_SUCCESS;
 }
 

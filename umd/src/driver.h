@@ -146,6 +146,11 @@ public:
     std::list<simtgpuModule_st> modules;
     std::list<simtgpuEvent_st> events;
 
+    // Limits (simtgpuCtxSetLimit).
+    uint64_t printf_bytes = 1 << 20; // CUDA's default printf FIFO
+    uint32_t stack_floor = 0;
+    bool launched = false; // printf_bytes is fixed from the first launch
+
 private:
     simtgpuResult retire(simtgpuStream_st &s, bool block);
     simtgpuResult check_queue(simtgpuStream_st &s);

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -436,6 +437,30 @@ TEST_F(DriverApi, SeveralModulesLiveInOneContext) {
     EXPECT_EQ(back[2], 198);
     EXPECT_EQ(back[4], 100);
     ASSERT_OK(simtgpuModuleUnload(second));
+}
+
+TEST_F(DriverApi, LimitsApplyBeforeTheFirstLaunch) {
+    size_t value = 0;
+    ASSERT_OK(simtgpuCtxGetLimit(ctx_, SIMTGPU_LIMIT_PRINTF_FIFO_SIZE, &value));
+    EXPECT_EQ(value, 1u << 20);
+    ASSERT_OK(simtgpuCtxSetLimit(ctx_, SIMTGPU_LIMIT_PRINTF_FIFO_SIZE, 64 * 1024));
+    ASSERT_OK(simtgpuCtxGetLimit(ctx_, SIMTGPU_LIMIT_PRINTF_FIFO_SIZE, &value));
+    EXPECT_EQ(value, 64u * 1024);
+    EXPECT_EQ(simtgpuCtxSetLimit(ctx_, SIMTGPU_LIMIT_STACK_SIZE, props_.max_stack_per_thread + 16u),
+              SIMTGPU_ERROR_INVALID_VALUE);
+    ASSERT_OK(simtgpuCtxSetLimit(ctx_, SIMTGPU_LIMIT_STACK_SIZE, 4096));
+    // Launches still run with the larger stack, and printf uses the smaller buffer.
+    uint32_t unused = 0;
+    void *params[] = {&unused};
+    testing::internal::CaptureStdout();
+    ASSERT_OK(simtgpuLaunchKernel(kernel("printf_kernel"), 1, 1, 1, 2, 1, 1, 0, nullptr, params,
+                                  nullptr));
+    simtgpuResult r = simtgpuCtxSynchronize(ctx_);
+    std::string out = testing::internal::GetCapturedStdout();
+    ASSERT_OK(r);
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 2);
+    EXPECT_EQ(simtgpuCtxSetLimit(ctx_, SIMTGPU_LIMIT_PRINTF_FIFO_SIZE, 1 << 21),
+              SIMTGPU_ERROR_INVALID_VALUE);
 }
 
 TEST(DriverErrors, NamesAndStrings) {

@@ -45,6 +45,7 @@ extern __host__ cudaError_t cudaDeviceSynchronize(void);
 extern __host__ cudaError_t cudaThreadSynchronize(void);
 extern __host__ cudaError_t cudaDeviceReset(void);
 extern __host__ cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit);
+extern __host__ cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
 extern __host__ cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config);
 extern __host__ cudaError_t cudaMemGetInfo(size_t *free, size_t *total);
 

@@ -118,6 +118,19 @@ SIMTGPU_API simtgpuResult simtgpuCtxSynchronize(simtgpuContext ctx);
 SIMTGPU_API simtgpuResult simtgpuCtxGetStickyError(simtgpuContext ctx);
 SIMTGPU_API simtgpuResult simtgpuCtxGetDevice(simtgpuContext ctx, simtgpuDevice *device);
 
+typedef enum simtgpuLimit {
+    /* Minimum stack bytes per thread for launches (0: each kernel's own
+     * stack size from the kernel table, which is always honoured). */
+    SIMTGPU_LIMIT_STACK_SIZE = 0,
+    /* Bytes of each stream's device printf buffer (default 1 MiB). Only
+     * settable before the context's first launch: INVALID_VALUE after. */
+    SIMTGPU_LIMIT_PRINTF_FIFO_SIZE = 1,
+} simtgpuLimit;
+SIMTGPU_API simtgpuResult simtgpuCtxSetLimit(simtgpuContext ctx, simtgpuLimit limit,
+                                            size_t value);
+SIMTGPU_API simtgpuResult simtgpuCtxGetLimit(simtgpuContext ctx, simtgpuLimit limit,
+                                            size_t *value);
+
 /* ------------------------------------------------------------- memory --- */
 
 SIMTGPU_API simtgpuResult simtgpuMemAlloc(simtgpuContext ctx, simtgpuDevicePtr *dptr,

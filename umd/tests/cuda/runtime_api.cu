@@ -82,6 +82,13 @@ static void devices_and_properties() {
 }
 
 static void memory_and_kernels() {
+    // The printf buffer can be sized until the first launch.
+    CHECK_OK(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 2 << 20));
+    size_t fifo = 0;
+    CHECK_OK(cudaDeviceGetLimit(&fifo, cudaLimitPrintfFifoSize));
+    CHECK(fifo == size_t(2 << 20));
+    CHECK_EQ_ERR(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 1 << 20), cudaErrorUnsupportedLimit);
+    CHECK_EQ_ERR(cudaGetLastError(), cudaErrorUnsupportedLimit);
     const int n = 3000;
     std::vector<float> x(n), y(n), out(n);
     for (int i = 0; i < n; ++i) {
@@ -140,6 +147,9 @@ static void memory_and_kernels() {
     CHECK_EQ_ERR(cudaMemcpyToSymbol(counter, &zero, sizeof(zero), 4), cudaErrorInvalidValue);
     CHECK_EQ_ERR(cudaGetLastError(), cudaErrorInvalidValue); // recorded, and cleared by reading
     CHECK_OK(cudaGetLastError());
+
+    CHECK_EQ_ERR(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 4 << 20), cudaErrorInvalidValue);
+    CHECK_EQ_ERR(cudaGetLastError(), cudaErrorInvalidValue);
 
     CHECK_OK(cudaFree(dx));
     CHECK_OK(cudaFree(dy));
