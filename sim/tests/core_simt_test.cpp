@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 namespace simtgpu::sim {
 namespace {
@@ -206,7 +207,7 @@ TEST_F(SimtTest, ExitedThreadsDoNotBlockBarriers)
 
 TEST_F(SimtTest, AtomicsUnderContention)
 {
-    const uint32_t n = 256, ctas = 3;
+    const uint32_t n = 128, ctas = 2;
     Params p;
     p.n = n * ctas;
     mem.write<uint64_t>(kCounter, 0);
@@ -525,6 +526,25 @@ TEST_F(SimtTest, StoresToDecodedCodeTakeEffect)
         EXPECT_EQ(out(0), 1u);
         EXPECT_EQ(out(1), 2u) << "fence.i " << fence;
     }
+}
+
+// Same input, same results and statistics (ARCHITECTURE D5).
+TEST_F(SimtTest, RunsAreDeterministic)
+{
+    auto once = [&] {
+        mem.write<uint64_t>(kCounter, 0);
+        mem.write<uint64_t>(kCounter + 8, uint64_t(INT64_MIN));
+        mem.write<uint64_t>(kCounter + 16, 0);
+        mem.write<uint64_t>(kCounter + 24, 0);
+        Params p;
+        p.n = 128;
+        RunOutcome r = launch("k_atomics", {1, 1, 1}, {128, 1, 1}, p, 64);
+        std::vector<uint64_t> values;
+        for (uint32_t i = 0; i < 129; ++i) values.push_back(out(i));
+        return std::tuple(r.cycles, r.stats.thread_instructions, r.stats.warp_instructions,
+                          r.stats.busy_cycles, r.stats.mem_reads, r.stats.divergent_branches, values);
+    };
+    EXPECT_EQ(once(), once());
 }
 
 TEST_F(SimtTest, OccupancyLimitsResidentCtas)
