@@ -91,6 +91,10 @@ args=(
 	-device "$device"
 	-no-reboot
 )
+# KVM when this host offers it (much faster), TCG otherwise.
+if [[ -r /dev/kvm && -w /dev/kvm ]]; then
+	args+=(-accel kvm -accel tcg)
+fi
 if [[ $share != none ]]; then
 	share=$(cd "$share" && pwd)
 	args+=(-fsdev "local,id=share0,path=$share,security_model=none"
