@@ -736,6 +736,54 @@ static void test_fault(struct device *dev, const struct kernel_image *image)
 	      "exception %u", report.exception);
 }
 
+/* The PCI status register's Interrupt Status bit: INTx asserted. */
+static int intx_asserted(const struct device *dev)
+{
+	char path[768];
+	uint16_t status;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/config", dev->path);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &status, 2, 6) != 2)
+		status = 0xffff;
+	close(fd);
+	return status == 0xffff ? -1 : !!(status & 0x8);
+}
+
+/*
+ * Without a driver MSI-X is off, so the device signals on INTx, as long as
+ * IRQ_STATUS & IRQ_MASK is non-zero. No handler owns the line (the kernel
+ * keeps it masked); the PCI status register shows its level.
+ */
+static void test_intx(struct device *dev)
+{
+	struct simtgpu_pkt_fence fence = { .addr = FENCE_OFFSET };
+	int before, raised, acked;
+
+	reg_write(dev, SIMTGPU_REG_IRQ_ACK, ~0u);
+	reg_write(dev, SIMTGPU_REG_IRQ_MASK, SIMTGPU_IRQ_FENCE);
+	before = intx_asserted(dev);
+	fence.value = ++dev->fence_seq;
+	ring_packet(dev, SIMTGPU_PKT_FENCE, SIMTGPU_PKTF_PHYSICAL | SIMTGPU_PKTF_IRQ, &fence,
+		    sizeof(fence));
+	ring_kick(dev);
+	bool done = wait_fence(dev, fence.value) && wait_irq_status(dev, SIMTGPU_IRQ_FENCE);
+	/* The level follows from a bottom half in QEMU's main loop. */
+	uint64_t start = now_ns();
+	do {
+		raised = intx_asserted(dev);
+	} while (raised == 0 && now_ns() - start < 1000000000ull);
+	reg_write(dev, SIMTGPU_REG_IRQ_ACK, SIMTGPU_IRQ_FENCE);
+	acked = intx_asserted(dev);
+	reg_write(dev, SIMTGPU_REG_IRQ_MASK, 0);
+	check(done && before == 0 && raised == 1 && acked == 0,
+	      "INTx follows a fence interrupt", "fence %s, level before %d, after the fence %d, "
+	      "after the ack %d", done ? "written" : "missing", before, raised, acked);
+}
+
 /*
  * Function-level reset through sysfs (the kernel picks FLR, which the device
  * advertises): registers return to their reset values, VRAM keeps its
@@ -823,6 +871,7 @@ int main(void)
 	test_round_trip(&dev, &image);
 	test_dma(&dev);
 	test_fault(&dev, &image);
+	test_intx(&dev);
 	test_function_reset(&dev);
 
 out:
