@@ -28,7 +28,7 @@ $(SAN_BUILD_DIR)/build.ninja: | deps
 	cmake -S . -B $(SAN_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
 		-DSIMTGPU_SANITIZE=ON -DSIMTGPU_SIM_ONLY=ON
 
-test: build $(SAN_BUILD_DIR)/build.ninja
+test: build kmd $(SAN_BUILD_DIR)/build.ninja
 	cmake --build $(SAN_BUILD_DIR) -j $(JOBS)
 	scripts/run-tests.sh $(BUILD_DIR) $(SAN_BUILD_DIR)
 
