@@ -24,12 +24,15 @@
  * after which the ring runs the job's FENCE packet and goes on.
  *
  * A job that runs past the timeout (module parameter timeout_ms, host time,
- * so large by default: the GPU is simulated) is checked for progress: if its
- * ring's head or fence has moved since the last check it gets another
- * period. Otherwise the whole device is reset (the reset register stops
- * every engine): every scheduler is stopped, the guilty job fails with
- * -ETIMEDOUT and its queue is marked guilty, the rings are reprogrammed, and
- * the innocent jobs that were on the rings are submitted again. Faulted and
+ * so large by default: the GPU is simulated) is checked for progress: the
+ * device's one engine runs one packet at a time for all rings, so if any
+ * ring's head or fence has moved since the last check the job gets another
+ * period. Otherwise the engine is stuck in one packet, that of the job first
+ * in line the longest, which is the guilty one. The whole device is reset
+ * (the reset register stops the engine): every scheduler is stopped, the
+ * guilty job fails with -ETIMEDOUT and its queue is marked guilty, the
+ * rings are reprogrammed, and the innocent jobs that were on the rings are
+ * submitted again. Faulted and
  * guilty queues refuse new submissions with -ECANCELED, and jobs already
  * queued behind the failure are cancelled with -ECANCELED, as a CUDA context
  * stays broken after an illegal address.
