@@ -260,17 +260,22 @@ CommandProcessor::Step CommandProcessor::launch(const uint32_t *body, const Ring
         desc.grid_id = uint32_t(counters_.launches);
         ++counters_.launches;
 
+        // Counters advance per quantum, so they move during a long launch.
         uint64_t busy_seen = dispatcher_.total_stats().busy_cycles;
-        outcome = dispatcher_.run(desc, memory, counters_.device_cycles, [&](uint64_t cycles) {
-            counters_.device_cycles += cycles;
-            counters_.sample_cycles += cycles;
-            const uint64_t busy_now = dispatcher_.total_stats().busy_cycles;
-            counters_.sample_sm_busy += busy_now - busy_seen;
-            busy_seen = busy_now;
-            return progress_();
-        });
-        counters_.ctas += outcome.ctas_completed;
-        counters_.dma_bytes += memory.dma_bytes();
+        uint64_t dma_seen = 0;
+        outcome = dispatcher_.run(desc, memory, counters_.device_cycles,
+                                  [&](uint64_t cycles, uint32_t ctas) {
+                                      counters_.device_cycles += cycles;
+                                      counters_.sample_cycles += cycles;
+                                      counters_.ctas += ctas;
+                                      const uint64_t busy_now = dispatcher_.total_stats().busy_cycles;
+                                      counters_.sample_sm_busy += busy_now - busy_seen;
+                                      busy_seen = busy_now;
+                                      counters_.dma_bytes += memory.dma_bytes() - dma_seen;
+                                      dma_seen = memory.dma_bytes();
+                                      return progress_();
+                                  });
+        counters_.dma_bytes += memory.dma_bytes() - dma_seen;
         step.exception = outcome.exception;
         last_launch_ = outcome;
         if (outcome.cancelled)

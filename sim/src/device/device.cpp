@@ -182,8 +182,10 @@ void Device::publish_locked() {
     }
     published_.engine = counters_;
     published_.sms = dispatcher_.total_stats();
-    for (uint32_t i = 0; i < dispatcher_.num_sms(); ++i)
+    for (uint32_t i = 0; i < dispatcher_.num_sms(); ++i) {
         published_.per_sm[i] = dispatcher_.sm(i).stats();
+        published_.per_sm[i].ctas = dispatcher_.ctas_completed(i);
+    }
     published_.temperature_mc = uint32_t(std::lround(temperature_mc_));
 }
 

@@ -49,7 +49,7 @@ void add(SmStats &into, const SmStats &s) {
 
 } // namespace
 
-Dispatcher::Dispatcher(const DeviceConfig &config) {
+Dispatcher::Dispatcher(const DeviceConfig &config) : ctas_completed_(config.num_sms, 0) {
     for (uint32_t i = 0; i < config.num_sms; ++i)
         sms_.push_back(std::make_unique<Sm>(config, i));
 }
@@ -86,6 +86,7 @@ LaunchOutcome Dispatcher::run(const LaunchDesc &launch, GlobalMemory &memory,
             break;
 
         uint64_t quantum_cycles = 0;
+        uint32_t quantum_ctas = 0;
         for (size_t i = 0; i < sms_.size() && !out.exception; ++i) {
             Sm &sm = *sms_[i];
             if (sm.idle())
@@ -94,12 +95,14 @@ LaunchOutcome Dispatcher::run(const LaunchDesc &launch, GlobalMemory &memory,
             const SmRunResult r = sm.run(kQuantum);
             quantum_cycles = std::max(quantum_cycles, sm.clock() - before);
             resident[i] -= r.ctas_completed;
-            out.ctas_completed += r.ctas_completed;
+            ctas_completed_[i] += r.ctas_completed;
+            quantum_ctas += r.ctas_completed;
             if (r.exception)
                 out.exception = r.exception;
         }
         out.cycles += quantum_cycles;
-        const bool keep_going = progress(quantum_cycles);
+        out.ctas_completed += quantum_ctas;
+        const bool keep_going = progress(quantum_cycles, quantum_ctas);
         if (out.exception || !keep_going) {
             out.cancelled = !keep_going;
             for (auto &sm : sms_)
@@ -126,6 +129,7 @@ void Dispatcher::reset() {
         sm->abort();
         sm->reset_stats();
     }
+    std::fill(ctas_completed_.begin(), ctas_completed_.end(), 0);
 }
 
 } // namespace simtgpu::sim

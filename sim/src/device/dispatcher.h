@@ -41,21 +41,25 @@ public:
 
     explicit Dispatcher(const DeviceConfig &config);
 
-    // Called after every quantum with the device cycles of that quantum;
-    // returning false cancels the launch (its SMs are aborted).
-    using ProgressHook = std::function<bool(uint64_t quantum_cycles)>;
+    // Called after every quantum with the device cycles of that quantum and
+    // the CTAs that completed in it; returning false cancels the launch (its
+    // SMs are aborted).
+    using ProgressHook = std::function<bool(uint64_t quantum_cycles, uint32_t ctas_completed)>;
 
     LaunchOutcome run(const LaunchDesc &launch, GlobalMemory &memory, uint64_t device_cycle,
                       const ProgressHook &progress);
 
     uint32_t num_sms() const { return uint32_t(sms_.size()); }
     const Sm &sm(uint32_t index) const { return *sms_[index]; }
-    // Sum of every SM's statistics since the last reset_stats().
+    // Sum of every SM's statistics since the last reset().
     SmStats total_stats() const;
+    // CTAs each SM completed since the last reset().
+    uint64_t ctas_completed(uint32_t sm) const { return ctas_completed_[sm]; }
     void reset(); // abort every SM and clear its statistics
 
 private:
     std::vector<std::unique_ptr<Sm>> sms_;
+    std::vector<uint64_t> ctas_completed_;
 };
 
 } // namespace simtgpu::sim
