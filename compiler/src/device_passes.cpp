@@ -549,6 +549,15 @@ private:
 					gv->isExternallyInitialized());
 				flat->copyAttributesFrom(gv);
 				flat->takeName(gv);
+				// The host may write any device variable of its translation
+				// unit (cudaMemcpyToSymbol registers static ones too): keep
+				// each one, visible by its name and never constant-folded.
+				if (gv->hasInternalLinkage()) {
+					flat->setLinkage(GlobalValue::ExternalLinkage);
+					flat->setExternallyInitialized(true);
+					flat->setVisibility(GlobalValue::DefaultVisibility);
+					kept_.push_back(flat);
+				}
 				SmallVector<std::pair<unsigned, MDNode *>, 4> metadata;
 				gv->getAllMetadata(metadata);
 				for (auto &[kind, node] : metadata)
@@ -689,6 +698,9 @@ private:
 	std::map<Constant *, Constant *> cache_;
 	std::map<Function *, Function *> intrinsics_;
 	std::vector<GlobalVariable *> dead_globals_;
+
+public:
+	std::vector<GlobalValue *> kept_; // formerly internal device variables
 };
 
 // ------------------------------------------------------------------------
@@ -749,7 +761,11 @@ Error lowerNvvmIntrinsics(Module &module, const LoweringOptions &options)
 
 Expected<SharedLayout> flattenAddressSpaces(Module &module)
 {
-	return Flattener(module).run();
+	Flattener flattener(module);
+	Expected<SharedLayout> layout = flattener.run();
+	if (layout && !flattener.kept_.empty())
+		appendToUsed(module, flattener.kept_);
+	return layout;
 }
 
 Expected<std::vector<KernelInfo>> buildKernelEntries(Module &module, const SharedLayout &shared)

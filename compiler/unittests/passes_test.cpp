@@ -196,12 +196,15 @@ TEST(FlattenAddressSpaces, SharedVariablesGetWindowAddressesAndDynamicSharedFoll
 			    "@a = addrspace(3) global [3 x i8] undef, align 1\n"
 			    "@b = addrspace(3) global [4 x double] undef, align 8\n"
 			    "@dyn = external addrspace(3) global [0 x i32], align 4\n"
-			    "@c = addrspace(4) externally_initialized global float 0.0, align 4",
+			    "@c = addrspace(4) externally_initialized global float 0.0, align 4\n"
+			    "@s = internal addrspace(4) global i32 5, align 4",
 			    "  store i8 1, ptr addrspacecast (ptr addrspace(3) @a to ptr)\n"
 			    "  store double 2.0, ptr addrspacecast (ptr addrspace(3) @b to ptr)\n"
 			    "  %d = getelementptr i32, ptr addrspacecast (ptr addrspace(3) @dyn to ptr), i64 2\n"
 			    "  store i32 3, ptr %d\n"
 			    "  %v = load float, ptr addrspacecast (ptr addrspace(4) @c to ptr)\n"
+			    "  %w = load i32, ptr addrspacecast (ptr addrspace(4) @s to ptr)\n"
+			    "  store i32 %w, ptr %p\n"
 			    "  store float %v, ptr %p",
 			    "");
 	ASSERT_TRUE(module);
@@ -234,6 +237,12 @@ TEST(FlattenAddressSpaces, SharedVariablesGetWindowAddressesAndDynamicSharedFoll
 	ASSERT_TRUE(c);
 	EXPECT_EQ(c->getAddressSpace(), 0u);
 	EXPECT_EQ(module->getNamedGlobal("a"), nullptr);
+	// A static __constant__ stays, by name, writable by the host.
+	GlobalVariable *s = module->getNamedGlobal("s");
+	ASSERT_TRUE(s);
+	EXPECT_TRUE(s->hasExternalLinkage());
+	EXPECT_TRUE(s->isExternallyInitialized());
+	ASSERT_TRUE(module->getNamedGlobal("llvm.used"));
 	EXPECT_FALSE(verifyModule(*module, &errs()));
 }
 
