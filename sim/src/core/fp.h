@@ -45,7 +45,8 @@ inline uint32_t host_csr()
     return v;
 }
 inline void set_host_csr(uint32_t v) { asm volatile("ldmxcsr %0" ::"m"(v) : "memory"); }
-// RISC-V rm (0..3) -> MXCSR RC field (bits 14:13).
+// Sets the rounding mode, RISC-V rm (0..3) -> MXCSR RC field (bits 14:13),
+// and clears the exception flags.
 inline void set_round(uint8_t rm)
 {
     static constexpr uint32_t rc[4] = {0u << 13, 3u << 13, 1u << 13, 2u << 13};

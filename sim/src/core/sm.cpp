@@ -368,8 +368,8 @@ TlbEntry *Sm::Impl::tlb_lookup(uint64_t va, uint32_t lane, Access access)
 
 // Shared or local window access: the host pointer, or nullptr with an
 // exception when out of the window. in_window says whether va is in one.
-uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va, uint32_t size,
-                          Access access, bool &in_window)
+SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va, uint32_t size,
+                                      Access access, bool &in_window)
 {
     in_window = true;
     if ((va >> 32) == (SIMTGPU_SHARED_BASE >> 32)) {
@@ -844,8 +844,7 @@ bool Sm::Impl::fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t
     for (uint8_t rm = 0; rm < fp::kRmm; ++rm) { // host-supported modes
         const uint64_t lanes = by_rm[rm];
         if (!lanes) continue;
-        fp::set_round(rm);
-        fp::clear_flags();
+        fp::set_round(rm); // also clears the flags
         each(lanes, compute);
         const uint8_t raised = fp::flags();
         if (!raised) continue;
@@ -871,7 +870,7 @@ bool Sm::Impl::fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t
             if (raised & fp::kNX) rmm(l);
         }
     }
-    fp::set_round(fp::kRne);
+    if (mask != by_rm[fp::kRne]) fp::set_round(fp::kRne); // the host's own mode
     each(mask, [&](uint32_t l) { dst[l] = res[l]; });
     return true;
 }
