@@ -228,15 +228,28 @@ void simtgpu_ring_fail_current(struct simtgpu_ring *ring, int error,
 				    fault->address);
 		return;
 	}
-	dev_err_ratelimited(sdev->drm.dev,
-			    "GPU exception: pid=%d, name=%s, queue %u, context %u, %s: %s @ 0x%llx, access %s, detail %#x, pc 0x%llx, sm %u warp %u lane %u, block (%u,%u,%u) thread (%u,%u,%u)\n",
-			    job->pid, job->comm, job->queue->id, context,
-			    ring->name, simtgpu_exception_name(fault->kind),
-			    fault->address, simtgpu_access_name(fault->access),
-			    fault->detail, fault->pc, fault->sm, fault->warp,
-			    fault->lane, fault->ctaid[0], fault->ctaid[1],
-			    fault->ctaid[2], fault->tid[0], fault->tid[1],
-			    fault->tid[2]);
+	/* Memory faults have an address and an access; the rest a detail. */
+	if (fault->kind == SIMTGPU_EXC_PAGE_FAULT ||
+	    fault->kind == SIMTGPU_EXC_MISALIGNED)
+		dev_err_ratelimited(sdev->drm.dev,
+				    "GPU exception: pid=%d, name=%s, queue %u, context %u, %s: %s @ 0x%llx, access %s, detail %#x, pc 0x%llx, sm %u warp %u lane %u, block (%u,%u,%u) thread (%u,%u,%u)\n",
+				    job->pid, job->comm, job->queue->id, context,
+				    ring->name, simtgpu_exception_name(fault->kind),
+				    fault->address,
+				    simtgpu_access_name(fault->access),
+				    fault->detail, fault->pc, fault->sm,
+				    fault->warp, fault->lane, fault->ctaid[0],
+				    fault->ctaid[1], fault->ctaid[2], fault->tid[0],
+				    fault->tid[1], fault->tid[2]);
+	else
+		dev_err_ratelimited(sdev->drm.dev,
+				    "GPU exception: pid=%d, name=%s, queue %u, context %u, %s: %s, detail %#x, pc 0x%llx, sm %u warp %u lane %u, block (%u,%u,%u) thread (%u,%u,%u)\n",
+				    job->pid, job->comm, job->queue->id, context,
+				    ring->name, simtgpu_exception_name(fault->kind),
+				    fault->detail, fault->pc, fault->sm,
+				    fault->warp, fault->lane, fault->ctaid[0],
+				    fault->ctaid[1], fault->ctaid[2], fault->tid[0],
+				    fault->tid[1], fault->tid[2]);
 }
 
 /* ------------------------------------------------------------- rings --- */
