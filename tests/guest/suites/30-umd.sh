@@ -1,8 +1,9 @@
 #!/bin/sh
 # libsimtgpu in the guest: the same uAPI conformance and driver API test
-# binaries that ctest runs on the in-process transport, here on the kernel
-# driver's render node (SIMTGPU_TRANSPORT=drm). Prints "umd: N passed, N
-# failed" from GoogleTest's own counts.
+# binaries, and CUDA runtime programs, that ctest runs on the in-process
+# transport, here on the kernel driver's render node (SIMTGPU_TRANSPORT=drm).
+# Prints "umd: N passed, N failed" from GoogleTest's counts and each CUDA
+# program's "<name>: PASS".
 passed=0
 failed=0
 if ! grep -q '^simtgpu ' /proc/modules && ! modprobe simtgpu; then
@@ -27,6 +28,25 @@ for test in umd_uapi_tests umd_unit_tests umd_driver_tests; do
 	passed=$((passed + p))
 	failed=$((failed + f))
 	rm -f "$log"
+done
+# CUDA programs built by simtcc (the timeout and arch cases stay on the host:
+# they need the in-process driver's settings).
+for name in runtime_api sticky_errors; do
+	program=umd-cuda-$name
+	if ! command -v "$program" >/dev/null 2>&1; then
+		echo "umd: $program is not in the image"
+		failed=$((failed + 1))
+		continue
+	fi
+	output=$(SIMTGPU_TRANSPORT=drm "$program" 2>&1)
+	echo "$output"
+	if echo "$output" | grep -q "^$name: PASS"; then
+		echo "umd: $program passed"
+		passed=$((passed + 1))
+	else
+		echo "umd: $program FAILED"
+		failed=$((failed + 1))
+	fi
 done
 dmesg | grep -i simtgpu | tail -n 10
 echo "umd: $passed passed, $failed failed"
