@@ -748,9 +748,6 @@ uint32_t maxThreadsOf(Module &module, Function *kernel)
 	return 0;
 }
 
-// Sets tp to a small zeroed block in the wrapper's frame: picolibc's libm
-// keeps errno in thread-local storage (local-exec, tp-relative).
-constexpr uint64_t kThreadLocalBytes = 64;
 
 } // namespace
 

@@ -58,6 +58,9 @@ struct KernelInfo {
 // Names of the section and symbol that hold the kernel table.
 inline constexpr const char *kKernelTableSymbol = "__simt_kernel_table";
 inline constexpr const char *kEntryPrefix = "__simt_entry_";
+// Zeroed bytes each entry wrapper reserves and points tp at, for
+// thread-local data of the libraries (picolibc's errno).
+inline constexpr uint64_t kThreadLocalBytes = 64;
 
 // Adds an entry wrapper per kernel and returns the kernels in table order.
 llvm::Expected<std::vector<KernelInfo>> buildKernelEntries(llvm::Module &module,

@@ -480,6 +480,17 @@ Error Pipeline::buildDeviceImage(const std::string &source, const std::string &i
 	auto *elf = dyn_cast<object::ELF64LEObjectFile>(file->get());
 	if (!elf)
 		return fail("simtcc: the device image is not ELF64 little-endian");
+	// Thread-local data (picolibc's errno) lives in the block the entry
+	// wrapper points tp at: it must fit and need no initial values.
+	auto segments = elf->getELFFile().program_headers();
+	if (!segments)
+		return segments.takeError();
+	for (const auto &segment : *segments)
+		if (segment.p_type == ELF::PT_TLS &&
+		    (segment.p_filesz != 0 || segment.p_memsz + segment.p_align > kThreadLocalBytes))
+			return fail("simtcc: the device image needs " + Twine(segment.p_memsz) +
+				    " bytes of initialised or large thread-local data; the device "
+				    "provides " + Twine(kThreadLocalBytes) + " zeroed bytes");
 	Expected<std::map<std::string, uint64_t>> frames = frameSizes(*elf);
 	if (!frames)
 		return frames.takeError();
