@@ -457,7 +457,7 @@ SIMTGPU_API simtgpuResult simtgpuMemcpyDtoDAsync(simtgpuContext ctx, simtgpuDevi
         return bad_range("destination", dst, bytes);
     if (!ctx->impl->find_device(src, bytes))
         return bad_range("source", src, bytes);
-    return ctx->impl->submit(*ctx->impl->stream(stream), copy_packet(src, dst, bytes), {}, false);
+    return ctx->impl->submit(*ctx->impl->stream(stream), copy_packet(src, dst, bytes), {});
 }
 
 SIMTGPU_API simtgpuResult simtgpuMemcpyDtoD(simtgpuContext ctx, simtgpuDevicePtr dst,
@@ -483,13 +483,13 @@ SIMTGPU_API simtgpuResult simtgpuMemcpyHtoDAsync(simtgpuContext ctx, simtgpuDevi
         return c.submit(*c.stream(stream),
                         copy_packet(pinned->va + (static_cast<const uint8_t *>(src) - pinned->cpu),
                                     dst, bytes),
-                        {}, false);
+                        {});
     // Pageable memory: copy it now into a staging BO the device copies from.
     Bo staging;
     if (simtgpuResult r = c.create_bo(bytes, 0, &staging))
         return r;
     std::memcpy(staging.cpu, src, bytes);
-    return c.submit(*c.stream(stream), copy_packet(staging.va, dst, bytes), {staging}, false);
+    return c.submit(*c.stream(stream), copy_packet(staging.va, dst, bytes), {staging});
 }
 
 SIMTGPU_API simtgpuResult simtgpuMemcpyDtoHAsync(simtgpuContext ctx, void *dst,
@@ -508,7 +508,7 @@ SIMTGPU_API simtgpuResult simtgpuMemcpyDtoHAsync(simtgpuContext ctx, void *dst,
         return c.submit(*c.stream(stream),
                         copy_packet(src, pinned->va + (static_cast<uint8_t *>(dst) - pinned->cpu),
                                     bytes),
-                        {}, false);
+                        {});
     // Pageable memory: as in CUDA, the copy is synchronous for the stream.
     if (simtgpuResult r = c.synchronize(*c.stream(stream)))
         return r;
@@ -544,7 +544,7 @@ SIMTGPU_API simtgpuResult simtgpuMemsetD8Async(simtgpuContext ctx, simtgpuDevice
     std::vector<uint32_t> ib;
     put_packet(ib, SIMTGPU_PKT_FILL,
                simtgpu_pkt_fill{begin, end - begin, value * 0x01010101u, 0});
-    return c.submit(*c.stream(stream), std::move(ib), {}, false);
+    return c.submit(*c.stream(stream), ib, {});
 }
 
 SIMTGPU_API simtgpuResult simtgpuMemsetD8(simtgpuContext ctx, simtgpuDevicePtr dst,
@@ -567,7 +567,7 @@ SIMTGPU_API simtgpuResult simtgpuMemsetD32(simtgpuContext ctx, simtgpuDevicePtr 
         return bad_range("destination", dst, count * 4);
     std::vector<uint32_t> ib;
     put_packet(ib, SIMTGPU_PKT_FILL, simtgpu_pkt_fill{dst, count * 4, value, 0});
-    if (simtgpuResult r = c.submit(*c.stream(nullptr), std::move(ib), {}, false))
+    if (simtgpuResult r = c.submit(*c.stream(nullptr), ib, {}))
         return r;
     return c.synchronize_all();
 }
@@ -786,7 +786,7 @@ SIMTGPU_API simtgpuResult simtgpuLaunchKernel(simtgpuFunction f, unsigned gx, un
     launch.arch = f->module->image.arch;
     std::vector<uint32_t> ib;
     put_packet(ib, SIMTGPU_PKT_LAUNCH, launch);
-    return c.submit(s, std::move(ib), {param_bo}, true);
+    return c.submit(s, ib, {param_bo});
 }
 
 // ------------------------------------------------------------ streams ---
@@ -888,7 +888,7 @@ SIMTGPU_API simtgpuResult simtgpuEventRecord(simtgpuEvent event, simtgpuStream s
         put_packet(ib, SIMTGPU_PKT_TIMESTAMP, simtgpu_pkt_timestamp{event->timestamp.va});
     else
         ib.push_back(SIMTGPU_PKT_HEADER(SIMTGPU_PKT_NOP, 0, 0));
-    if (simtgpuResult r = c.submit(*c.stream(stream), std::move(ib), {}, false, {event->syncobj}))
+    if (simtgpuResult r = c.submit(*c.stream(stream), ib, {}, {event->syncobj}))
         return r;
     event->recorded = true;
     return SIMTGPU_SUCCESS;

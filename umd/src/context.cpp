@@ -277,8 +277,8 @@ simtgpuResult Context::poison(simtgpuResult code, const std::string &detail) {
     return fail(sticky_, sticky_detail_);
 }
 
-simtgpuResult Context::submit(simtgpuStream_st &s, std::vector<uint32_t> packets,
-                              std::vector<Bo> transient, bool launch,
+simtgpuResult Context::submit(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
+                              std::vector<Bo> transient,
                               const std::vector<uint32_t> &extra_out_syncobjs) {
     auto release = [&] {
         for (auto &bo : transient)
@@ -299,7 +299,6 @@ simtgpuResult Context::submit(simtgpuStream_st &s, std::vector<uint32_t> packets
         s.queue_id = create.queue_id;
     }
     Submission sub;
-    sub.launch = launch;
     sub.transient = std::move(transient);
     if (simtgpuResult r = create_bo(packets.size() * 4, 0, &sub.ib)) {
         for (auto &bo : sub.transient)

@@ -58,8 +58,7 @@ class Context;
 struct Submission {
     uint32_t syncobj = 0;
     Bo ib;
-    std::vector<Bo> transient; // staging buffers
-    bool launch = false;
+    std::vector<Bo> transient; // staging and parameter buffers
 };
 
 }  // namespace simtgpu::umd
@@ -128,10 +127,10 @@ public:
     simtgpuStream_st *stream(simtgpuStream s) { return s ? s : &default_stream_; }
     simtgpuResult create_stream(unsigned flags, int priority, simtgpuStream *out);
     simtgpuResult destroy_stream(simtgpuStream s);
-    // Submits `packets` (plus `payload` bytes placed after them, at a 16-byte
-    // aligned offset whose VA is passed to `patch`) on a stream.
-    simtgpuResult submit(simtgpuStream_st &s, std::vector<uint32_t> packets,
-                         std::vector<Bo> transient, bool launch,
+    // Submits `packets` as one indirect buffer on a stream; `transient` BOs
+    // are freed when it completes, `extra_out_syncobjs` signalled with it.
+    simtgpuResult submit(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
+                         std::vector<Bo> transient,
                          const std::vector<uint32_t> &extra_out_syncobjs = {});
     simtgpuResult synchronize(simtgpuStream_st &s);
     simtgpuResult synchronize_all();
