@@ -435,8 +435,7 @@ Error Pipeline::writeDeviceCode(DeviceModule &device, const std::string &path, b
 	return Error::success();
 }
 
-Error Pipeline::linkDevice(const std::vector<std::string> &objects,
-			   const std::vector<KernelInfo> &kernels, const std::string &image)
+Error Pipeline::linkDevice(const std::vector<std::string> &objects, const std::string &image)
 {
 	if (!exists(toolchain_.device_runtime))
 		return fail("simtcc: device runtime not found at " + toolchain_.device_runtime);
@@ -448,10 +447,7 @@ Error Pipeline::linkDevice(const std::vector<std::string> &objects,
 	args.insert(args.end(), objects.begin(), objects.end());
 	args.insert(args.end(), {toolchain_.device_runtime, "-L", toolchain_.picolibc, "-lm", "-lc",
 				 toolchain_.device_runtime});
-	if (Error e = runLld(args, options_.verbose))
-		return e;
-	(void)kernels;
-	return Error::success();
+	return runLld(args, options_.verbose);
 }
 
 Error Pipeline::buildDeviceImage(const std::string &source, const std::string &image)
@@ -466,7 +462,7 @@ Error Pipeline::buildDeviceImage(const std::string &source, const std::string &i
 	FileRemover removeObject(object);
 	if (Error e = writeDeviceCode(*device, std::string(object), false))
 		return e;
-	if (Error e = linkDevice({std::string(object)}, device->kernels, image))
+	if (Error e = linkDevice({std::string(object)}, image))
 		return e;
 
 	// Fill in each kernel's stack size from the frames of the linked code.

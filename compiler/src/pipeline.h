@@ -65,10 +65,10 @@ public:
 	llvm::Error writeDeviceIR(const DeviceModule &device, const std::string &path);
 	llvm::Error writeDeviceCode(DeviceModule &device, const std::string &path, bool assembly);
 	// Links device objects with the device runtime and libm into the device
-	// image, then fills in each kernel's stack size.
-	llvm::Error linkDevice(const std::vector<std::string> &objects,
-			       const std::vector<KernelInfo> &kernels, const std::string &image);
-	// One source to a device image: compileDevice, writeDeviceCode, linkDevice.
+	// image.
+	llvm::Error linkDevice(const std::vector<std::string> &objects, const std::string &image);
+	// One source to a device image: compileDevice, writeDeviceCode,
+	// linkDevice, then each kernel's stack size written into the table.
 	llvm::Error buildDeviceImage(const std::string &source, const std::string &image);
 
 	// Host pass of a CUDA source (embedding `image`), or a C/C++ source.
