@@ -248,12 +248,24 @@ bool in_window(uint64_t va, uint64_t bytes) {
 
 // Maps every PT_LOAD segment at its address. A page shared by two segments
 // gets the union of their permissions.
-Expected<bool> load_image(Driver &driver, const simtgpu::tools::ElfImage &image) {
+std::string hex(uint64_t v) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+    return buf;
+}
+
+Expected<bool> load_image(Driver &driver, const simtgpu::tools::ElfImage &image,
+                          uint64_t vram_bytes) {
     std::map<uint64_t, uint64_t> page_flags;
+    uint64_t total = 0;
     for (const auto &seg : image.segments) {
         if (seg.vaddr + seg.memsz > (1ull << SIMTGPU_VA_BITS) || in_window(seg.vaddr, seg.memsz))
-            return Error{"a segment at 0x" + std::to_string(seg.vaddr) +
-                         " is outside the 48-bit space or inside a reserved window"};
+            return Error{"the segment at " + hex(seg.vaddr) + " (" + std::to_string(seg.memsz) +
+                         " bytes) is outside the 48-bit space or inside a reserved window"};
+        total += seg.memsz;
+        if (total > vram_bytes) // checked before anything is allocated for it
+            return Error{"the program's segments (" + std::to_string(total) +
+                         "+ bytes) do not fit in VRAM (" + std::to_string(vram_bytes) + " bytes)"};
         const uint64_t flags = (seg.readable ? SIMTGPU_PTE_R : 0) |
                                (seg.writable ? SIMTGPU_PTE_W : 0) |
                                (seg.executable ? SIMTGPU_PTE_X : 0);
@@ -397,7 +409,9 @@ int run(const Options &o) {
     std::unique_ptr<simtgpu_sim, SimDeleter> sim(raw);
     Driver driver(sim.get());
 
-    auto loaded = load_image(driver, *image);
+    uint64_t vram_bytes = 0;
+    simtgpu_sim_vram(sim.get(), &vram_bytes);
+    auto loaded = load_image(driver, *image, vram_bytes);
     auto driver_page = driver.alloc_page();
     if (loaded && driver_page)
         loaded = driver.map(kDriverVa, *driver_page, SIMTGPU_PTE_R | SIMTGPU_PTE_W);
