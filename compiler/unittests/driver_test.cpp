@@ -166,18 +166,32 @@ TEST(Driver, OptionsAreCheckedAndDocumented)
 
 TEST(Driver, OlderArchitectureIsRecordedAndRefusesPrintf)
 {
-	std::string source = temporary("cu"), image = temporary("elf");
-	std::ofstream(source) << "__global__ void k(int *p) { *p = 1; }\n"
-				 "__global__ void q() { printf(\"%d\\n\", 1); }\n";
-	ToolRun run = simtcc("-arch=simt_1 --device-only -x " + source + " -o " + image);
-	// -x is not an option of simtcc
-	EXPECT_EQ(run.status, 1);
-	run = simtcc("-arch=simt_1 --device-only " + source + " -o " + image);
+	std::string plain = temporary("cu"), printing = temporary("cu"), image = temporary("elf");
+	std::ofstream(plain) << "__global__ void k(int *p) { *p = 1; }\n";
+	std::ofstream(printing) << "__global__ void k(int *p) { *p = 1; }\n"
+				   "__global__ void q() { printf(\"%d\\n\", 1); }\n";
+	ToolRun run = simtcc("-arch=simt_1 --device-only " + plain + " -o " + image);
+	ASSERT_EQ(run.status, 0) << run.output;
+	auto buffer = MemoryBuffer::getFile(image);
+	ASSERT_TRUE(bool(buffer));
+	auto file = object::ObjectFile::createObjectFile((*buffer)->getMemBufferRef());
+	ASSERT_TRUE(bool(file));
+	bool found = false;
+	for (const object::SectionRef &section : (*file)->sections())
+		if (cantFail(section.getName()) == SIMTGPU_KERNEL_TABLE_SECTION) {
+			simtgpu_ktab_header h;
+			std::memcpy(&h, cantFail(section.getContents()).data(), sizeof(h));
+			EXPECT_EQ(h.arch, static_cast<uint32_t>(SIMTGPU_ARCH_SIMT1));
+			found = true;
+		}
+	EXPECT_TRUE(found);
+
+	run = simtcc("-arch=simt_1 --device-only " + printing + " -o " + image);
 	EXPECT_EQ(run.status, 1);
 	EXPECT_NE(run.output.find(":2:"), std::string::npos) << run.output;
 	EXPECT_NE(run.output.find("printf needs -arch=simt_2"), std::string::npos) << run.output;
-	sys::fs::remove(source);
-	sys::fs::remove(image);
+	for (const std::string &path : {plain, printing, image})
+		sys::fs::remove(path);
 }
 
 } // namespace
