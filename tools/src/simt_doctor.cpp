@@ -20,8 +20,11 @@
 #include <xf86drm.h>
 
 // The tiny kernel (doctor_kernel.cu): its image built by simtcc
-// -arch=simt_1, which runs on every device, and its source, NUL-terminated.
+// -arch=simt_1, which runs on every device; its image built with simtcc's
+// defaults, for where simtcc cannot run (the guest image leaves it out); and
+// its source, NUL-terminated.
 extern "C" const unsigned char doctor_kernel_begin[], doctor_kernel_end[];
+extern "C" const unsigned char doctor_default_kernel_begin[], doctor_default_kernel_end[];
 extern "C" const char doctor_kernel_source[];
 asm(".section .rodata\n"
     ".balign 16\n"
@@ -30,6 +33,12 @@ asm(".section .rodata\n"
     ".incbin \"" SIMT_DOCTOR_KERNEL "\"\n"
     ".global doctor_kernel_end\n"
     "doctor_kernel_end:\n"
+    ".balign 16\n"
+    ".global doctor_default_kernel_begin\n"
+    "doctor_default_kernel_begin:\n"
+    ".incbin \"" SIMT_DOCTOR_DEFAULT_KERNEL "\"\n"
+    ".global doctor_default_kernel_end\n"
+    "doctor_default_kernel_end:\n"
     ".global doctor_kernel_source\n"
     "doctor_kernel_source:\n"
     ".incbin \"" SIMT_DOCTOR_KERNEL_SOURCE "\"\n"
@@ -62,10 +71,12 @@ std::string hex(uint32_t v, int digits) {
     return text;
 }
 
-std::string version_of_runtime() {
+// The uAPI the loaded libsimtgpu was built for (not the header simt-doctor
+// was compiled with: a newer libsimtgpu may be installed).
+uint32_t runtime_uapi_version() {
     int v = 0;
-    simtgpuDriverGetVersion(&v);
-    return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+    simtgpuDriverGetVersion(&v); // major * 1000 + minor * 10
+    return uint32_t(v / 1000) << 16 | uint32_t(v % 1000 / 10);
 }
 
 // The render node of the kernel driver, when the kernel-side checks pass.
@@ -99,8 +110,9 @@ KernelSide check_kernel_side(Report &r) {
         r.skip("driver bound", "no module");
         return k;
     }
-    std::string srcversion = read_trimmed("/sys/module/simtgpu/srcversion").value_or("?");
-    r.ok("kernel module", "simtgpu loaded (srcversion " + srcversion + ")");
+    auto timeout = read_trimmed("/sys/module/simtgpu/parameters/timeout_ms");
+    r.ok("kernel module",
+         "simtgpu loaded" + (timeout ? " (timeout_ms=" + *timeout + ")" : std::string()));
 
     if (f.driver != "simtgpu") {
         r.fail("driver bound",
@@ -143,7 +155,8 @@ KernelSide check_kernel_side(Report &r) {
     int rc = drmIoctl(fd, DRM_IOCTL_SIMTGPU_GET_PARAM, &p);
     int err = errno;
     close(fd);
-    std::string runtime = version_of_runtime();
+    uint32_t runtime_version = runtime_uapi_version();
+    std::string runtime = uapi_version_string(runtime_version);
     if (rc != 0) {
         r.fail("uAPI version",
                k.node + " did not answer GET_PARAM(UAPI_VERSION): " + std::strerror(err),
@@ -152,7 +165,7 @@ KernelSide check_kernel_side(Report &r) {
     }
     uint32_t driver_major = uint32_t(p.value >> 16);
     std::string driver = uapi_version_string(uint32_t(p.value));
-    if (driver_major != SIMTGPU_UAPI_VERSION_MAJOR) {
+    if (driver_major != runtime_version >> 16) {
         r.fail("uAPI version",
                "the kernel driver speaks uAPI " + driver + ", libsimtgpu was built for uAPI " +
                    runtime,
@@ -210,8 +223,10 @@ std::string find_simtcc() {
 }
 
 // Runs simtcc --device-only on the tiny kernel with its default options;
-// returns the image, or "" with *error set.
-std::string compile_with_default_arch(const std::string &simtcc, std::string *error) {
+// returns the image, or "" with *error set and *cannot_run when simtcc did
+// not start at all (the shell's 127: not found, or missing libraries).
+std::string compile_with_default_arch(const std::string &simtcc, std::string *error,
+                                      bool *cannot_run) {
     char dir_template[] = "/tmp/simt-doctor.XXXXXX";
     const char *dir = mkdtemp(dir_template);
     if (!dir) {
@@ -230,6 +245,7 @@ std::string compile_with_default_arch(const std::string &simtcc, std::string *er
     std::string image;
     if (status != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         std::string output = read_trimmed(log).value_or("");
+        *cannot_run = WIFEXITED(status) && WEXITSTATUS(status) == 127;
         *error = simtcc + " --device-only failed" +
                  (output.empty() ? std::string() : ": " + output.substr(0, output.find('\n')));
     } else {
@@ -248,16 +264,24 @@ std::string compile_with_default_arch(const std::string &simtcc, std::string *er
 
 void check_compiler_target(Report &r, simtgpuContext ctx, const simtgpuDeviceProperties &props) {
     std::string simtcc = find_simtcc();
-    if (simtcc.empty()) {
-        r.fail("compiler target", "simtcc is neither beside simt-doctor nor on PATH",
-               "put the build's bin directory (build/bin) on PATH");
-        return;
-    }
-    std::string error;
-    std::string image = compile_with_default_arch(simtcc, &error);
-    if (image.empty()) {
+    std::string error, image, compiler = simtcc;
+    bool cannot_run = simtcc.empty();
+    if (simtcc.empty())
+        error = "simtcc is neither beside simt-doctor nor on PATH";
+    else
+        image = compile_with_default_arch(simtcc, &error, &cannot_run);
+    if (image.empty() && !cannot_run) {
         r.fail("compiler target", error, "run the same command by hand: simtcc -v shows each step");
         return;
+    }
+    if (cannot_run) {
+        // Compiled programs come from the host here: judge the defaults of
+        // the simtcc that built this simt-doctor.
+        std::printf("       (%s; judging the image the build's simtcc made with its defaults)\n",
+                    error.c_str());
+        image.assign(reinterpret_cast<const char *>(doctor_default_kernel_begin),
+                     size_t(doctor_default_kernel_end - doctor_default_kernel_begin));
+        compiler = "simtcc (the build's)";
     }
     simtgpuModule module = nullptr;
     if (simtgpuModuleLoadData(&module, ctx, image.data(), image.size()) != SIMTGPU_SUCCESS) {
@@ -270,7 +294,7 @@ void check_compiler_target(Report &r, simtgpuContext ctx, const simtgpuDevicePro
     uint32_t arch = 0;
     simtgpuModuleGetArch(module, &arch);
     simtgpuModuleUnload(module);
-    r.ok("compiler target", simtcc + " builds simt_" + std::to_string(arch) +
+    r.ok("compiler target", compiler + " builds simt_" + std::to_string(arch) +
                                 " by default; the device runs simt_1..simt_" +
                                 std::to_string(props.arch));
 }

@@ -137,6 +137,7 @@ bool collect(int index, GpuSnapshot *g, std::optional<PciFunction> *pci) {
     simtgpuDeviceProperties p{};
     if (simtgpuDeviceGet(&dev, index) || simtgpuDeviceGetProperties(&p, dev))
         return false;
+    *g = GpuSnapshot{};
     g->index = index;
     g->name = p.name;
     g->transport = p.transport;

@@ -12,6 +12,9 @@ failed=0
 build=${SIMTGPU_BUILD_DIR:-}
 dir=$build/examples/failures
 tmp=$(mktemp -d)
+# The image leaves programs that load LLVM (libsimtgpu does) on the host:
+# take the tools from the build tree through the share when not on PATH.
+[ -n "$build" ] && PATH=$PATH:$build/bin
 
 ok() {
 	echo "ok   $1"
