@@ -38,7 +38,7 @@ fi
 echo
 echo "== device and driver"
 lspci -nn -d 1234:5347
-dmesg | grep -i 'simtgpu' | grep -i 'initialized\|probe\|vram\|sms' | head -n 5
+dmesg | grep -E 'simtgpu [0-9a-f]{4}:' | head -n 5
 simtgpu-info | sed 's/^/  /'
 driver=$(info driver)
 vram_mib=$(info vram_bytes | awk '{ printf "%d", $1 / 1048576 }')

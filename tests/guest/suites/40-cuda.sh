@@ -1,0 +1,73 @@
+#!/bin/sh
+# The CUDA programs again, inside the guest on the kernel driver's render
+# node (SIMTGPU_TRANSPORT=drm): every compiler test program of tests/cuda
+# (built into BUILD/tests/cuda) and every learner example of examples/
+# (built into BUILD/bin). Each checks its results against its own CPU
+# reference and prints "<name>: PASS"; the build tree is reached through the
+# host share (SIMTGPU_BUILD_DIR). Prints "cuda: N passed, N failed".
+per_program_timeout=${SIMTGPU_CUDA_TIMEOUT:-300}
+passed=0
+failed=0
+failing=
+
+result() {
+	echo "cuda: $passed passed, $failed failed"
+	[ -z "$failing" ] || echo "cuda: failing:$failing"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+build=$SIMTGPU_BUILD_DIR
+if [ -z "$build" ] || [ ! -d "$build" ]; then
+	echo "cuda: SIMTGPU_BUILD_DIR ('$build') is not a directory here (is the host tree shared?)"
+	failed=1
+	result
+fi
+if ! grep -q '^simtgpu ' /proc/modules && ! modprobe simtgpu; then
+	echo "cuda: cannot load simtgpu.ko"
+	failed=1
+	result
+fi
+
+# The programs: tests/cuda's outputs, then the examples named by examples/*.cu.
+source_dir=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null)
+programs=
+for f in "$build"/tests/cuda/*; do
+	[ -f "$f" ] && [ -x "$f" ] && programs="$programs $f"
+done
+for src in "$source_dir"/examples/*.cu; do
+	[ -e "$src" ] || continue
+	name=$(basename "$src" .cu)
+	programs="$programs $build/bin/$name"
+done
+if [ -z "$programs" ]; then
+	echo "cuda: no CUDA programs in $build (build the cuda_tests and examples targets)"
+	failed=1
+	result
+fi
+
+log=$(mktemp)
+for program in $programs; do
+	name=$(basename "$program")
+	if [ ! -x "$program" ]; then
+		echo "$name: FAIL (not built)"
+		failed=$((failed + 1))
+		failing="$failing $name"
+		continue
+	fi
+	SIMTGPU_TRANSPORT=drm timeout "$per_program_timeout" "$program" >"$log" 2>&1
+	status=$?
+	if [ "$status" -eq 0 ] && grep -q "^$name: PASS" "$log"; then
+		echo "$name: PASS"
+		passed=$((passed + 1))
+	else
+		cat "$log"
+		[ "$status" -eq 143 ] && echo "$name: killed after $per_program_timeout s"
+		echo "$name: FAIL (exit status $status)"
+		failed=$((failed + 1))
+		failing="$failing $name"
+	fi
+done
+rm -f "$log"
+dmesg | grep -E 'simtgpu [0-9a-f]{4}:' | tail -n 10
+result
