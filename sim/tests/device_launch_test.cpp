@@ -163,6 +163,7 @@ TEST_F(Placement, ResidentCtasFollowTheOccupancyRule) {
     EXPECT_GT(s.occupancy, 0.0);
     EXPECT_LE(s.occupancy, 1.0);
     EXPECT_GT(s.ipc, 0.0);
+    EXPECT_LE(s.ipc, 1.0) << "one warp instruction issues per SM cycle";
     EXPECT_LE(s.sm_busy_cycles, 2 * s.cycles);
 }
 

@@ -128,7 +128,7 @@ struct Sm::Impl {
     void add_cta(const Dim3 &ctaid);
     void finish_cta(uint32_t cta_slot);
     SmRunResult run(uint64_t cycles);
-    void advance(uint64_t cycles);
+    void advance(uint64_t cycles, uint32_t warps_resident);
     uint32_t burst(uint32_t slot, uint32_t budget);
 
     // ---- lanes
@@ -264,12 +264,12 @@ void Sm::Impl::finish_cta(uint32_t cslot)
     ++stats.ctas;
 }
 
-void Sm::Impl::advance(uint64_t cycles)
+void Sm::Impl::advance(uint64_t cycles, uint32_t warps_resident)
 {
     now += cycles;
-    if (resident_warps) {
+    if (warps_resident) {
         stats.busy_cycles += cycles;
-        stats.resident_warp_cycles += cycles * resident_warps;
+        stats.resident_warp_cycles += cycles * warps_resident;
     }
 }
 
@@ -292,13 +292,15 @@ SmRunResult Sm::Impl::run(uint64_t cycles)
                     if (ctas[c].active) check_deadlock(c);
                 break;
             }
-            advance(std::min(next_ready, end) - now);
+            advance(std::min(next_ready, end) - now, resident_warps);
             continue;
         }
         last_issued = slot;
+        // The cycles of a burst in which the last CTA exits are still busy ones.
+        const uint32_t warps_resident = resident_warps;
         const uint32_t issued =
             burst(uint32_t(slot), uint32_t(std::min<uint64_t>(kSliceInstructions, end - now)));
-        advance(issued);
+        advance(issued, warps_resident);
     }
     SmRunResult r;
     r.ctas_completed = ctas_completed;
