@@ -5,6 +5,7 @@
 #include "simtgpu/occupancy.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 namespace simtgpu::sim {
@@ -360,7 +361,9 @@ CommandProcessor::Step CommandProcessor::write_u64(uint32_t header, uint64_t add
             step.exception = packet_exception(SIMTGPU_EXC_BAD_PACKET, header);
             return step;
         }
-        std::memcpy(vram_.data() + addr, &value, 8);
+        // Drivers poll fence values from other threads: publish with release.
+        std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t *>(vram_.data() + addr))
+            .store(value, std::memory_order_release);
         return step;
     }
     ContextMemory memory(vram_, bus_, context.valid ? std::optional(context.page_table)
