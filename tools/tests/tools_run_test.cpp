@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <sys/wait.h>
 
@@ -104,6 +105,26 @@ TEST(SimtDoctor, OldDeviceFailsTheCompilerCheckButRunsTheTinyKernel) {
     EXPECT_NE(r.output.find("[FAIL] compiler target"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("-arch=simt_1"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("[ ok ] tiny kernel"), std::string::npos) << r.output;
+}
+
+TEST(SimtDoctor, WithoutSimtccTheBuildsDefaultImageIsJudged) {
+    // A copy away from build/bin, with a PATH that has no simtcc: as in the
+    // guest, where the compiler is not in the image.
+    char dir[] = "/tmp/tools-doctor.XXXXXX";
+    ASSERT_TRUE(mkdtemp(dir));
+    std::string copy = std::string(dir) + "/simt-doctor";
+    ASSERT_EQ(run("cp " SIMT_DOCTOR " " + copy).status, 0);
+    Outcome ok = run(kSim + "PATH=/usr/bin:/bin " + copy);
+    Outcome old = run(kSim + "SIMTGPU_SIM_ARCH=1 PATH=/usr/bin:/bin " + copy);
+    run(std::string("rm -rf ") + dir);
+    EXPECT_EQ(ok.status, 0) << ok.output;
+    EXPECT_NE(ok.output.find("simtcc is neither beside simt-doctor nor on PATH"), std::string::npos)
+        << ok.output;
+    EXPECT_NE(ok.output.find("[ ok ] compiler target: simtcc (the build's) builds simt_2"),
+              std::string::npos)
+        << ok.output;
+    EXPECT_EQ(old.status, 1) << old.output;
+    EXPECT_NE(old.output.find("[FAIL] compiler target"), std::string::npos) << old.output;
 }
 
 TEST(SimtDoctor, WithoutTheDeviceTheFirstCheckFailsWithItsFix) {
