@@ -39,7 +39,7 @@ echo
 echo "== device and driver"
 lspci -nn -d 1234:5347
 dmesg | grep -E 'simtgpu [0-9a-f]{4}:' | head -n 5
-simtgpu-info | sed 's/^/  /'
+simtgpu-info | sed '/^launches:/,$d; s/^/  /' # the counters come in the summary
 driver=$(info driver)
 vram_mib=$(info vram_bytes | awk '{ printf "%d", $1 / 1048576 }')
 clock_mhz=$(info clock_khz | awk '{ printf "%g", $1 / 1000 }')
