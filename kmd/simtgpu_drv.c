@@ -370,12 +370,57 @@ static ssize_t arch_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(arch);
 
+/*
+ * Device readings straight from BAR0, for simt-smi: the sensor and the
+ * performance counters (64-bit counters read low half first).
+ */
+static ssize_t simtgpu_show_reg(struct device *dev, char *buf, u32 reg,
+				bool is_64bit)
+{
+	struct simtgpu_device *sdev = dev_to_sdev(dev);
+	u64 value;
+	int idx;
+
+	if (!drm_dev_enter(&sdev->drm, &idx))
+		return -ENODEV;
+	value = is_64bit ? simtgpu_read64(sdev, reg) : simtgpu_read(sdev, reg);
+	drm_dev_exit(idx);
+	return sysfs_emit(buf, "%llu\n", value);
+}
+
+/* Millidegrees Celsius, as hwmon's temp1_input. */
+static ssize_t temperature_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return simtgpu_show_reg(dev, buf, SIMTGPU_REG_TEMPERATURE, false);
+}
+static DEVICE_ATTR_RO(temperature);
+
+#define SIMTGPU_COUNTER_ATTR(name, reg)					\
+static ssize_t name##_show(struct device *dev,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	return simtgpu_show_reg(dev, buf, reg, true);			\
+}									\
+static DEVICE_ATTR_RO(name)
+
+SIMTGPU_COUNTER_ATTR(perf_cycles, SIMTGPU_REG_PERF_CYCLES_LO);
+SIMTGPU_COUNTER_ATTR(perf_sm_busy_cycles, SIMTGPU_REG_PERF_SM_BUSY_CYCLES_LO);
+SIMTGPU_COUNTER_ATTR(perf_thread_instructions,
+		     SIMTGPU_REG_PERF_THREAD_INSTRS_LO);
+SIMTGPU_COUNTER_ATTR(perf_launches, SIMTGPU_REG_PERF_LAUNCHES_LO);
+
 static struct attribute *simtgpu_attrs[] = {
 	&dev_attr_vram_total.attr,
 	&dev_attr_vram_used.attr,
 	&dev_attr_utilisation.attr,
 	&dev_attr_sm_count.attr,
 	&dev_attr_arch.attr,
+	&dev_attr_temperature.attr,
+	&dev_attr_perf_cycles.attr,
+	&dev_attr_perf_sm_busy_cycles.attr,
+	&dev_attr_perf_thread_instructions.attr,
+	&dev_attr_perf_launches.attr,
 	NULL,
 };
 

@@ -45,6 +45,8 @@ const std::vector<QueryField> &query_fields() {
         {"memory.free", "memory.free [MiB]", "VRAM not allocated"},
         {"utilization.gpu", "utilization.gpu [%]",
          "time a job was on the device, over the last interval"},
+        {"utilization.sm", "utilization.sm [%]",
+         "busy SM cycles over the SM cycles the device ran, over the last interval"},
         {"clocks.sm", "clocks.sm [MHz]", "simulated SM clock"},
         {"temperature.gpu", "temperature.gpu", "simulated temperature, degrees C"},
         {"sm_count", "sm_count", "streaming multiprocessors"},
@@ -122,6 +124,9 @@ std::string field_value(const GpuSnapshot &gpu, const std::string &field, bool u
         return with_unit(mib(gpu.vram_total - gpu.vram_used), "MiB", units);
     if (field == "utilization.gpu")
         return gpu.utilisation_percent ? with_unit(*gpu.utilisation_percent, "%", units)
+                                       : kNotAvailable;
+    if (field == "utilization.sm")
+        return gpu.sm_activity_percent ? with_unit(*gpu.sm_activity_percent, "%", units)
                                        : kNotAvailable;
     if (field == "clocks.sm")
         return with_unit(gpu.clock_khz / 1000, "MHz", units);
@@ -236,6 +241,7 @@ std::string format_full_report(const std::vector<GpuSnapshot> &gpus, const std::
         line(8, "Free", field_value(g, "memory.free", true));
         out += "    Utilization\n";
         line(8, "Gpu", field_value(g, "utilization.gpu", true));
+        line(8, "SM", field_value(g, "utilization.sm", true));
         out += "    Temperature\n";
         line(8, "GPU Current Temp",
              g.temperature_mdeg ? field_value(g, "temperature.gpu", true) + " C" : "[N/A]");

@@ -27,6 +27,9 @@ struct GpuSnapshot {
     uint64_t vram_total = 0;
     uint64_t vram_used = 0;
     std::optional<uint64_t> utilisation_percent;
+    // SM busy cycles over the SM cycles the device ran, in the last
+    // interval (the device's performance counters).
+    std::optional<uint64_t> sm_activity_percent;
     std::optional<int64_t> temperature_mdeg;
     std::vector<ClientProcess> processes;
 };

@@ -214,9 +214,10 @@ int main(int argc, char **argv) {
     // counter: prime it, then sample after half a second or after -l SEC.
     std::vector<std::optional<PciFunction>> pci(indices.size());
     std::vector<GpuSnapshot> gpus(indices.size());
+    std::vector<DriverAttributes> previous(indices.size());
     for (size_t k = 0; k < indices.size(); ++k)
         if (collect(indices[k], &gpus[k], &pci[k]) && pci[k])
-            read_driver_attributes(*pci[k]);
+            previous[k] = read_driver_attributes(*pci[k]);
     auto interval = o.loop_seconds ? std::chrono::milliseconds(o.loop_seconds * 1000)
                                    : std::chrono::milliseconds(500);
     for (bool first = true;; first = false) {
@@ -227,8 +228,12 @@ int main(int argc, char **argv) {
                              simtgpuGetErrorDetail());
                 return kExitNoDevice;
             }
-            if (pci[k])
-                gpus[k].utilisation_percent = read_driver_attributes(*pci[k]).utilisation_percent;
+            if (pci[k]) {
+                DriverAttributes now = read_driver_attributes(*pci[k]);
+                gpus[k].utilisation_percent = now.utilisation_percent;
+                gpus[k].sm_activity_percent = sm_activity_percent(previous[k], now);
+                previous[k] = std::move(now);
+            }
         }
         std::string out;
         if (!o.query.empty()) {

@@ -139,7 +139,23 @@ DriverAttributes read_driver_attributes(const PciFunction &function) {
     a.sm_count = read_u64((dir / "sm_count").string());
     a.arch = read_trimmed((dir / "arch").string());
     a.temperature_mdeg = read_temperature(dir);
+    a.perf_cycles = read_u64((dir / "perf_cycles").string());
+    a.perf_sm_busy_cycles = read_u64((dir / "perf_sm_busy_cycles").string());
     return a;
+}
+
+std::optional<uint64_t> sm_activity_percent(const DriverAttributes &before,
+                                            const DriverAttributes &after) {
+    if (!before.perf_cycles || !after.perf_cycles || !before.perf_sm_busy_cycles ||
+        !after.perf_sm_busy_cycles || !after.sm_count || *after.sm_count == 0)
+        return std::nullopt;
+    // A reset in between restarts the counters: no figure for that interval.
+    if (*after.perf_cycles <= *before.perf_cycles ||
+        *after.perf_sm_busy_cycles < *before.perf_sm_busy_cycles)
+        return std::nullopt;
+    const uint64_t sm_cycles = (*after.perf_cycles - *before.perf_cycles) * *after.sm_count;
+    const uint64_t busy = *after.perf_sm_busy_cycles - *before.perf_sm_busy_cycles;
+    return std::min<uint64_t>(100, busy * 100 / sm_cycles);
 }
 
 std::optional<DrmFdinfo> parse_drm_fdinfo(std::string_view text) {

@@ -38,7 +38,14 @@ struct DriverAttributes {
     std::optional<std::string> arch; // "simt_2"
     // hwmon temp1_input or a plain `temperature` attribute, in millidegrees.
     std::optional<int64_t> temperature_mdeg;
+    // Device performance counters (perf_* attributes).
+    std::optional<uint64_t> perf_cycles;
+    std::optional<uint64_t> perf_sm_busy_cycles;
 };
+// Percent of the SMs' cycles that were busy between two readings, or none
+// when the device did not run in between or the counters are missing.
+std::optional<uint64_t> sm_activity_percent(const DriverAttributes &before,
+                                            const DriverAttributes &after);
 DriverAttributes read_driver_attributes(const PciFunction &function);
 
 // The keys of DRM fdinfo that matter here (Documentation/gpu/drm-usage-stats).

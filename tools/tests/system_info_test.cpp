@@ -157,3 +157,25 @@ TEST(UapiVersion, MajorAndMinorFromTheEncodedValue) {
 }
 
 } // namespace
+
+TEST(SmActivity, BusySmCyclesOverTheCyclesTheDeviceRan) {
+    DriverAttributes before, after;
+    before.sm_count = after.sm_count = 4;
+    before.perf_cycles = 1000;
+    before.perf_sm_busy_cycles = 2000;
+    after.perf_cycles = 1000 + 500;         // 500 cycles x 4 SMs = 2000 SM cycles
+    after.perf_sm_busy_cycles = 2000 + 1500; // of which 1500 busy
+    EXPECT_EQ(sm_activity_percent(before, after), std::optional<uint64_t>(75));
+}
+
+TEST(SmActivity, NoFigureWithoutWorkOrAfterAReset) {
+    DriverAttributes before, after;
+    before.sm_count = after.sm_count = 2;
+    before.perf_cycles = after.perf_cycles = 100;
+    before.perf_sm_busy_cycles = after.perf_sm_busy_cycles = 50;
+    EXPECT_FALSE(sm_activity_percent(before, after)) << "the device did not run";
+    after.perf_cycles = 10;
+    after.perf_sm_busy_cycles = 5;
+    EXPECT_FALSE(sm_activity_percent(before, after)) << "counters restarted";
+    EXPECT_FALSE(sm_activity_percent(DriverAttributes{}, DriverAttributes{}));
+}
