@@ -22,7 +22,7 @@ echo "== simtgpu demo in the guest: $(uname -r), ${boot_s} s after the kernel st
 # Milliseconds since boot (10 ms resolution).
 now_ms() {
 	read -r up _ </proc/uptime
-	echo "$up" | awk '{ printf "%d", $1 * 1000 }'
+	echo "$up" | awk '{ printf "%d", $1 * 1000 + 0.5 }'
 }
 # The value of KEY in simtgpu-info's output.
 info() { simtgpu-info 2>/dev/null | sed -n "s/^$1: //p"; }
@@ -76,7 +76,7 @@ echo
 echo "== summary"
 echo "  device:   $device"
 echo "  driver:   $driver"
-echo "  kernels launched by the device: $(info launches) (CTAs: $(info ctas), warp instructions: $(info warp_instructions))"
+echo "  kernels launched by the device: $(info launches) ($(info thread_instructions) thread instructions in $(info busy_cycles) busy cycles)"
 echo "  $latency"
 printf '  %-16s %-10s %11s %8s\n' example result time kernels
 cat "$summary"
