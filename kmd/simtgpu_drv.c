@@ -408,7 +408,12 @@ SIMTGPU_COUNTER_ATTR(perf_cycles, SIMTGPU_REG_PERF_CYCLES_LO);
 SIMTGPU_COUNTER_ATTR(perf_sm_busy_cycles, SIMTGPU_REG_PERF_SM_BUSY_CYCLES_LO);
 SIMTGPU_COUNTER_ATTR(perf_thread_instructions,
 		     SIMTGPU_REG_PERF_THREAD_INSTRS_LO);
+SIMTGPU_COUNTER_ATTR(perf_warp_instructions, SIMTGPU_REG_PERF_WARP_INSTRS_LO);
 SIMTGPU_COUNTER_ATTR(perf_launches, SIMTGPU_REG_PERF_LAUNCHES_LO);
+SIMTGPU_COUNTER_ATTR(perf_ctas, SIMTGPU_REG_PERF_CTAS_LO);
+SIMTGPU_COUNTER_ATTR(perf_mem_reads, SIMTGPU_REG_PERF_MEM_READS_LO);
+SIMTGPU_COUNTER_ATTR(perf_mem_writes, SIMTGPU_REG_PERF_MEM_WRITES_LO);
+SIMTGPU_COUNTER_ATTR(perf_dma_bytes, SIMTGPU_REG_PERF_BYTES_DMA_LO);
 
 static struct attribute *simtgpu_attrs[] = {
 	&dev_attr_vram_total.attr,
@@ -420,7 +425,12 @@ static struct attribute *simtgpu_attrs[] = {
 	&dev_attr_perf_cycles.attr,
 	&dev_attr_perf_sm_busy_cycles.attr,
 	&dev_attr_perf_thread_instructions.attr,
+	&dev_attr_perf_warp_instructions.attr,
 	&dev_attr_perf_launches.attr,
+	&dev_attr_perf_ctas.attr,
+	&dev_attr_perf_mem_reads.attr,
+	&dev_attr_perf_mem_writes.attr,
+	&dev_attr_perf_dma_bytes.attr,
 	NULL,
 };
 

@@ -66,7 +66,7 @@ for src in "$top"/examples/*.cu; do
 done
 
 boot_and_run() {
-	"$top/scripts/run-qemu.sh" --build "$build_dir" --append iomem=relaxed --timeout 900 -- \
+	"$top/scripts/run-qemu.sh" --build "$build_dir" --timeout 900 -- \
 		sh scripts/demo-guest.sh "$build_dir" "${examples[@]}"
 }
 status=0

@@ -7,10 +7,8 @@
  *
  * The driver: DRM name, version, date and description (DRM_IOCTL_VERSION),
  * and the device properties of GET_PARAM. The device: its performance
- * counters, read straight from BAR0 through the PCI resource0 file. The
- * driver holds that BAR, so the kernel only allows the read-only mapping when
- * booted with iomem=relaxed; without it, the counters the driver publishes in
- * sysfs (perf_* on the PCI device) are printed instead.
+ * counters, which the driver reads from BAR0 and publishes in sysfs (perf_*
+ * on the PCI device; docs/kmd.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,14 +18,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
 
 #include "drm/simtgpu_drm.h"
-#include "simtgpu/hw.h"
 
 static int get_param(int fd, uint32_t param, uint64_t *value)
 {
@@ -52,18 +48,18 @@ static const struct {
 };
 
 static const struct {
-	uint32_t reg_lo;
 	const char *key;
-	const char *sysfs; /* the driver's copy, or NULL */
+	const char *sysfs; /* attribute of the PCI device */
 } counters[] = {
-	{SIMTGPU_REG_PERF_LAUNCHES_LO, "launches", "perf_launches"},
-	{SIMTGPU_REG_PERF_CTAS_LO, "ctas", NULL},
-	{SIMTGPU_REG_PERF_CYCLES_LO, "busy_cycles", "perf_cycles"},
-	{SIMTGPU_REG_PERF_WARP_INSTRS_LO, "warp_instructions", NULL},
-	{SIMTGPU_REG_PERF_THREAD_INSTRS_LO, "thread_instructions", "perf_thread_instructions"},
-	{SIMTGPU_REG_PERF_MEM_READS_LO, "thread_loads", NULL},
-	{SIMTGPU_REG_PERF_MEM_WRITES_LO, "thread_stores", NULL},
-	{SIMTGPU_REG_PERF_BYTES_DMA_LO, "dma_bytes", NULL},
+	{"launches", "perf_launches"},
+	{"ctas", "perf_ctas"},
+	{"busy_cycles", "perf_cycles"},
+	{"sm_busy_cycles", "perf_sm_busy_cycles"},
+	{"warp_instructions", "perf_warp_instructions"},
+	{"thread_instructions", "perf_thread_instructions"},
+	{"thread_loads", "perf_mem_reads"},
+	{"thread_stores", "perf_mem_writes"},
+	{"dma_bytes", "perf_dma_bytes"},
 };
 
 /* The PCI device's sysfs file NAME of render node NODE. */
@@ -78,8 +74,6 @@ static int print_sysfs_counters(const char *node)
 {
 	int printed = 0;
 	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); ++i) {
-		if (!counters[i].sysfs)
-			continue;
 		char path[PATH_MAX];
 		device_file(path, sizeof(path), node, counters[i].sysfs);
 		FILE *f = fopen(path, "r");
@@ -93,34 +87,6 @@ static int print_sysfs_counters(const char *node)
 		fclose(f);
 	}
 	return printed;
-}
-
-/* Reads the counters from BAR0; returns 0 or a negative errno. */
-static int print_counters(const char *node)
-{
-	char path[PATH_MAX];
-	device_file(path, sizeof(path), node, "resource0");
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t length = SIMTGPU_REG_PERF_BYTES_DMA_HI + 4;
-	void *map = mmap(NULL, length, PROT_READ, MAP_SHARED, fd, 0);
-	int err = map == MAP_FAILED ? -errno : 0;
-	close(fd);
-	if (err)
-		return err;
-	const volatile uint32_t *regs = map;
-	if (regs[SIMTGPU_REG_ID / 4] != SIMTGPU_ID_MAGIC) {
-		munmap(map, length);
-		return -ENODEV;
-	}
-	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); ++i) {
-		uint64_t lo = regs[counters[i].reg_lo / 4]; /* latches _HI */
-		uint64_t hi = regs[counters[i].reg_lo / 4 + 1];
-		printf("%s: %" PRIu64 "\n", counters[i].key, hi << 32 | lo);
-	}
-	munmap(map, length);
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -161,8 +127,7 @@ int main(int argc, char **argv)
 	}
 	close(fd);
 
-	int err = print_counters(node);
-	if (err && print_sysfs_counters(node) == 0)
-		printf("counters: unavailable (BAR0: %s; no perf_* files in sysfs)\n", strerror(-err));
+	if (print_sysfs_counters(node) == 0)
+		printf("counters: unavailable (the loaded simtgpu.ko publishes no perf_* files)\n");
 	return 0;
 }
