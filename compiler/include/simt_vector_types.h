@@ -7,12 +7,7 @@
 #ifndef SIMT_VECTOR_TYPES_H
 #define SIMT_VECTOR_TYPES_H
 
-#ifndef __host__
-#define __host__ __attribute__((host))
-#endif
-#ifndef __device__
-#define __device__ __attribute__((device))
-#endif
+#include "simt_qualifiers.h"
 
 #define SIMT_VEC1(T, N, A) struct __attribute__((aligned(A))) N##1 { T x; };
 #define SIMT_VEC2(T, N, A) struct __attribute__((aligned(A))) N##2 { T x, y; };

@@ -8,27 +8,7 @@
 #define SIMTGPU_CUDA_HOST_DEFINES_H
 
 #if defined(__CUDA__) && defined(__clang__)
-#ifndef __host__
-#define __host__ __attribute__((host))
-#endif
-#ifndef __device__
-#define __device__ __attribute__((device))
-#endif
-#ifndef __global__
-#define __global__ __attribute__((global))
-#endif
-#ifndef __shared__
-#define __shared__ __attribute__((shared))
-#endif
-#ifndef __constant__
-#define __constant__ __attribute__((constant))
-#endif
-#ifndef __managed__
-#define __managed__ __attribute__((managed))
-#endif
-#ifndef __launch_bounds__
-#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
-#endif
+#include <simt_qualifiers.h> /* simtcc's include directory */
 #else
 #ifndef __host__
 #define __host__
