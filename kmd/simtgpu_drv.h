@@ -16,6 +16,7 @@
 #include <drm/gpu_scheduler.h>
 
 #include <simtgpu/hw.h>
+#include <simtgpu/hw_names.h>
 #include <drm/simtgpu_drm.h>
 
 #define SIMTGPU_DRIVER_NAME "simtgpu"
@@ -311,8 +312,6 @@ void simtgpu_queue_release_kref(struct kref *kref);
 int simtgpu_irq_init(struct simtgpu_device *sdev);
 void simtgpu_irq_enable(struct simtgpu_device *sdev);
 void simtgpu_irq_disable(struct simtgpu_device *sdev);
-const char *simtgpu_exception_name(u32 kind);
-const char *simtgpu_access_name(u32 access);
 
 /* simtgpu_debugfs.c */
 #ifdef CONFIG_DEBUG_FS

@@ -19,43 +19,6 @@
 
 #include "simtgpu_drv.h"
 
-const char *simtgpu_exception_name(u32 kind)
-{
-	static const char *const names[] = {
-		[SIMTGPU_EXC_NONE] = "no exception",
-		[SIMTGPU_EXC_PAGE_FAULT] = "page fault",
-		[SIMTGPU_EXC_MISALIGNED] = "misaligned address",
-		[SIMTGPU_EXC_ILLEGAL_INSTRUCTION] = "illegal instruction",
-		[SIMTGPU_EXC_TRAP] = "trap (device-side assert)",
-		[SIMTGPU_EXC_DEADLOCK] = "barrier deadlock",
-		[SIMTGPU_EXC_BAD_PACKET] = "bad packet",
-		[SIMTGPU_EXC_PRIVILEGED_PACKET] = "privileged packet in IB",
-		[SIMTGPU_EXC_BAD_LAUNCH] = "bad launch",
-		[SIMTGPU_EXC_BAD_ECALL] = "bad ecall",
-		[SIMTGPU_EXC_ARCH_MISMATCH] = "architecture mismatch",
-	};
-
-	if (kind < ARRAY_SIZE(names) && names[kind])
-		return names[kind];
-	return "unknown exception";
-}
-
-const char *simtgpu_access_name(u32 access)
-{
-	switch (access) {
-	case SIMTGPU_ACCESS_READ:
-		return "read";
-	case SIMTGPU_ACCESS_WRITE:
-		return "write";
-	case SIMTGPU_ACCESS_EXEC:
-		return "exec";
-	case SIMTGPU_ACCESS_ATOMIC:
-		return "atomic";
-	default:
-		return "unknown";
-	}
-}
-
 static irqreturn_t simtgpu_irq_fence(int irq, void *arg)
 {
 	struct simtgpu_device *sdev = arg;

@@ -73,7 +73,7 @@ TEST(SimtRun, AtomicsOfThousandsOfThreadsAddUp) {
 TEST(SimtRun, TrapReportsWhere) {
     const Result r = simt_run("--grid 3 --block 8", "device_faults");
     EXPECT_EQ(r.status, 128 + 4) << r.output; // SIMTGPU_EXC_TRAP
-    EXPECT_TRUE(contains(r.output, "trap (ebreak)")) << r.output;
+    EXPECT_TRUE(contains(r.output, "trap (device-side assert)")) << r.output;
     EXPECT_TRUE(contains(r.output, "CTA (1,0,0), thread (3,0,0)")) << r.output;
     EXPECT_TRUE(contains(r.output, "lane 3")) << r.output;
 }

@@ -5,6 +5,7 @@
 // (or the exception record) into an exit status. docs/simulator.md.
 #include "elf64.h"
 #include "simtgpu/hw.h"
+#include "simtgpu/hw_names.h"
 #include "simtgpu/sim.h"
 
 #include <array>
@@ -294,64 +295,16 @@ Expected<bool> load_image(Driver &driver, const simtgpu::tools::ElfImage &image,
     return true;
 }
 
-const char *exception_name(uint32_t kind) {
-    switch (kind) {
-    case SIMTGPU_EXC_PAGE_FAULT: return "page fault";
-    case SIMTGPU_EXC_MISALIGNED: return "misaligned atomic";
-    case SIMTGPU_EXC_ILLEGAL_INSTRUCTION: return "illegal instruction";
-    case SIMTGPU_EXC_TRAP: return "trap (ebreak)";
-    case SIMTGPU_EXC_DEADLOCK: return "deadlock (every live thread of a CTA is blocked)";
-    case SIMTGPU_EXC_BAD_PACKET: return "bad packet";
-    case SIMTGPU_EXC_PRIVILEGED_PACKET: return "privileged packet";
-    case SIMTGPU_EXC_BAD_LAUNCH: return "bad launch";
-    case SIMTGPU_EXC_BAD_ECALL: return "unknown ecall";
-    case SIMTGPU_EXC_ARCH_MISMATCH: return "architecture mismatch";
-    }
-    return "unknown exception";
-}
-
-const char *fault_name(uint32_t fault) {
-    switch (fault) {
-    case SIMTGPU_FAULT_NOT_PRESENT: return "not mapped";
-    case SIMTGPU_FAULT_PROTECTION: return "not permitted by the page";
-    case SIMTGPU_FAULT_BAD_PTE: return "malformed page table entry";
-    case SIMTGPU_FAULT_OUT_OF_WINDOW: return "beyond the shared/local window";
-    case SIMTGPU_FAULT_NO_CONTEXT: return "no address space";
-    case SIMTGPU_FAULT_DMA: return "host memory access failed";
-    }
-    return "unknown fault";
-}
-
-const char *access_name(uint32_t access) {
-    switch (access) {
-    case SIMTGPU_ACCESS_READ: return "read";
-    case SIMTGPU_ACCESS_WRITE: return "write";
-    case SIMTGPU_ACCESS_EXEC: return "instruction fetch";
-    case SIMTGPU_ACCESS_ATOMIC: return "atomic";
-    }
-    return "access";
-}
-
-const char *launch_error_name(uint32_t detail) {
-    switch (detail) {
-    case SIMTGPU_LAUNCH_ERR_GEOMETRY: return "grid or block shape not supported";
-    case SIMTGPU_LAUNCH_ERR_SHARED: return "shared memory exceeds one SM";
-    case SIMTGPU_LAUNCH_ERR_STACK: return "stack size too large";
-    case SIMTGPU_LAUNCH_ERR_FLAGS: return "reserved bits set";
-    }
-    return "unknown reason";
-}
-
 void print_exception(Driver &d) {
     const uint32_t kind = d.reg(SIMTGPU_REG_EXC_KIND);
     const uint32_t detail = d.reg(SIMTGPU_REG_EXC_DETAIL);
     const uint64_t pc = d.reg(SIMTGPU_REG_EXC_PC_LO) | uint64_t(d.reg(SIMTGPU_REG_EXC_PC_HI)) << 32;
     const uint64_t addr =
         d.reg(SIMTGPU_REG_EXC_ADDR_LO) | uint64_t(d.reg(SIMTGPU_REG_EXC_ADDR_HI)) << 32;
-    std::fprintf(stderr, "simt-run: %s", exception_name(kind));
+    std::fprintf(stderr, "simt-run: %s", simtgpu_exception_name(kind));
     if (kind == SIMTGPU_EXC_PAGE_FAULT)
-        std::fprintf(stderr, ": %s of 0x%llx, %s", access_name(d.reg(SIMTGPU_REG_EXC_ACCESS)),
-                     (unsigned long long)addr, fault_name(detail));
+        std::fprintf(stderr, ": %s of 0x%llx, %s", simtgpu_access_name(d.reg(SIMTGPU_REG_EXC_ACCESS)),
+                     (unsigned long long)addr, simtgpu_fault_name(detail));
     else if (kind == SIMTGPU_EXC_ILLEGAL_INSTRUCTION)
         std::fprintf(stderr, " 0x%08x", detail);
     else if (kind == SIMTGPU_EXC_BAD_ECALL)
@@ -359,7 +312,7 @@ void print_exception(Driver &d) {
     else if (kind == SIMTGPU_EXC_BAD_LAUNCH)
         std::fprintf(stderr, ": %s (this device: up to %u threads per CTA, %u bytes of shared "
                      "memory, %u bytes of stack per thread)",
-                     launch_error_name(detail), d.reg(SIMTGPU_REG_MAX_THREADS_PER_CTA),
+                     simtgpu_launch_error_name(detail), d.reg(SIMTGPU_REG_MAX_THREADS_PER_CTA),
                      d.reg(SIMTGPU_REG_SHARED_PER_SM), d.reg(SIMTGPU_REG_MAX_STACK_PER_THREAD));
     else if (kind == SIMTGPU_EXC_ARCH_MISMATCH)
         std::fprintf(stderr, ": the code needs simt_%u", detail);

@@ -3,6 +3,7 @@
 #include "device_printf.h"
 
 #include "simtgpu/hw.h"
+#include "simtgpu/hw_names.h"
 #include "uapi/drm/simtgpu_drm.h"
 
 #include <cerrno>
@@ -23,19 +24,11 @@ std::string hex(uint64_t v) {
 }
 
 std::string dim3_text(const uint32_t v[3]) {
-    return "[" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," +
-           std::to_string(v[2]) + "]";
+    char buf[40];
+    std::snprintf(buf, sizeof(buf), "[%u,%u,%u]", v[0], v[1], v[2]);
+    return buf;
 }
 
-const char *access_name(uint32_t access) {
-    switch (access) {
-    case SIMTGPU_ACCESS_READ: return "read";
-    case SIMTGPU_ACCESS_WRITE: return "write";
-    case SIMTGPU_ACCESS_EXEC: return "instruction fetch";
-    case SIMTGPU_ACCESS_ATOMIC: return "atomic";
-    default: return "access";
-    }
-}
 
 } // namespace
 
@@ -439,11 +432,11 @@ simtgpuResult Context::check_queue(simtgpuStream_st &s) {
     switch (f.kind) {
     case SIMTGPU_EXC_PAGE_FAULT:
         return poison(SIMTGPU_ERROR_ILLEGAL_ADDRESS, std::string("illegal address: ") +
-                                                         access_name(f.access) + " of " +
+                                                         simtgpu_access_name(f.access) + " of " +
                                                          hex(f.address) + where);
     case SIMTGPU_EXC_MISALIGNED:
         return poison(SIMTGPU_ERROR_MISALIGNED_ADDRESS,
-                      std::string("misaligned ") + access_name(f.access) + " of " +
+                      std::string("misaligned ") + simtgpu_access_name(f.access) + " of " +
                           hex(f.address) + where);
     case SIMTGPU_EXC_ILLEGAL_INSTRUCTION:
         return poison(SIMTGPU_ERROR_ILLEGAL_INSTRUCTION,

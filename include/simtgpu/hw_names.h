@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Names of the exception record's codes (include/simtgpu/hw.h) in words,
+ * for the messages every layer prints: simt-run, the kernel driver's log
+ * line, the userspace driver's errors. One table, so a fault reads the same
+ * wherever it is reported. Usable from C, C++ and kernel C.
+ */
+#ifndef SIMTGPU_HW_NAMES_H
+#define SIMTGPU_HW_NAMES_H
+
+#include "simtgpu/hw.h"
+
+static inline const char *simtgpu_exception_name(uint32_t kind)
+{
+	switch (kind) {
+	case SIMTGPU_EXC_NONE:
+		return "no exception";
+	case SIMTGPU_EXC_PAGE_FAULT:
+		return "page fault";
+	case SIMTGPU_EXC_MISALIGNED:
+		return "misaligned atomic";
+	case SIMTGPU_EXC_ILLEGAL_INSTRUCTION:
+		return "illegal instruction";
+	case SIMTGPU_EXC_TRAP:
+		return "trap (device-side assert)";
+	case SIMTGPU_EXC_DEADLOCK:
+		return "deadlock (every live thread of a CTA is blocked)";
+	case SIMTGPU_EXC_BAD_PACKET:
+		return "bad packet";
+	case SIMTGPU_EXC_PRIVILEGED_PACKET:
+		return "privileged packet in an indirect buffer";
+	case SIMTGPU_EXC_BAD_LAUNCH:
+		return "bad launch";
+	case SIMTGPU_EXC_BAD_ECALL:
+		return "unknown ecall";
+	case SIMTGPU_EXC_ARCH_MISMATCH:
+		return "architecture mismatch";
+	}
+	return "unknown exception";
+}
+
+static inline const char *simtgpu_fault_name(uint32_t fault)
+{
+	switch (fault) {
+	case SIMTGPU_FAULT_NOT_PRESENT:
+		return "not mapped";
+	case SIMTGPU_FAULT_PROTECTION:
+		return "not permitted by the page";
+	case SIMTGPU_FAULT_BAD_PTE:
+		return "malformed page table entry";
+	case SIMTGPU_FAULT_OUT_OF_WINDOW:
+		return "beyond the shared/local window";
+	case SIMTGPU_FAULT_NO_CONTEXT:
+		return "no address space";
+	case SIMTGPU_FAULT_DMA:
+		return "host memory access failed";
+	}
+	return "unknown fault";
+}
+
+static inline const char *simtgpu_access_name(uint32_t access)
+{
+	switch (access) {
+	case SIMTGPU_ACCESS_READ:
+		return "read";
+	case SIMTGPU_ACCESS_WRITE:
+		return "write";
+	case SIMTGPU_ACCESS_EXEC:
+		return "instruction fetch";
+	case SIMTGPU_ACCESS_ATOMIC:
+		return "atomic";
+	}
+	return "unknown access";
+}
+
+static inline const char *simtgpu_launch_error_name(uint32_t detail)
+{
+	switch (detail) {
+	case SIMTGPU_LAUNCH_ERR_GEOMETRY:
+		return "grid or block shape not supported";
+	case SIMTGPU_LAUNCH_ERR_SHARED:
+		return "shared memory exceeds one SM";
+	case SIMTGPU_LAUNCH_ERR_STACK:
+		return "stack size too large";
+	case SIMTGPU_LAUNCH_ERR_FLAGS:
+		return "reserved bits set";
+	}
+	return "unknown reason";
+}
+
+#endif /* SIMTGPU_HW_NAMES_H */
