@@ -191,12 +191,13 @@ int main(int argc, char **argv) {
     // than falling back to a private in-process simulator.
     setenv("SIMTGPU_TRANSPORT", "drm", 0);
     if (simtgpuResult r = simtgpuInit(0)) {
+        // For a missing device libsimtgpu's detail starts "no simtgpu device
+        // found: <cause and fix>".
         bool missing = r == SIMTGPU_ERROR_NO_DEVICE || r == SIMTGPU_ERROR_DRIVER_NOT_LOADED;
         std::fprintf(stderr,
-                     "simt-smi: %s: %s\n"
+                     "simt-smi: %s%s\n"
                      "simt-smi: simt-doctor checks the whole chain and says how to fix it.\n",
-                     missing ? "no simtgpu device found" : "cannot use the simtgpu device",
-                     simtgpuGetErrorDetail());
+                     missing ? "" : "cannot use the simtgpu device: ", simtgpuGetErrorDetail());
         return r == SIMTGPU_ERROR_VERSION_MISMATCH ? kExitNoDevice + 1 : kExitNoDevice;
     }
     int count = 0;

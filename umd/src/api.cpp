@@ -112,9 +112,7 @@ simtgpuResult init_locked(DriverState &d) {
             return fail(SIMTGPU_ERROR_PERMISSION_DENIED, error);
         if (rc == -EINVAL)
             return fail(SIMTGPU_ERROR_INVALID_VALUE, error);
-        return fail(error.find("not loaded") != std::string::npos
-                        ? SIMTGPU_ERROR_DRIVER_NOT_LOADED
-                        : SIMTGPU_ERROR_NO_DEVICE,
+        return fail(rc == -ENOENT ? SIMTGPU_ERROR_DRIVER_NOT_LOADED : SIMTGPU_ERROR_NO_DEVICE,
                     error);
     }
     for (const auto &node : nodes) {

@@ -1,9 +1,13 @@
 #include "transport.h"
 
+#include "simtgpu/hw.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
+#include <fstream>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -56,6 +60,52 @@ bool module_loaded() {
     return stat("/sys/module/simtgpu", &st) == 0;
 }
 
+// The PCI address of the first simtgpu function on the bus, or "".
+std::string simtgpu_pci_address() {
+    std::error_code ec;
+    for (const auto &entry : std::filesystem::directory_iterator("/sys/bus/pci/devices", ec)) {
+        auto read_id = [&](const char *name) {
+            std::ifstream in(entry.path() / name);
+            unsigned long id = 0;
+            in >> std::hex >> id;
+            return id;
+        };
+        if (read_id("vendor") == SIMTGPU_PCI_VENDOR_ID && read_id("device") == SIMTGPU_PCI_DEVICE_ID)
+            return entry.path().filename().string();
+    }
+    return "";
+}
+
+// Why no render node was found, with the fix; the errno as documented at
+// transport_discover.
+int explain_missing_node(bool denied, bool other, std::string *error) {
+    if (denied) {
+        *error = "permission denied opening the render node /dev/dri/renderD*: add "
+                 "this user to the 'render' group or run as root";
+        return -EACCES;
+    }
+    const std::string pci = simtgpu_pci_address();
+    if (!module_loaded()) {
+        if (pci.empty()) {
+            *error = "no simtgpu device found: no PCI device 1234:5347 and no simtgpu kernel "
+                     "module on this machine: boot the VM with scripts/run-qemu.sh (make qemu), "
+                     "or set SIMTGPU_TRANSPORT=sim for the in-process simulator";
+            return -ENODEV;
+        }
+        *error = "no simtgpu device found: the PCI device 1234:5347 at " + pci +
+                 " has no driver because the simtgpu kernel module is not loaded: run "
+                 "`modprobe simtgpu` (or `insmod simtgpu.ko`; `make kmd` builds it)";
+        return -ENOENT;
+    }
+    *error = std::string("no simtgpu device found: the simtgpu module is loaded but offers no "
+                         "render node") +
+             (other ? " (only other drivers' render nodes exist)" : "") +
+             (pci.empty() ? ", and there is no PCI device 1234:5347: start the VM with the "
+                            "simtgpu device (scripts/run-qemu.sh adds it)"
+                          : ": check dmesg for the simtgpu probe of " + pci);
+    return -ENODEV;
+}
+
 } // namespace
 
 const char *transport_name(TransportKind kind) {
@@ -76,24 +126,9 @@ int transport_discover(std::vector<DeviceNode> *out, std::string *error) {
             out->push_back({TransportKind::Drm, path});
         if (!out->empty())
             return 0;
-        if (want == "drm") {
-            if (denied) {
-                *error = "permission denied opening the render node /dev/dri/renderD*: add "
-                         "this user to the 'render' group or run as root";
-                return -EACCES;
-            }
-            if (!module_loaded()) {
-                *error = "no simtgpu render node: the simtgpu kernel module is not loaded "
-                         "(run `insmod simtgpu.ko` or `modprobe simtgpu`), or set "
-                         "SIMTGPU_TRANSPORT=sim for the in-process simulator";
-                return -ENODEV;
-            }
-            *error = std::string("no simtgpu render node although the module is loaded") +
-                     (other ? " (only other drivers' render nodes exist)" : "") +
-                     ": check dmesg for the simtgpu probe, and that the PCI device "
-                     "1234:5347 is present";
-            return -ENODEV;
-        }
+        const bool hardware = denied || module_loaded() || !simtgpu_pci_address().empty();
+        if (want == "drm" || hardware)
+            return explain_missing_node(denied, other, error);
     }
     out->push_back({TransportKind::Sim, "in-process"});
     return 0;

@@ -49,8 +49,12 @@ private:
 
 // Finds the devices SIMTGPU_TRANSPORT allows: "drm" (render nodes whose
 // driver is simtgpu), "sim" (the in-process device), unset (render nodes if
-// any, else in-process). Returns 0, or a negative errno with *error saying
-// what is wrong and how to fix it (no node, module not loaded, ...).
+// any; else the in-process device, but only on a machine with no simtgpu
+// hardware or driver at all, so that a broken driver setup is reported, not
+// silently replaced by a simulator). Returns 0, or a negative errno with
+// *error saying what is wrong and how to fix it: -EACCES (a node we may not
+// open), -ENOENT (the PCI device is there, the module is not loaded),
+// -ENODEV (no device), -EINVAL (bad SIMTGPU_TRANSPORT).
 int transport_discover(std::vector<DeviceNode> *out, std::string *error);
 
 int transport_open(const DeviceNode &node, std::unique_ptr<Transport> *out, std::string *error);

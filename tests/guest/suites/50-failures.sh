@@ -61,6 +61,14 @@ if [ $status -ne 0 ] && has "$tmp/out" 'cudaErrorNoDevice' 'module is not loaded
 else
 	bad "no module: the runtime names the cause and the fix"
 fi
+"$dir/device_query" >"$tmp/out" 2>&1
+status=$?
+show "no module: device_query without SIMTGPU_TRANSPORT (exit $status)" "$tmp/out"
+if [ $status -ne 0 ] && has "$tmp/out" 'no simtgpu device found' 'module is not loaded' 'modprobe simtgpu'; then
+	ok "no module: no silent fallback to the in-process simulator"
+else
+	bad "no module: no silent fallback to the in-process simulator"
+fi
 simt-smi >"$tmp/out" 2>&1
 status=$?
 show "no module: simt-smi (exit $status)" "$tmp/out"

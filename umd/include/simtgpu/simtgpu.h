@@ -38,7 +38,7 @@ typedef enum simtgpuResult {
     SIMTGPU_ERROR_INVALID_DEVICE = 5,      /* ordinal out of range */
     SIMTGPU_ERROR_VERSION_MISMATCH = 6,    /* uAPI major differs */
     SIMTGPU_ERROR_PERMISSION_DENIED = 7,   /* cannot open the render node */
-    SIMTGPU_ERROR_DRIVER_NOT_LOADED = 8,   /* a render node of another driver only */
+    SIMTGPU_ERROR_DRIVER_NOT_LOADED = 8,   /* the device is there, its module is not */
     SIMTGPU_ERROR_INVALID_HANDLE = 9,      /* unknown context/stream/event/... */
     SIMTGPU_ERROR_INVALID_IMAGE = 10,      /* not a usable device ELF */
     SIMTGPU_ERROR_NO_BINARY_FOR_GPU = 11,  /* image arch newer than the device */
