@@ -73,10 +73,13 @@ simtgpuResult Context::create_bo(uint64_t size, uint32_t flags, Bo *out) {
         if (rc == -ENOSPC || rc == -ENOMEM) {
             drm_simtgpu_get_param used{SIMTGPU_PARAM_VRAM_USED, 0, 0};
             transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, &used);
+            const uint64_t total = props().vram_size;
+            const uint64_t free_bytes = total > used.value ? total - used.value : 0;
             return fail(SIMTGPU_ERROR_OUT_OF_MEMORY,
                         "out of device memory allocating " + std::to_string(size) +
-                            " bytes (" + std::to_string(used.value) + " of " +
-                            std::to_string(props().vram_size) + " bytes of VRAM in use)");
+                            " bytes: " + std::to_string(free_bytes) + " bytes free (" +
+                            std::to_string(used.value) + " of " + std::to_string(total) +
+                            " bytes of VRAM in use)");
         }
         return fail_errno(rc, "BO_CREATE of " + std::to_string(size) + " bytes");
     }

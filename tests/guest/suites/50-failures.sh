@@ -189,7 +189,7 @@ fi
 "$dir/out_of_vram" >"$tmp/out" 2>&1
 status=$?
 show "out_of_vram (exit $status)" "$tmp/out"
-if [ $status -ne 0 ] && has "$tmp/out" 'out of device memory allocating [0-9]+ bytes \([0-9]+ of [0-9]+ bytes of VRAM in use\)' 'cudaErrorMemoryAllocation: out of memory' 'afterwards: cudaSuccess'; then
+if [ $status -ne 0 ] && has "$tmp/out" 'out of device memory allocating [0-9]+ bytes: [0-9]+ bytes free \([0-9]+ of [0-9]+ bytes of VRAM in use\)' 'cudaErrorMemoryAllocation: out of memory' 'afterwards: cudaSuccess'; then
 	ok "out of VRAM: cudaErrorMemoryAllocation with the sizes"
 else
 	bad "out of VRAM: cudaErrorMemoryAllocation with the sizes"
