@@ -13,7 +13,8 @@
 #                               indexes
 #   /opt/simtgpu/bin, lib       BUILD_DIR/bin/* (except programs that load
 #                               LLVM: the compiler) and BUILD_DIR/lib/*.so*
-#   /opt/simtgpu/bin/run-suites.sh, /opt/simtgpu/suites/*.sh
+#   /opt/simtgpu/bin/run-suites.sh, /opt/simtgpu/bin/checks.sh (helpers the
+#   suites source), /opt/simtgpu/suites/*.sh
 #   the shared libraries of all these programs (found with ldd)
 #
 # <kver> is the kernel of Debian's linux-image-amd64 (see guest_kernel_version),
@@ -87,6 +88,7 @@ inputs_hash=$(
 	{
 		echo "$kver ${BOOT_MODULES[*]} ${EXTRA_MODULES[*]}"
 		for f in "$0" "$top/tests/guest/init/init" "$top/tests/guest/init/run-suites.sh" \
+			"$top/tests/guest/init/checks.sh" \
 			/bin/busybox /usr/bin/lspci "$kmod_ko" "${programs[@]}" "${libraries[@]}" \
 			"${suites[@]}"; do
 			if [[ -e "$f" ]]; then
@@ -119,6 +121,7 @@ install -m 755 "$top/tests/guest/init/init" "$root/init"
 if [[ -f "$top/tests/guest/init/run-suites.sh" ]]; then
 	install -m 755 "$top/tests/guest/init/run-suites.sh" "$root/opt/simtgpu/bin/run-suites.sh"
 fi
+install -m 644 "$top/tests/guest/init/checks.sh" "$root/opt/simtgpu/bin/checks.sh"
 for f in "${suites[@]}"; do install -m 755 "$f" "$root/opt/simtgpu/suites/"; done
 for f in "${programs[@]}"; do cp "$f" "$root/opt/simtgpu/bin/"; done
 for f in "${libraries[@]}"; do cp -P "$f" "$root/opt/simtgpu/lib/"; done

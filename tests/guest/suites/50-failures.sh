@@ -7,8 +7,7 @@
 # On a simt_1 device (run-qemu.sh --device-opts arch=1) the unsupported-GPU
 # failure reproduces; on the newest device the same program must just run.
 # Prints "failures: N passed, N failed".
-passed=0
-failed=0
+. /opt/simtgpu/bin/checks.sh
 build=${SIMTGPU_BUILD_DIR:-}
 dir=$build/examples/failures
 tmp=$(mktemp -d)
@@ -16,33 +15,9 @@ tmp=$(mktemp -d)
 # take the tools from the build tree through the share when not on PATH.
 [ -n "$build" ] && PATH=$PATH:$build/bin
 
-ok() {
-	echo "ok   $1"
-	passed=$((passed + 1))
-}
-bad() {
-	echo "FAIL $1"
-	failed=$((failed + 1))
-}
-# has FILE REGEX...: every regex matches somewhere in FILE.
-has() {
-	file=$1
-	shift
-	for re in "$@"; do
-		if ! grep -qE -- "$re" "$file"; then
-			echo "     missing /$re/ in:"
-			sed 's/^/     | /' "$file"
-			return 1
-		fi
-	done
-}
 # Kernel log lines since mark_log.
 mark_log() { dmesg | wc -l >"$tmp/mark"; }
 new_log() { dmesg | tail -n +$(($(cat "$tmp/mark") + 1)) >"$tmp/dmesg"; }
-show() {
-	echo "---- $1"
-	sed 's/^/  /' "$2"
-}
 
 if [ -z "$build" ] || [ ! -x "$dir/illegal_address" ]; then
 	echo "failures: no examples at $dir (build the failure_examples target)"

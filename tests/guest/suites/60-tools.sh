@@ -4,8 +4,7 @@
 # driver's sysfs attributes and /proc/PID/fdinfo read here. A program from
 # examples/failures (bystander) keeps the GPU busy for the process checks.
 # Prints "tools: N passed, N failed".
-passed=0
-failed=0
+. /opt/simtgpu/bin/checks.sh
 build=${SIMTGPU_BUILD_DIR:-}
 bystander=$build/examples/failures/bystander
 tmp=$(mktemp -d)
@@ -13,18 +12,6 @@ tmp=$(mktemp -d)
 # take the tools from the build tree through the share when not on PATH.
 [ -n "$build" ] && PATH=$PATH:$build/bin
 
-ok() {
-	echo "ok   $1"
-	passed=$((passed + 1))
-}
-bad() {
-	echo "FAIL $1"
-	failed=$((failed + 1))
-}
-show() {
-	echo "---- $1"
-	sed 's/^/  /' "$2"
-}
 
 if ! command -v simt-smi >/dev/null 2>&1 || ! command -v simt-doctor >/dev/null 2>&1; then
 	echo "tools: simt-smi or simt-doctor is not in the image"

@@ -31,8 +31,6 @@
 #ifndef __launch_bounds__
 #define __launch_bounds__(...)
 #endif
-#endif
-
 #ifndef __forceinline__
 #define __forceinline__ __inline__ __attribute__((always_inline))
 #endif
@@ -41,6 +39,7 @@
 #endif
 #ifndef __align__
 #define __align__(n) __attribute__((aligned(n)))
+#endif
 #endif
 #ifndef __cudart_builtin__
 #define __cudart_builtin__
