@@ -17,7 +17,7 @@
 #   suites source), /opt/simtgpu/suites/*.sh
 #   the shared libraries of all these programs (found with ldd)
 #
-# <kver> is the kernel of Debian's linux-image-amd64 (see guest_kernel_version),
+# <kver> is the kernel of Debian's linux-image-amd64 (scripts/guest-kernel-version.sh),
 # not necessarily the running one. The image goes to
 # BUILD_DIR/guest/initramfs.cpio.gz and is rebuilt only when the hash of its
 # inputs changes. BUILD_DIR/guest/initramfs.kernel names the kernel version
@@ -39,19 +39,7 @@ BOOT_MODULES=(virtio_pci drm drm_buddy gpu-sched)
 EXTRA_MODULES=(9pnet_virtio 9p drm_kms_helper drm_shmem_helper drm_ttm_helper)
 
 # The kernel version linux-image-amd64 depends on, e.g. 6.1.0-57-amd64.
-guest_kernel_version() {
-	local dep
-	dep=$(dpkg-query -W -f='${Depends}' linux-image-amd64 2>/dev/null |
-		grep -o 'linux-image-[0-9][^ ,]*' | head -n 1)
-	if [[ -n "$dep" ]]; then
-		echo "${dep#linux-image-}"
-		return
-	fi
-	# No metapackage: the newest kernel with modules installed.
-	ls /lib/modules | sort -V | tail -n 1
-}
-
-kver=${SIMTGPU_GUEST_KERNEL:-$(guest_kernel_version)}
+kver=$("$top/scripts/guest-kernel-version.sh")
 moddir=/lib/modules/$kver
 if [[ ! -f $moddir/modules.dep ]]; then
 	log "no modules for kernel $kver in $moddir (install linux-image-amd64)"
