@@ -73,11 +73,16 @@ protected:
     // Writes packets into `ib` and submits them on `q`, signalling `out`.
     int submit(const BoHandle &ib, const std::vector<uint32_t> &packets, uint32_t q,
                uint32_t out, std::vector<uint32_t> in = {}, Transport *t = nullptr) {
-        std::memcpy(ib.cpu, packets.data(), packets.size() * 4);
-        std::vector<drm_simtgpu_sync> ins, outs;
+        std::vector<drm_simtgpu_sync> ins;
         for (uint32_t h : in)
             ins.push_back({h, 0, 0});
-        outs.push_back({out, 0, 0});
+        return submit_syncs(ib, packets, q, ins, {{out, 0, 0}}, t);
+    }
+    // The same with syncobj points.
+    int submit_syncs(const BoHandle &ib, const std::vector<uint32_t> &packets, uint32_t q,
+                     const std::vector<drm_simtgpu_sync> &ins,
+                     const std::vector<drm_simtgpu_sync> &outs, Transport *t = nullptr) {
+        std::memcpy(ib.cpu, packets.data(), packets.size() * 4);
         drm_simtgpu_submit s{};
         s.ib_va = ib.va;
         s.ib_dwords = uint32_t(packets.size());
@@ -85,9 +90,35 @@ protected:
         s.in_syncs = reinterpret_cast<uint64_t>(ins.data());
         s.in_sync_count = uint32_t(ins.size());
         s.out_syncs = reinterpret_cast<uint64_t>(outs.data());
-        s.out_sync_count = 1;
+        s.out_sync_count = uint32_t(outs.size());
         s.sync_stride = sizeof(drm_simtgpu_sync);
         return io(t ? *t : *t_, DRM_IOCTL_SIMTGPU_SUBMIT, &s);
+    }
+    int timeline_wait(std::vector<uint32_t> handles, std::vector<uint64_t> points,
+                      uint32_t flags = 0, int64_t timeout_ns = INT64_MAX,
+                      uint32_t *first_signaled = nullptr) {
+        drm_syncobj_timeline_wait w{};
+        w.handles = reinterpret_cast<uint64_t>(handles.data());
+        w.points = reinterpret_cast<uint64_t>(points.data());
+        w.count_handles = uint32_t(handles.size());
+        w.flags = flags;
+        w.timeout_nsec = timeout_ns;
+        int ret = io(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
+        if (first_signaled)
+            *first_signaled = w.first_signaled;
+        return ret;
+    }
+    // SYNCOBJ_QUERY of one syncobj; UINT64_MAX on error.
+    uint64_t query(uint32_t handle, uint32_t flags = 0) {
+        uint64_t point = 0;
+        drm_syncobj_timeline_array a{reinterpret_cast<uint64_t>(&handle),
+                                     reinterpret_cast<uint64_t>(&point), 1, flags};
+        return io(DRM_IOCTL_SYNCOBJ_QUERY, &a) == 0 ? point : UINT64_MAX;
+    }
+    int timeline_signal(uint32_t handle, uint64_t point) {
+        drm_syncobj_timeline_array a{reinterpret_cast<uint64_t>(&handle),
+                                     reinterpret_cast<uint64_t>(&point), 1, 0};
+        return io(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, &a);
     }
     template <typename T> static void put(std::vector<uint32_t> &ib, uint32_t op, const T &body,
                                           uint32_t flags = 0) {
@@ -311,6 +342,87 @@ TEST_F(Uapi, SyncobjWaitSignalAndReset) {
     drm_syncobj_destroy d{s, 0};
     EXPECT_EQ(io(DRM_IOCTL_SYNCOBJ_DESTROY, &d), 0);
     EXPECT_EQ(wait(s, 0), -ENOENT);
+}
+
+TEST_F(Uapi, TimelinePointsOrderJobsAcrossQueues) {
+    const uint64_t bytes = 1 << 20;
+    BoHandle ib1 = bo(4096), ib2 = bo(4096), a = bo(bytes), b = bo(bytes);
+    uint32_t q1 = queue(SIMTGPU_PRIORITY_LOW), q2 = queue(SIMTGPU_PRIORITY_HIGH);
+    uint32_t tl = syncobj();
+    std::vector<uint32_t> p1, p2;
+    put(p1, SIMTGPU_PKT_FILL, simtgpu_pkt_fill{a.va, bytes, 0x01010101u, 0});
+    put(p1, SIMTGPU_PKT_FILL, simtgpu_pkt_fill{a.va, bytes, 0x77777777u, 0});
+    put(p2, SIMTGPU_PKT_COPY, simtgpu_pkt_copy{a.va, b.va, bytes});
+    // Point 2 is not submitted yet: nothing to wait for.
+    EXPECT_EQ(submit_syncs(ib2, p2, q2, {{tl, 0, 2}}, {{tl, 0, 3}}), -EINVAL);
+    ASSERT_EQ(submit_syncs(ib1, p1, q1, {}, {{tl, 0, 1}}), 0);
+    ASSERT_EQ(submit_syncs(ib2, p2, q2, {{tl, 0, 1}}, {{tl, 0, 2}}), 0);
+    EXPECT_EQ(query(tl, DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED), 2u);
+    EXPECT_EQ(timeline_wait({tl}, {2}, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE, 0), 0);
+    ASSERT_EQ(timeline_wait({tl}, {2}), 0);
+    EXPECT_EQ(timeline_wait({tl}, {1}, 0, 0), 0); // done before its dependent
+    EXPECT_EQ(query(tl), 2u);
+    for (uint64_t i = 0; i < bytes; i += 4093)
+        ASSERT_EQ(b.cpu[i], 0x77) << i;
+    EXPECT_EQ(timeline_wait({tl}, {3}, 0, 0), -EINVAL);
+    EXPECT_EQ(timeline_wait({tl}, {3}, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, 0), -ETIME);
+    EXPECT_EQ(wait(tl, 0), 0); // a binary wait waits for the last point
+}
+
+TEST_F(Uapi, TimelineCpuSignalQueryAndWait) {
+    uint32_t s = syncobj(), t = syncobj();
+    EXPECT_EQ(query(s), 0u);
+    EXPECT_EQ(timeline_wait({s}, {1}, 0, 0), -EINVAL);
+    EXPECT_EQ(timeline_wait({s}, {1}, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, 0), -ETIME);
+    EXPECT_EQ(timeline_wait({s}, {1}, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE, 0), -ETIME);
+    ASSERT_EQ(timeline_signal(s, 1), 0);
+    ASSERT_EQ(timeline_signal(s, 3), 0);
+    EXPECT_EQ(query(s), 3u);
+    EXPECT_EQ(timeline_wait({s}, {2}, 0, 0), 0); // point 3 covers 2
+    EXPECT_EQ(timeline_wait({s}, {4}, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, 0), -ETIME);
+    ASSERT_EQ(timeline_signal(t, 5), 0);
+    uint32_t first = 99;
+    EXPECT_EQ(timeline_wait({s, t}, {4, 5}, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, 0, &first), 0);
+    EXPECT_EQ(first, 1u);
+    const uint32_t submit_all =
+        DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL;
+    EXPECT_EQ(timeline_wait({s, t}, {4, 5}, submit_all, 0), -ETIME);
+    EXPECT_EQ(timeline_wait({s, t}, {3, 5}, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, 0), 0);
+    // A job may wait for a CPU-signalled point.
+    BoHandle ib = bo(4096);
+    uint32_t q = queue(), out = syncobj();
+    std::vector<uint32_t> nop = {SIMTGPU_PKT_HEADER(SIMTGPU_PKT_NOP, 0, 0)};
+    ASSERT_EQ(submit_syncs(ib, nop, q, {{s, 0, 2}}, {{out, 0, 0}}), 0);
+    EXPECT_EQ(wait(out), 0);
+}
+
+TEST_F(Uapi, TimelineValidation) {
+    uint32_t s = syncobj(), missing = 4242;
+    uint64_t point = 1;
+    ASSERT_EQ(timeline_signal(s, 1), 0);
+    EXPECT_EQ(timeline_wait({s}, {1}, 1u << 3, 0), -EINVAL);
+    EXPECT_EQ(timeline_wait({}, {}, 0, 0), -EINVAL);
+    EXPECT_EQ(timeline_wait({missing}, {1}, 0, 0), -ENOENT);
+    drm_syncobj_timeline_array a{reinterpret_cast<uint64_t>(&s),
+                                 reinterpret_cast<uint64_t>(&point), 1, 1u << 1};
+    EXPECT_EQ(io(DRM_IOCTL_SYNCOBJ_QUERY, &a), -EINVAL);
+    a.flags = 1;
+    EXPECT_EQ(io(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, &a), -EINVAL);
+    a.flags = 0;
+    a.count_handles = 0;
+    EXPECT_EQ(io(DRM_IOCTL_SYNCOBJ_QUERY, &a), -EINVAL);
+    EXPECT_EQ(io(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, &a), -EINVAL);
+    a.count_handles = 1;
+    a.handles = reinterpret_cast<uint64_t>(&missing);
+    EXPECT_EQ(io(DRM_IOCTL_SYNCOBJ_QUERY, &a), -ENOENT);
+    EXPECT_EQ(io(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, &a), -ENOENT);
+    // A sync with a point still has to have an empty pad.
+    BoHandle ib = bo(4096);
+    uint32_t q = queue();
+    std::vector<uint32_t> nop = {SIMTGPU_PKT_HEADER(SIMTGPU_PKT_NOP, 0, 0)};
+    EXPECT_EQ(submit_syncs(ib, nop, q, {{s, 1, 1}}, {}), -EINVAL);
+    EXPECT_EQ(submit_syncs(ib, nop, q, {}, {{s, 1, 2}}), -EINVAL);
+    EXPECT_EQ(query(s), 1u);
 }
 
 TEST_F(Uapi, FaultsFailTheJobAndMarkTheQueue) {

@@ -178,9 +178,81 @@ struct Fence {
     int error = 0;
 };
 
+// A syncobj's fence: binary, or a timeline (a dma_fence_chain: points in
+// submission order on top of the fence they were added to).
 struct Syncobj {
-    std::shared_ptr<Fence> fence; // null: nothing submitted yet
+    struct Point {
+        uint64_t seqno;
+        std::shared_ptr<Fence> fence;
+    };
+    std::shared_ptr<Fence> fence; // binary, or the chain's base; null: none
+    std::vector<Point> points;    // non-empty: the fence is a chain
+    uint64_t floor = 0;           // last point dropped once all up to it signalled
+
+    bool empty() const { return !fence && points.empty(); }
+    void replace(std::shared_ptr<Fence> f) {
+        fence = std::move(f);
+        points.clear();
+        floor = 0;
+    }
+    // drm_syncobj_add_point: as dma_fence_chain_init, a point not above the
+    // last one is folded onto it.
+    void add_point(uint64_t point, std::shared_ptr<Fence> f) {
+        uint64_t seqno = points.empty() ? point : std::max(points.back().seqno, point);
+        points.push_back({seqno, std::move(f)});
+        // Signalled links go, as the chain's walk drops them.
+        while (points.size() > 1 && (!fence || fence->signaled) && points.front().fence->signaled) {
+            floor = points.front().seqno;
+            fence.reset();
+            points.erase(points.begin());
+        }
+    }
+    // drm_syncobj_find_fence: false if there is no fence for `point` yet;
+    // otherwise adds the unsignalled fences its fence waits for to `deps`
+    // (a chain node signals once it and every earlier point have).
+    bool resolve(uint64_t point, std::vector<std::shared_ptr<Fence>> *deps) const {
+        if (empty())
+            return false;
+        size_t upto = points.size();
+        if (point) {
+            if (points.empty() || points.back().seqno < point)
+                return false;
+            if (point <= floor)
+                return true;
+            auto at = std::find_if(points.begin(), points.end(),
+                                   [&](auto &p) { return p.seqno >= point; });
+            upto = size_t(at - points.begin()) + 1;
+        }
+        if (fence && !fence->signaled)
+            deps->push_back(fence);
+        for (size_t i = 0; i < upto; ++i)
+            if (!points[i].fence->signaled)
+                deps->push_back(points[i].fence);
+        return true;
+    }
+    bool signaled() const {
+        std::vector<std::shared_ptr<Fence>> deps;
+        return resolve(0, &deps) && deps.empty();
+    }
+    // SYNCOBJ_QUERY: the last point up to which everything has signalled.
+    uint64_t last_signaled() const {
+        uint64_t last = points.empty() ? 0 : floor;
+        if (fence && !fence->signaled)
+            return last;
+        for (auto &p : points) {
+            if (!p.fence->signaled)
+                break;
+            last = p.seqno;
+        }
+        return last;
+    }
 };
+
+static std::shared_ptr<Fence> signaled_fence() {
+    auto fence = std::make_shared<Fence>();
+    fence->signaled = true;
+    return fence;
+}
 
 struct Bo {
     uint32_t flags = 0;
@@ -296,6 +368,10 @@ private:
     int syncobj_destroy(FileState *f, drm_syncobj_destroy *a);
     int syncobj_wait(FileState *f, drm_syncobj_wait *a, std::unique_lock<std::mutex> &lock);
     int syncobj_reset_or_signal(FileState *f, drm_syncobj_array *a, bool signal);
+    int syncobj_timeline_wait(FileState *f, drm_syncobj_timeline_wait *a,
+                              std::unique_lock<std::mutex> &lock);
+    int syncobj_query(FileState *f, drm_syncobj_timeline_array *a);
+    int syncobj_timeline_signal(FileState *f, drm_syncobj_timeline_array *a);
     void free_bo(FileState *f, Bo &bo);
 
     SimLibrary lib_;
@@ -595,6 +671,12 @@ int SimDevice::ioctl(FileState *f, unsigned long request, void *arg) {
         return syncobj_reset_or_signal(f, static_cast<drm_syncobj_array *>(arg), false);
     case DRM_IOCTL_SYNCOBJ_SIGNAL:
         return syncobj_reset_or_signal(f, static_cast<drm_syncobj_array *>(arg), true);
+    case DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT:
+        return syncobj_timeline_wait(f, static_cast<drm_syncobj_timeline_wait *>(arg), lock);
+    case DRM_IOCTL_SYNCOBJ_QUERY:
+        return syncobj_query(f, static_cast<drm_syncobj_timeline_array *>(arg));
+    case DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL:
+        return syncobj_timeline_signal(f, static_cast<drm_syncobj_timeline_array *>(arg));
     default:
         return -ENOTTY;
     }
@@ -773,26 +855,26 @@ int SimDevice::submit(FileState *f, drm_simtgpu_submit *a) {
     for (uint32_t i = 0; i < a->in_sync_count; ++i) {
         drm_simtgpu_sync sync;
         read_sync(a->in_syncs, i, &sync);
-        if (sync.pad || sync.point) // timeline points: kmd only, see docs/umd.md
+        if (sync.pad)
             return -EINVAL;
         auto it = f->syncobjs.find(sync.handle);
         if (it == f->syncobjs.end())
             return -ENOENT;
-        if (!it->second->fence)
-            return -EINVAL; // as drm_syncobj_find_fence: nothing to wait for
-        if (!it->second->fence->signaled)
-            job->deps.push_back(it->second->fence);
+        // As kmd's drm_syncobj_find_fence without WAIT_FOR_SUBMIT: no fence
+        // (or no such point yet) is nothing to wait for.
+        if (!it->second->resolve(sync.point, &job->deps))
+            return -EINVAL;
     }
-    std::vector<std::shared_ptr<Syncobj>> outs;
+    std::vector<std::pair<std::shared_ptr<Syncobj>, uint64_t>> outs;
     for (uint32_t i = 0; i < a->out_sync_count; ++i) {
         drm_simtgpu_sync sync;
         read_sync(a->out_syncs, i, &sync);
-        if (sync.pad || sync.point)
+        if (sync.pad)
             return -EINVAL;
         auto it = f->syncobjs.find(sync.handle);
         if (it == f->syncobjs.end())
             return -ENOENT;
-        outs.push_back(it->second);
+        outs.emplace_back(it->second, sync.point);
     }
     if (!(a->flags & SIMTGPU_SUBMIT_NO_IMPLICIT_SYNC))
         for (auto &[bo, flags] : bos)
@@ -800,8 +882,12 @@ int SimDevice::submit(FileState *f, drm_simtgpu_submit *a) {
                 job->deps.push_back(bo->last_use);
     for (auto &[bo, flags] : bos)
         bo->last_use = job->done;
-    for (auto &syncobj : outs)
-        syncobj->fence = job->done;
+    for (auto &[syncobj, point] : outs) {
+        if (point)
+            syncobj->add_point(point, job->done);
+        else
+            syncobj->replace(job->done);
+    }
 
     queue->waiting.push_back(job);
     ++queue->unfinished;
@@ -873,10 +959,8 @@ int SimDevice::syncobj_create(FileState *f, drm_syncobj_create *a) {
     if (a->flags & ~DRM_SYNCOBJ_CREATE_SIGNALED)
         return -EINVAL;
     auto syncobj = std::make_shared<Syncobj>();
-    if (a->flags & DRM_SYNCOBJ_CREATE_SIGNALED) {
-        syncobj->fence = std::make_shared<Fence>();
-        syncobj->fence->signaled = true;
-    }
+    if (a->flags & DRM_SYNCOBJ_CREATE_SIGNALED)
+        syncobj->replace(signaled_fence());
     a->handle = f->next_syncobj++;
     f->syncobjs[a->handle] = syncobj;
     return 0;
@@ -900,7 +984,7 @@ int SimDevice::syncobj_wait(FileState *f, drm_syncobj_wait *a,
         auto it = f->syncobjs.find(handles[i]);
         if (it == f->syncobjs.end())
             return -ENOENT;
-        if (!it->second->fence && !(a->flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT))
+        if (it->second->empty() && !(a->flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT))
             return -EINVAL;
         objs.push_back(it->second);
     }
@@ -909,7 +993,7 @@ int SimDevice::syncobj_wait(FileState *f, drm_syncobj_wait *a,
     auto ready = [&] {
         bool any = false, every = true;
         for (uint32_t i = 0; i < objs.size(); ++i) {
-            bool s = objs[i]->fence && objs[i]->fence->signaled;
+            bool s = objs[i]->signaled();
             if (s && !any)
                 first = i;
             any |= s;
@@ -934,14 +1018,103 @@ int SimDevice::syncobj_reset_or_signal(FileState *f, drm_syncobj_array *a, bool 
             return -ENOENT;
         objs.push_back(it->second);
     }
-    for (auto &obj : objs) {
-        if (signal) {
-            obj->fence = std::make_shared<Fence>();
-            obj->fence->signaled = true;
-        } else {
-            obj->fence.reset();
-        }
+    for (auto &obj : objs)
+        obj->replace(signal ? signaled_fence() : nullptr);
+    done_.notify_all();
+    wake_scheduler();
+    return 0;
+}
+
+// drm_syncobj_array_find: unknown handles are -ENOENT.
+static int find_syncobjs(FileState *f, uint64_t handles, uint32_t count,
+                         std::vector<std::shared_ptr<Syncobj>> *objs) {
+    const auto *h = reinterpret_cast<const uint32_t *>(handles);
+    for (uint32_t i = 0; i < count; ++i) {
+        auto it = f->syncobjs.find(h[i]);
+        if (it == f->syncobjs.end())
+            return -ENOENT;
+        objs->push_back(it->second);
     }
+    return 0;
+}
+
+int SimDevice::syncobj_timeline_wait(FileState *f, drm_syncobj_timeline_wait *a,
+                                     std::unique_lock<std::mutex> &lock) {
+    constexpr uint32_t known = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL |
+                               DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT |
+                               DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE;
+    // The kernel does not check pad here.
+    if ((a->flags & ~known) || a->count_handles == 0)
+        return -EINVAL;
+    std::vector<std::shared_ptr<Syncobj>> objs;
+    if (int err = find_syncobjs(f, a->handles, a->count_handles, &objs))
+        return err;
+    const auto *points = reinterpret_cast<const uint64_t *>(a->points); // null: all 0
+    bool later = a->flags & (DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT |
+                             DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE);
+    bool available = a->flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE;
+    bool all = a->flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL;
+    // As the kernel, a point's fence is taken once it exists and waited on
+    // even if the syncobj changes afterwards.
+    struct Entry {
+        bool found = false;
+        std::vector<std::shared_ptr<Fence>> deps;
+    };
+    std::vector<Entry> entries(objs.size());
+    auto find = [&](uint32_t i) {
+        if (!entries[i].found)
+            entries[i].found = objs[i]->resolve(points ? points[i] : 0, &entries[i].deps);
+        return entries[i].found;
+    };
+    for (uint32_t i = 0; i < objs.size(); ++i)
+        if (!find(i) && !later)
+            return -EINVAL;
+    uint32_t first = 0;
+    auto ready = [&] {
+        bool any = false, every = true;
+        for (uint32_t i = 0; i < objs.size(); ++i) {
+            bool s = find(i) && (available ||
+                                 std::all_of(entries[i].deps.begin(), entries[i].deps.end(),
+                                             [](auto &d) { return d->signaled; }));
+            if (s && !any)
+                first = i;
+            any |= s;
+            every &= s;
+        }
+        return all ? every : any;
+    };
+    if (!done_.wait_until(lock, from_monotonic_ns(a->timeout_nsec), ready))
+        return -ETIME;
+    a->first_signaled = first;
+    return 0;
+}
+
+int SimDevice::syncobj_query(FileState *f, drm_syncobj_timeline_array *a) {
+    if ((a->flags & ~DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED) || a->count_handles == 0)
+        return -EINVAL;
+    std::vector<std::shared_ptr<Syncobj>> objs;
+    if (int err = find_syncobjs(f, a->handles, a->count_handles, &objs))
+        return err;
+    auto *points = reinterpret_cast<uint64_t *>(a->points);
+    for (uint32_t i = 0; i < objs.size(); ++i) {
+        const Syncobj &s = *objs[i];
+        if (a->flags & DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED)
+            points[i] = s.points.empty() ? 0 : s.points.back().seqno;
+        else
+            points[i] = s.last_signaled();
+    }
+    return 0;
+}
+
+int SimDevice::syncobj_timeline_signal(FileState *f, drm_syncobj_timeline_array *a) {
+    if (a->flags || a->count_handles == 0)
+        return -EINVAL;
+    std::vector<std::shared_ptr<Syncobj>> objs;
+    if (int err = find_syncobjs(f, a->handles, a->count_handles, &objs))
+        return err;
+    const auto *points = reinterpret_cast<const uint64_t *>(a->points); // null: all 0
+    for (uint32_t i = 0; i < objs.size(); ++i)
+        objs[i]->add_point(points ? points[i] : 0, signaled_fence());
     done_.notify_all();
     wake_scheduler();
     return 0;
