@@ -51,6 +51,31 @@ Clock::time_point from_monotonic_ns(int64_t ns) {
     return Clock::time_point(std::chrono::nanoseconds(ns));
 }
 
+// The wait of DRM's syncobj ioctls: until one of `count` objects (every one
+// with `all`) is signalled by `signaled(i)`, or the absolute CLOCK_MONOTONIC
+// deadline. Returns 0 and the first signalled index, or -ETIME.
+template <typename Signaled>
+int wait_for_syncobjs(std::condition_variable &changed, std::unique_lock<std::mutex> &lock,
+                      uint32_t count, bool all, int64_t timeout_nsec, Signaled signaled,
+                      uint32_t *first_signaled) {
+    uint32_t first = 0;
+    auto ready = [&] {
+        bool any = false, every = true;
+        for (uint32_t i = 0; i < count; ++i) {
+            bool s = signaled(i);
+            if (s && !any)
+                first = i;
+            any |= s;
+            every &= s;
+        }
+        return all ? every : any;
+    };
+    if (!changed.wait_until(lock, from_monotonic_ns(timeout_nsec), ready))
+        return -ETIME;
+    *first_signaled = first;
+    return 0;
+}
+
 // The entry points of libsimtgpu-sim.so, found with dlsym.
 struct SimLibrary {
     void *handle = nullptr;
@@ -989,22 +1014,9 @@ int SimDevice::syncobj_wait(FileState *f, drm_syncobj_wait *a,
         objs.push_back(it->second);
     }
     bool all = a->flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL;
-    uint32_t first = 0;
-    auto ready = [&] {
-        bool any = false, every = true;
-        for (uint32_t i = 0; i < objs.size(); ++i) {
-            bool s = objs[i]->signaled();
-            if (s && !any)
-                first = i;
-            any |= s;
-            every &= s;
-        }
-        return all ? every : any;
-    };
-    if (!done_.wait_until(lock, from_monotonic_ns(a->timeout_nsec), ready))
-        return -ETIME;
-    a->first_signaled = first;
-    return 0;
+    return wait_for_syncobjs(
+        done_, lock, uint32_t(objs.size()), all, a->timeout_nsec,
+        [&](uint32_t i) { return objs[i]->signaled(); }, &a->first_signaled);
 }
 
 int SimDevice::syncobj_reset_or_signal(FileState *f, drm_syncobj_array *a, bool signal) {
@@ -1069,24 +1081,14 @@ int SimDevice::syncobj_timeline_wait(FileState *f, drm_syncobj_timeline_wait *a,
     for (uint32_t i = 0; i < objs.size(); ++i)
         if (!find(i) && !later)
             return -EINVAL;
-    uint32_t first = 0;
-    auto ready = [&] {
-        bool any = false, every = true;
-        for (uint32_t i = 0; i < objs.size(); ++i) {
-            bool s = find(i) && (available ||
-                                 std::all_of(entries[i].deps.begin(), entries[i].deps.end(),
-                                             [](auto &d) { return d->signaled; }));
-            if (s && !any)
-                first = i;
-            any |= s;
-            every &= s;
-        }
-        return all ? every : any;
-    };
-    if (!done_.wait_until(lock, from_monotonic_ns(a->timeout_nsec), ready))
-        return -ETIME;
-    a->first_signaled = first;
-    return 0;
+    return wait_for_syncobjs(
+        done_, lock, uint32_t(objs.size()), all, a->timeout_nsec,
+        [&](uint32_t i) {
+            return find(i) && (available ||
+                               std::all_of(entries[i].deps.begin(), entries[i].deps.end(),
+                                           [](auto &d) { return d->signaled; }));
+        },
+        &a->first_signaled);
 }
 
 int SimDevice::syncobj_query(FileState *f, drm_syncobj_timeline_array *a) {
