@@ -40,8 +40,14 @@ Context::Context(simtgpuDevice device, std::unique_ptr<Transport> transport)
 const simtgpuDeviceProperties &Context::props() const { return (*devices())[device_].props; }
 
 Context::~Context() {
-    // Work still queued finishes first, as when a process closes its fd.
+    // Work still queued finishes first, as when a process closes its fd, and
+    // the streams go before what their work and printf drain use (events'
+    // timestamps, module images, memory). destroy_stream erases the stream
+    // from streams_, so take the front each time rather than iterate.
     synchronize_all();
+    while (!streams_.empty())
+        destroy_stream(&streams_.front());
+    destroy_stream(&default_stream_);
     for (auto &event : events) {
         if (event.syncobj) {
             drm_syncobj_destroy d{event.syncobj, 0};
@@ -51,10 +57,6 @@ Context::~Context() {
     }
     for (auto &module : modules)
         destroy_bo(module.bo);
-    for (auto &s : streams_)
-        destroy_stream(&s);
-    streams_.clear();
-    destroy_stream(&default_stream_);
     for (auto &[va, bo] : device_bos_)
         if (bo.kind != BoKind::Module)
             destroy_bo(bo);

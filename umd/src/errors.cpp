@@ -1,18 +1,22 @@
 #include "driver.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace simtgpu::umd {
 
 namespace {
-thread_local std::string last_detail;
+// A plain array, not a std::string: a thread's thread_local objects with
+// destructors are destroyed before exit() runs atexit handlers, and those
+// (the CUDA runtime's shutdown destroying contexts) still record details.
+thread_local char last_detail[2048];
 }
 
-const char *last_detail_c() { return last_detail.c_str(); }
+const char *last_detail_c() { return last_detail; }
 
 simtgpuResult fail(simtgpuResult code, const std::string &detail) {
-    last_detail = detail;
+    std::snprintf(last_detail, sizeof(last_detail), "%s", detail.c_str());
     return code;
 }
 
