@@ -12,6 +12,7 @@
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace simtgpu::umd::test;
@@ -461,6 +462,76 @@ TEST_F(DriverApi, LimitsApplyBeforeTheFirstLaunch) {
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 2);
     EXPECT_EQ(simtgpuCtxSetLimit(ctx_, SIMTGPU_LIMIT_PRINTF_FIFO_SIZE, 1 << 21),
               SIMTGPU_ERROR_INVALID_VALUE);
+}
+
+// A context destroyed with everything still alive and work still queued, as
+// the CUDA runtime's exit-time shutdown does it: the work finishes (its printf
+// is printed), then streams, events, modules and memory go, in that order.
+TEST_F(DriverApi, DestroyingAContextWithLiveStreamsAndQueuedWork) {
+    std::vector<simtgpuStream> streams(3);
+    ASSERT_OK(simtgpuStreamCreate(&streams[0], ctx_, 0, 0));
+    ASSERT_OK(simtgpuStreamCreate(&streams[1], ctx_, SIMTGPU_STREAM_NON_BLOCKING, 0));
+    ASSERT_OK(simtgpuStreamCreate(&streams[2], ctx_, 0, -1));
+    simtgpuEvent recorded, unrecorded;
+    ASSERT_OK(simtgpuEventCreate(&recorded, ctx_, 0));
+    ASSERT_OK(simtgpuEventCreate(&unrecorded, ctx_, 0));
+    const uint32_t n = 4096;
+    uint32_t *pinned = nullptr;
+    ASSERT_OK(simtgpuMemHostAlloc(ctx_, reinterpret_cast<void **>(&pinned), n * 4, 0));
+    std::iota(pinned, pinned + n, 0u);
+    simtgpuDevicePtr a = alloc(n * 4), b = alloc(n * 4), c = alloc(n * 4);
+    ASSERT_OK(simtgpuMemcpyHtoDAsync(ctx_, a, pinned, n * 4, streams[0]));
+    ASSERT_OK(simtgpuMemsetD8Async(ctx_, b, 0, n * 4, streams[0]));
+    ASSERT_OK(simtgpuEventRecord(recorded, streams[0]));
+    ASSERT_OK(simtgpuStreamWaitEvent(ctx_, streams[1], recorded, 0));
+    void *add[] = {&a, &b, &c, const_cast<uint32_t *>(&n)};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("vec_add"), n / 256, 1, 1, 256, 1, 1, 0, streams[1], add,
+                                  nullptr));
+    ASSERT_OK(simtgpuMemcpyDtoHAsync(ctx_, pinned, c, n * 4, streams[1]));
+    uint32_t unused = 0;
+    void *print[] = {&unused};
+    for (simtgpuStream s : {streams[2], simtgpuStream(nullptr)})
+        ASSERT_OK(simtgpuLaunchKernel(kernel("printf_kernel"), 1, 1, 1, 2, 1, 1, 0, s, print,
+                                      nullptr));
+    testing::internal::CaptureStdout();
+    ASSERT_OK(simtgpuCtxDestroy(ctx_));
+    ctx_ = nullptr;
+    std::string out = testing::internal::GetCapturedStdout();
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 4) << out;
+    // The device is still usable.
+    ASSERT_OK(simtgpuCtxCreate(&ctx_, 0, device_));
+    simtgpuDevicePtr p = alloc(64);
+    ASSERT_OK(simtgpuMemsetD8(ctx_, p, 1, 64));
+}
+
+// A context destroyed from a thread_local destructor, after the thread's
+// other thread_local objects are gone (as exit() destroys them before the
+// CUDA runtime's atexit shutdown), can still record and report its error.
+std::string detail_at_thread_exit;
+
+struct DestroyAtThreadExit {
+    simtgpuContext ctx = nullptr;
+    ~DestroyAtThreadExit() {
+        EXPECT_EQ(simtgpuCtxDestroy(ctx), SIMTGPU_SUCCESS);
+        detail_at_thread_exit = simtgpuGetErrorDetail();
+    }
+};
+
+TEST_F(DriverApi, ContextDestroyedAtThreadExitReportsItsFault) {
+    simtgpuFunction store = kernel("store");
+    std::thread([&] {
+        // Constructed before libsimtgpu's per-thread state, so destroyed after it.
+        thread_local DestroyAtThreadExit at_exit;
+        at_exit.ctx = ctx_;
+        EXPECT_EQ(simtgpuMemFree(ctx_, 0x10), SIMTGPU_ERROR_INVALID_VALUE);
+        uint64_t address = 0x1000; // never mapped
+        void *params[] = {&address};
+        EXPECT_EQ(simtgpuLaunchKernel(store, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr),
+                  SIMTGPU_SUCCESS);
+    }).join();
+    ctx_ = nullptr;
+    EXPECT_NE(detail_at_thread_exit.find("illegal address"), std::string::npos)
+        << detail_at_thread_exit;
 }
 
 TEST(DriverErrors, NamesAndStrings) {
