@@ -43,13 +43,9 @@ CONFIGURE_ARGS=(
 	--disable-werror
 )
 
-if [[ -n "${SIMTGPU_CACHE:-}" ]]; then
-	cache=$SIMTGPU_CACHE
-elif [[ -w /var/cache ]] || [[ -w /var/cache/simtgpu ]]; then
-	cache=/var/cache/simtgpu
-else
-	cache=${XDG_CACHE_HOME:-$HOME/.cache}/simtgpu
-fi
+# shellcheck source=lib/cache-dir.sh
+source "$top/scripts/lib/cache-dir.sh"
+cache=$(simtgpu_cache_dir)
 
 as_root() {
 	if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi

@@ -45,6 +45,10 @@ vram_mib=$(info vram_bytes | awk '{ printf "%d", $1 / 1048576 }')
 clock_mhz=$(info clock_khz | awk '{ printf "%g", $1 / 1000 }')
 device="simtgpu simt_$(info arch), $(info sms) SMs x $(info warps_per_sm) warps of $(info warp_size) threads, $clock_mhz MHz, $vram_mib MiB VRAM"
 
+# run-qemu.sh names the accelerator it chose on the kernel command line.
+accel=$(sed -n 's/.*simtgpu_accel=\([a-z]*\).*/\1/p' /proc/cmdline)
+accel=${accel:-unknown}
+
 export SIMTGPU_TRANSPORT=drm
 summary=$(mktemp)
 failed=0
@@ -76,6 +80,7 @@ echo
 echo "== summary"
 echo "  device:   $device"
 echo "  driver:   $driver"
+echo "  QEMU accelerator: $accel"
 echo "  kernels launched by the device: $(info launches) ($(info thread_instructions) thread instructions in $(info busy_cycles) busy cycles)"
 echo "  $latency"
 printf '  %-16s %-10s %11s %8s\n' example result time kernels

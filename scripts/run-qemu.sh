@@ -22,6 +22,16 @@
 #                   none for the shell, 600 for a command)
 #   --no-kmod       do not load simtgpu.ko at boot
 #   --append ARGS   more kernel command line
+#   --qemu PATH     this qemu-system-x86_64 instead of scripts/build-qemu.sh's
+#   --kernel PATH   this kernel instead of Debian's linux-image-amd64
+#   --initrd PATH   this initramfs instead of scripts/build-initramfs.sh's
+#
+# The accelerator is KVM only where scripts/choose-accel.sh has proven that
+# KVM runs a guest on this host, TCG otherwise; SIMTGPU_ACCEL=kvm|tcg
+# overrides it. A guest that prints nothing within SIMTGPU_BOOT_TIMEOUT
+# seconds (default 60) is stopped with a message; when that happens under a
+# probed KVM, KVM is recorded as unusable for this boot of the host and a
+# command run is retried once under TCG.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +46,10 @@ share=$top
 timeout_s=
 append=
 nomod=
+qemu=
+kernel=
+initramfs=
+boot_timeout=${SIMTGPU_BOOT_TIMEOUT:-60}
 
 usage() {
 	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
@@ -55,6 +69,9 @@ while (($#)); do
 	--timeout) timeout_s=$2; shift 2 ;;
 	--no-kmod) nomod=1; shift ;;
 	--append) append=$2; shift 2 ;;
+	--qemu) qemu=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
+	--initrd) initramfs=$2; shift 2 ;;
 	--) shift; break ;;
 	-h | --help) usage ;;
 	*) echo "run-qemu: unknown option $1" >&2; usage ;;
@@ -69,10 +86,16 @@ if [[ ! -f $sim ]]; then
 	exit 1
 fi
 
-qemu=$("$top/scripts/build-qemu.sh" | tail -n 1)
-initramfs=$("$top/scripts/build-initramfs.sh" "$build_dir" | tail -n 1)
-kver=$(cat "$(dirname "$initramfs")/initramfs.kernel")
-kernel=/boot/vmlinuz-$kver
+[[ $boot_timeout =~ ^[1-9][0-9]*$ ]] || {
+	echo "run-qemu: SIMTGPU_BOOT_TIMEOUT=$boot_timeout is not a positive number of seconds" >&2
+	exit 2
+}
+qemu=${qemu:-$("$top/scripts/build-qemu.sh" | tail -n 1)}
+if [[ -z $initramfs ]]; then
+	initramfs=$("$top/scripts/build-initramfs.sh" "$build_dir" | tail -n 1)
+	kernel=${kernel:-/boot/vmlinuz-$(cat "$(dirname "$initramfs")/initramfs.kernel")}
+fi
+kernel=${kernel:-/boot/vmlinuz-$("$top/scripts/guest-kernel-version.sh")}
 if [[ ! -r $kernel ]]; then
 	echo "run-qemu: cannot read $kernel (install linux-image-amd64)" >&2
 	exit 1
@@ -91,10 +114,6 @@ args=(
 	-device "$device"
 	-no-reboot
 )
-# KVM when this host offers it (much faster), TCG otherwise.
-if [[ -r /dev/kvm && -w /dev/kvm ]]; then
-	args+=(-accel kvm -accel tcg)
-fi
 if [[ $share != none ]]; then
 	share=$(cd "$share" && pwd)
 	args+=(-fsdev "local,id=share0,path=$share,security_model=none"
@@ -103,13 +122,80 @@ if [[ $share != none ]]; then
 fi
 [[ -z $nomod ]] || cmdline+=" simtgpu_nomod=1"
 
-if ((${#command[@]} == 0)); then
-	# Interactive: serial console and QEMU monitor multiplexed on stdio.
-	args+=(-nographic)
-	if [[ -n $timeout_s ]]; then
-		exec timeout --foreground "$timeout_s" "$qemu" "${args[@]}" -append "$cmdline"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# choose_accel: sets $accel (kvm or tcg) and $accel_reason.
+choose_accel() {
+	local choice
+	choice=$("$top/scripts/choose-accel.sh") || exit 2
+	accel=${choice%%:*}
+	accel_reason=${choice#*: }
+	if [[ -n ${SIMTGPU_ACCEL:-} ]]; then
+		echo "run-qemu: accelerator $accel: $accel_reason" >&2
+	else
+		echo "run-qemu: accelerator $accel: $accel_reason (SIMTGPU_ACCEL=kvm|tcg overrides)" >&2
 	fi
-	exec "$qemu" "${args[@]}" -append "$cmdline"
+}
+
+# watch_boot PID LOG: stops QEMU (PID) when LOG is still empty after
+# $boot_timeout seconds, and leaves $tmp/boot-timeout behind.
+watch_boot() {
+	local pid=$1 log=$2 waited=0
+	while ((waited < boot_timeout)); do
+		sleep 1
+		kill -0 "$pid" 2>/dev/null || return 0
+		[[ ! -s $log ]] || return 0
+		waited=$((waited + 1))
+	done
+	touch "$tmp/boot-timeout"
+	{
+		echo "run-qemu: the guest printed nothing in $boot_timeout s under ${accel^^} ($accel_reason); stopping it."
+		if [[ $accel == kvm && -z ${SIMTGPU_ACCEL:-} ]]; then
+			echo "run-qemu: KVM looks unable to run guests on this host; TCG is used from now on until the host reboots (SIMTGPU_ACCEL=kvm forces KVM)."
+		else
+			echo "run-qemu: set SIMTGPU_ACCEL=tcg or kvm to choose the accelerator, or SIMTGPU_BOOT_TIMEOUT=SECONDS to wait longer."
+		fi
+	} >&2
+	kill "$pid" 2>/dev/null
+}
+
+# After a boot watchdog stop under a probed KVM, TCG for the rest of this boot.
+forget_kvm_after_boot_timeout() {
+	[[ -f $tmp/boot-timeout && $accel == kvm && -z ${SIMTGPU_ACCEL:-} ]] || return 1
+	"$top/scripts/choose-accel.sh" --forget-kvm \
+		"a guest booted under KVM printed nothing in $boot_timeout s"
+}
+
+accel_args() {
+	args+=(-accel "$accel")
+	cmdline+=" simtgpu_accel=$accel"
+}
+
+if ((${#command[@]} == 0)); then
+	# Interactive: serial console and QEMU monitor multiplexed on stdio, as
+	# -nographic does, with a copy of the console for the boot watchdog.
+	choose_accel
+	accel_args
+	args+=(-display none -pidfile "$tmp/qemu.pid"
+		-chardev "stdio,id=console,mux=on,logfile=$tmp/console.log"
+		-serial chardev:console -mon chardev=console)
+	(
+		for _ in 1 2 3 4 5; do [[ -s $tmp/qemu.pid ]] && break; sleep 1; done
+		[[ -s $tmp/qemu.pid ]] && watch_boot "$(cat "$tmp/qemu.pid")" "$tmp/console.log"
+	) &
+	watcher=$!
+	status=0
+	if [[ -n $timeout_s ]]; then
+		timeout --foreground "$timeout_s" "$qemu" "${args[@]}" -append "$cmdline" || status=$?
+	else
+		"$qemu" "${args[@]}" -append "$cmdline" || status=$?
+	fi
+	kill "$watcher" 2>/dev/null || true
+	if forget_kvm_after_boot_timeout; then
+		echo "run-qemu: run it again to boot under TCG." >&2
+	fi
+	exit "$status"
 fi
 
 # Command mode: the command line travels base64-encoded on the kernel
@@ -118,21 +204,47 @@ quoted=$(printf '%q ' "${command[@]}")
 cmdline="quiet $cmdline simtgpu_cmd=$(printf '%s' "$quoted" | base64 -w0)"
 timeout_s=${timeout_s:-600}
 args+=(-display none -serial stdio -monitor none)
+base_args=("${args[@]}")
+base_cmdline=$cmdline
 
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-set +e
-timeout -k 5 "$timeout_s" "$qemu" "${args[@]}" -append "$cmdline" </dev/null |
-	tr -d '\r' | tee "$log"
-status=("${PIPESTATUS[@]}")
-set -e
-if ((status[0] == 124 || status[0] == 137)); then
-	echo "run-qemu: the guest did not finish within $timeout_s s and was killed" >&2
+# boot_and_run: one boot; sets $qemu_status and fills $tmp/console.log.
+boot_and_run() {
+	args=("${base_args[@]}")
+	cmdline=$base_cmdline
+	accel_args
+	rm -f "$tmp/boot-timeout" "$tmp/console.log" "$tmp/console"
+	: >"$tmp/console.log"
+	mkfifo "$tmp/console"
+	timeout -k 5 "$timeout_s" "$qemu" "${args[@]}" -append "$cmdline" \
+		</dev/null >"$tmp/console" &
+	local pid=$!
+	watch_boot "$pid" "$tmp/console.log" &
+	local watcher=$!
+	sed -u 's/\r$//' <"$tmp/console" | tee "$tmp/console.log"
+	qemu_status=0
+	wait "$pid" || qemu_status=$?
+	kill "$watcher" 2>/dev/null || true
+	wait "$watcher" 2>/dev/null || true
+}
+
+choose_accel
+boot_and_run
+if forget_kvm_after_boot_timeout; then
+	echo "run-qemu: retrying under TCG" >&2
+	accel=tcg
+	accel_reason="KVM printed nothing in $boot_timeout s"
+	boot_and_run
+fi
+if [[ -f $tmp/boot-timeout ]]; then
 	exit 124
 fi
-exit_line=$(grep -a '^SIMTGPU-EXIT: [0-9]*$' "$log" | tail -n 1)
+if ((qemu_status == 124 || qemu_status == 137)); then
+	echo "run-qemu: the guest did not finish within $timeout_s s under ${accel^^} and was killed" >&2
+	exit 124
+fi
+exit_line=$(grep -a '^SIMTGPU-EXIT: [0-9]*$' "$tmp/console.log" | tail -n 1)
 if [[ -z $exit_line ]]; then
-	echo "run-qemu: the guest stopped without reporting the command's status (QEMU exited ${status[0]})" >&2
+	echo "run-qemu: the guest stopped without reporting the command's status (QEMU exited $qemu_status)" >&2
 	exit 125
 fi
 exit "${exit_line#SIMTGPU-EXIT: }"
