@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test suite of `make test` and prints one summary line:
-#   "summary: N passed, N failed"
+#   "summary: N passed, N failed, N skipped"
+# A skipped test (one this machine cannot run, e.g. without /dev/kvm) is
+# neither passed nor failed.
 # Usage: scripts/run-tests.sh BUILD_DIR SANITIZER_BUILD_DIR
 set -uo pipefail
 build_dir=$1
@@ -10,16 +12,19 @@ jobs=$(nproc)
 
 passed=0
 failed=0
+skipped=0
 failed_suites=()
 
-# ctest prints "N% tests passed, F tests failed out of T".
+# ctest prints "N% tests passed, F tests failed out of T", where T counts
+# the skipped tests too, each listed as "  N - NAME (Skipped)".
 run_ctest() {
 	local name=$1 dir=$2 log
 	log=$(mktemp)
 	echo "== $name: ctest in $dir"
 	ctest --test-dir "$dir" --output-on-failure -j "$jobs" 2>&1 | tee "$log"
-	local line total bad
+	local line total bad skips
 	line=$(grep -E 'tests failed out of [0-9]+' "$log" | tail -n 1)
+	skips=$(grep -cE '^[[:space:]]*[0-9]+ - .* \(Skipped\)$' "$log")
 	rm -f "$log"
 	if [[ -z "$line" ]]; then
 		echo "$name: ctest did not report a result"
@@ -29,12 +34,13 @@ run_ctest() {
 	fi
 	total=$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$line")
 	bad=$(sed -E 's/.*, ([0-9]+) tests failed.*/\1/' <<<"$line")
-	passed=$((passed + total - bad))
+	passed=$((passed + total - bad - skips))
 	failed=$((failed + bad))
+	skipped=$((skipped + skips))
 	((bad == 0)) || failed_suites+=("$name")
 }
 
-# Suites that print their own "N passed, N failed" line.
+# Suites that print their own "N passed, N failed[, N skipped]" line.
 run_counted() {
 	local name=$1
 	shift
@@ -52,11 +58,13 @@ run_counted() {
 		failed_suites+=("$name")
 		return
 	fi
-	local p f
+	local p f s
 	p=$(sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed.*/\2/' <<<"$line")
 	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	s=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$line")
 	passed=$((passed + p))
 	failed=$((failed + f))
+	skipped=$((skipped + ${s:-0}))
 	if ((f != 0 || status != 0)); then
 		((f == 0)) && failed=$((failed + 1))
 		failed_suites+=("$name")
@@ -73,5 +81,5 @@ echo
 if ((${#failed_suites[@]})); then
 	echo "failing suites: ${failed_suites[*]}"
 fi
-echo "summary: $passed passed, $failed failed"
+echo "summary: $passed passed, $failed failed, $skipped skipped"
 ((failed == 0))

@@ -1,12 +1,14 @@
 #!/bin/sh
 # Runs every guest test suite (SUITES_DIR/*.sh, default /opt/simtgpu/suites)
 # in name order and sums their results. Each suite prints its own
-# "N passed, N failed" line (the last such line counts); a suite that exits
-# non-zero with no failures counted, or prints no such line, counts as one
-# failure. Ends with "guest: N passed, N failed"; exits 1 on any failure.
+# "N passed, N failed[, N skipped]" line (the last such line counts); a suite
+# that exits non-zero with no failures counted, or prints no such line,
+# counts as one failure. Ends with "guest: N passed, N failed, N skipped";
+# exits 1 on any failure.
 suites_dir=${1:-/opt/simtgpu/suites}
 passed=0
 failed=0
+skipped=0
 failing=
 tmp=$(mktemp -d)
 
@@ -28,8 +30,10 @@ for suite in "$suites_dir"/*.sh; do
 	fi
 	p=$(echo "$line" | sed -E 's/^([A-Za-z0-9_-]+: )?([0-9]+) passed.*/\2/')
 	f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+	s=$(echo "$line" | sed -nE 's/.*, ([0-9]+) skipped.*/\1/p')
 	passed=$((passed + p))
 	failed=$((failed + f))
+	skipped=$((skipped + ${s:-0}))
 	if [ "$f" -ne 0 ] || [ "$status" -ne 0 ]; then
 		[ "$f" -eq 0 ] && failed=$((failed + 1))
 		failing="$failing $name"
@@ -38,5 +42,5 @@ done
 rm -rf "$tmp"
 
 [ -z "$failing" ] || echo "failing guest suites:$failing"
-echo "guest: $passed passed, $failed failed"
+echo "guest: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -2,32 +2,40 @@
 # libsimtgpu in the guest: the same uAPI conformance and driver API test
 # binaries, and CUDA runtime programs, that ctest runs on the in-process
 # transport, here on the kernel driver's render node (SIMTGPU_TRANSPORT=drm).
-# Prints "umd: N passed, N failed" from GoogleTest's counts and each CUDA
-# program's "<name>: PASS".
+# Prints "umd: N passed, N failed, N skipped" from GoogleTest's counts and
+# each CUDA program's "<name>: PASS". A test binary or program that exits
+# non-zero fails even where its output looks fine.
 passed=0
 failed=0
+skipped=0
 if ! grep -q '^simtgpu ' /proc/modules && ! modprobe simtgpu; then
 	echo "umd: cannot load simtgpu.ko"
 	echo "umd: 0 passed, 1 failed"
 	exit 1
 fi
+log=$(mktemp)
 for test in umd_uapi_tests umd_unit_tests umd_driver_tests; do
 	if ! command -v "$test" >/dev/null 2>&1; then
 		echo "umd: $test is not in the image"
 		failed=$((failed + 1))
 		continue
 	fi
-	log=$(mktemp)
-	SIMTGPU_TRANSPORT=drm "$test" 2>&1 | tee "$log"
+	SIMTGPU_TRANSPORT=drm "$test" >"$log" 2>&1
+	status=$?
+	cat "$log"
 	p=$(grep -cE '^\[       OK \]' "$log")
 	f=$(grep -cE '^\[  FAILED  \] .*\([0-9]+ ms\)$' "$log")
-	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+	s=$(grep -cE '^\[  SKIPPED \] .*\([0-9]+ ms\)$' "$log")
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$s" -eq 0 ]; then
 		echo "umd: $test ran no tests"
+		f=1
+	elif [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "umd: $test exited with status $status"
 		f=1
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
-	rm -f "$log"
+	skipped=$((skipped + s))
 done
 # CUDA programs built by simtcc (the timeout and arch cases stay on the host:
 # they need the in-process driver's settings).
@@ -38,16 +46,18 @@ for name in runtime_api sticky_errors; do
 		failed=$((failed + 1))
 		continue
 	fi
-	output=$(SIMTGPU_TRANSPORT=drm "$program" 2>&1)
-	echo "$output"
-	if echo "$output" | grep -q "^$name: PASS"; then
+	SIMTGPU_TRANSPORT=drm "$program" >"$log" 2>&1
+	status=$?
+	cat "$log"
+	if [ "$status" -eq 0 ] && grep -q "^$name: PASS" "$log"; then
 		echo "umd: $program passed"
 		passed=$((passed + 1))
 	else
-		echo "umd: $program FAILED"
+		echo "umd: $program FAILED (exit status $status)"
 		failed=$((failed + 1))
 	fi
 done
+rm -f "$log"
 dmesg | grep -i simtgpu | tail -n 10
-echo "umd: $passed passed, $failed failed"
+echo "umd: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -6,7 +6,7 @@
 # unloaded for "no module", then with timeout_ms=3000 for the hang.
 # On a simt_1 device (run-qemu.sh --device-opts arch=1) the unsupported-GPU
 # failure reproduces; on the newest device the same program must just run.
-# Prints "failures: N passed, N failed".
+# Prints "failures: N passed, N failed, N skipped".
 . /opt/simtgpu/bin/checks.sh
 build=${SIMTGPU_BUILD_DIR:-}
 dir=$build/examples/failures
@@ -148,7 +148,7 @@ fi
 # --- device-side assert (device code with assert needs simt_2).
 arch=$(cat /sys/class/drm/renderD*/device/arch 2>/dev/null | head -n 1)
 if [ "$arch" = simt_1 ]; then
-	echo "skip device assert: asserts need a simt_2 device"
+	skip "device assert" "asserts need a simt_2 device"
 else
 	"$dir/device_assert" >"$tmp/out" 2>&1
 	status=$?
@@ -190,5 +190,5 @@ fi
 rmmod simtgpu && modprobe simtgpu || echo "failures: could not reload simtgpu.ko with its defaults"
 
 rm -rf "$tmp"
-echo "failures: $passed passed, $failed failed"
+result failures
 [ "$failed" -eq 0 ]

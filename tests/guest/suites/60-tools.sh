@@ -3,7 +3,7 @@
 # (through libsimtgpu's GET_PARAM and fdinfo) are checked against the
 # driver's sysfs attributes and /proc/PID/fdinfo read here. A program from
 # examples/failures (bystander) keeps the GPU busy for the process checks.
-# Prints "tools: N passed, N failed".
+# Prints "tools: N passed, N failed, N skipped".
 . /opt/simtgpu/bin/checks.sh
 build=${SIMTGPU_BUILD_DIR:-}
 bystander=$build/examples/failures/bystander
@@ -109,5 +109,5 @@ else
 fi
 
 rm -rf "$tmp"
-echo "tools: $passed passed, $failed failed"
+result tools
 [ "$failed" -eq 0 ]
