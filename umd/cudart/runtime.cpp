@@ -30,12 +30,25 @@ void shutdown() {
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     for (size_t d = 0; d < rt.contexts.size(); ++d)
         reset_device(int(d));
+    rt.unloading = true;
+}
+
+// Destructors of objects constructed before the first CUDA call (globals)
+// run after shutdown, and their streams, events and memory went with the
+// contexts: as in CUDA, every call then fails with cudaErrorCudartUnloading
+// instead of touching them.
+cudaError_t check_loaded() {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    return rt.unloading ? cudaErrorCudartUnloading : cudaSuccess;
 }
 
 // Initialises libsimtgpu once; says plainly what is wrong when it cannot.
 cudaError_t ensure_init() {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (rt.unloading)
+        return cudaErrorCudartUnloading;
     if (rt.initialized)
         return rt.init_error;
     rt.initialized = true;
@@ -619,6 +632,8 @@ SIMTCUDA_API cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
 }
 
 SIMTCUDA_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+    if (cudaError_t err = check_loaded())
+        return record(err);
     if (!to_stream(stream))
         return record(cudaErrorInvalidResourceHandle);
     return record(simtgpuStreamDestroy(to_stream(stream)));
@@ -641,6 +656,8 @@ SIMTCUDA_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t ev
 }
 
 SIMTCUDA_API cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags) {
+    if (cudaError_t err = check_loaded())
+        return record(err);
     return record(simtgpuStreamGetFlags(to_stream(stream), flags));
 }
 
@@ -662,22 +679,32 @@ SIMTCUDA_API cudaError_t cudaEventCreate(cudaEvent_t *event) {
 }
 
 SIMTCUDA_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+    if (cudaError_t err = check_loaded())
+        return record(err);
     return record(simtgpuEventRecord(to_event(event), to_stream(stream)));
 }
 
 SIMTCUDA_API cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+    if (cudaError_t err = check_loaded())
+        return record(err);
     return record(simtgpuEventSynchronize(to_event(event)));
 }
 
 SIMTCUDA_API cudaError_t cudaEventQuery(cudaEvent_t event) {
+    if (cudaError_t err = check_loaded())
+        return record(err);
     return record(simtgpuEventQuery(to_event(event)));
 }
 
 SIMTCUDA_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
+    if (cudaError_t err = check_loaded())
+        return record(err);
     return record(simtgpuEventElapsedTime(ms, to_event(start), to_event(end)));
 }
 
 SIMTCUDA_API cudaError_t cudaEventDestroy(cudaEvent_t event) {
+    if (cudaError_t err = check_loaded())
+        return record(err);
     return record(simtgpuEventDestroy(to_event(event)));
 }
 

@@ -39,6 +39,7 @@ struct Variable {
 struct Runtime {
     std::recursive_mutex mu;
     bool initialized = false;
+    bool unloading = false; // the exit-time shutdown has destroyed the contexts
     cudaError_t init_error = cudaSuccess;
     int device_count = 0;
     std::vector<simtgpuContext> contexts; // primary contexts, by device
