@@ -146,8 +146,9 @@ struct simtgpu_bo *simtgpu_bo_create(struct drm_device *dev,
 	/* From here the free path undoes whatever was done. */
 	bo->vm = simtgpu_vm_get(vm);
 	atomic_inc(&vm->bo_count);
-	if (atomic64_add_return(size, &vm->vram_bytes) > vm->vram_limit &&
-	    vm->vram_limit) {
+	if (!simtgpu_vram_limit_allows(atomic64_add_return(size,
+							   &vm->vram_bytes),
+				       vm->vram_limit)) {
 		ret = -ENOSPC;
 		goto err_put;
 	}

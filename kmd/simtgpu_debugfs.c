@@ -52,7 +52,7 @@ static int simtgpu_debugfs_rings(struct seq_file *m, void *unused)
 		spin_unlock_irqrestore(&ring->lock, flags);
 		slot = readq(sdev->vram + ring->fence_offset);
 		seq_printf(m, "%s: vram 0x%llx size %u priority %u\n",
-			   ring->name, ring->vram_offset, SIMTGPU_RING_BYTES,
+			   ring->name, ring->vram_offset, SIMTGPU_KERNEL_RING_BYTES,
 			   ring->hw_priority);
 		seq_printf(m, "  head 0x%x tail 0x%x (driver 0x%x) ctrl %#x status %u\n",
 			   simtgpu_ring_read(ring, SIMTGPU_RING_HEAD),
@@ -169,7 +169,7 @@ static int simtgpu_debugfs_objects(struct seq_file *m, void *unused)
 	seq_printf(m, "fences %d\n", atomic_read(&c->fences));
 	seq_printf(m, "vram_used %llu\n", used);
 	seq_printf(m, "vram_kernel %llu\n",
-		   (u64)SIMTGPU_NUM_RINGS * SIMTGPU_RING_BYTES +
+		   (u64)SIMTGPU_NUM_RINGS * SIMTGPU_KERNEL_RING_BYTES +
 		   SIMTGPU_PAGE_SIZE);
 	return 0;
 }

@@ -32,12 +32,12 @@
 
 #include "simtgpu_drv.h"
 
-unsigned int simtgpu_timeout_ms = 20000;
+unsigned int simtgpu_timeout_ms = SIMTGPU_DEFAULT_TIMEOUT_MS;
 module_param_named(timeout_ms, simtgpu_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms,
 		 "Job timeout in ms of host time before an engine reset (default 20000: a simulated GPU is slow)");
 
-unsigned int simtgpu_vram_limit_mb;
+unsigned int simtgpu_vram_limit_mb = SIMTGPU_DEFAULT_VRAM_LIMIT_MB;
 module_param_named(vram_limit_mb, simtgpu_vram_limit_mb, uint, 0644);
 MODULE_PARM_DESC(vram_limit_mb,
 		 "VRAM each open file may allocate, in MiB (0 = no limit; read at open)");

@@ -17,16 +17,10 @@
 
 #include <simtgpu/hw.h>
 #include <simtgpu/hw_names.h>
+#include <simtgpu/driver_policy.h>
 #include <drm/simtgpu_drm.h>
 
 #define SIMTGPU_DRIVER_NAME "simtgpu"
-#define SIMTGPU_MAX_QUEUES_PER_FILE 64
-/* Each job takes 64 bytes of ring; 64 in flight per ring fit 16 KiB. */
-#define SIMTGPU_RING_BYTES (16 * 1024)
-#define SIMTGPU_JOBS_IN_FLIGHT 64
-/* GPU VAs handed out: above a guard for NULL, below the local window. */
-#define SIMTGPU_VA_START 0x100000ull
-#define SIMTGPU_VA_END SIMTGPU_LOCAL_BASE
 
 struct simtgpu_device;
 struct simtgpu_vm;
@@ -84,10 +78,6 @@ struct simtgpu_ring {
 	u64 emitted;
 	u64 completed;
 	ktime_t last_end; /* when the ring last finished a job */
-
-	/* Progress seen by the previous timeout on this ring. */
-	u32 timeout_head;
-	u64 timeout_completed;
 };
 
 struct simtgpu_device {
@@ -120,6 +110,8 @@ struct simtgpu_device {
 	struct workqueue_struct *reset_wq; /* ordered: one reset at a time */
 	struct workqueue_struct *free_wq; /* deferred BO and VM release */
 	unsigned int resets;
+	/* Ring progress seen by the previous timeout check, any ring's. */
+	struct simtgpu_progress progress_seen;
 
 	struct mutex clients_lock; /* clients */
 	struct list_head clients; /* simtgpu_file_priv */
@@ -178,10 +170,8 @@ struct simtgpu_queue {
 	struct drm_sched_entity entity;
 	struct drm_gpu_scheduler *scheds[SIMTGPU_NUM_RINGS];
 
-	spinlock_t state_lock; /* state, last_error, fault */
-	u32 state; /* SIMTGPU_QUEUE_STATE_* */
-	s32 last_error;
-	struct drm_simtgpu_fault_info fault;
+	spinlock_t state_lock; /* health */
+	struct simtgpu_queue_health health;
 };
 
 /**
@@ -294,7 +284,7 @@ void simtgpu_rings_hw_init(struct simtgpu_device *sdev);
 void simtgpu_ring_signal_fences(struct simtgpu_ring *ring);
 void simtgpu_ring_cancel_fences(struct simtgpu_ring *ring, int error,
 				bool fail_jobs);
-void simtgpu_ring_fail_current(struct simtgpu_ring *ring, int error,
+void simtgpu_ring_fail_current(struct simtgpu_ring *ring,
 			       const struct drm_simtgpu_fault_info *fault,
 			       u32 context);
 int simtgpu_ioctl_submit(struct drm_device *dev, void *data,

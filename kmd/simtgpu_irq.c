@@ -73,10 +73,9 @@ static irqreturn_t simtgpu_irq_error(int irq, void *arg)
 		u32 context = simtgpu_read(sdev, SIMTGPU_REG_EXC_CONTEXT);
 
 		simtgpu_read_exception(sdev, &fault);
-		/* Every exception is -EFAULT; fault.kind tells them apart. */
 		if (ring < SIMTGPU_NUM_RINGS)
-			simtgpu_ring_fail_current(&sdev->rings[ring], -EFAULT,
-						  &fault, context);
+			simtgpu_ring_fail_current(&sdev->rings[ring], &fault,
+						  context);
 		else
 			dev_err_ratelimited(sdev->drm.dev,
 					    "exception on unknown ring %u\n",

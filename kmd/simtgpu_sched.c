@@ -28,7 +28,10 @@
  * device's one engine runs one packet at a time for all rings, so if any
  * ring's head or fence has moved since the last check the job gets another
  * period. Otherwise the engine is stuck in one packet, that of the job first
- * in line the longest, which is the guilty one. The whole device is reset
+ * in line the longest, which is the guilty one. These rules, the ring
+ * choice, the job's packets, the limits and the fault-to-job match are the
+ * shared driver policy (simtgpu/driver_policy.h), which the userspace
+ * driver's in-process transport applies too. The whole device is reset
  * (the reset register stops the engine): every scheduler is stopped, the
  * guilty job fails with -ETIMEDOUT and its queue is marked guilty, the
  * rings are reprogrammed, and the innocent jobs that were on the rings are
@@ -49,9 +52,6 @@
 #include <drm/drm_syncobj.h>
 
 #include "simtgpu_drv.h"
-
-/* SET_CONTEXT, INDIRECT and FENCE: a header and four dwords each. */
-#define SIMTGPU_JOB_DWORDS 15
 
 /* ------------------------------------------------------ hw fences --- */
 
@@ -164,37 +164,42 @@ void simtgpu_ring_cancel_fences(struct simtgpu_ring *ring, int error,
 
 /* ------------------------------------------------------ queue state --- */
 
-static void simtgpu_queue_mark(struct simtgpu_queue *queue, u32 state,
-			       int error,
-			       const struct drm_simtgpu_fault_info *fault)
+static void simtgpu_queue_mark_faulted(struct simtgpu_queue *queue,
+				       const struct drm_simtgpu_fault_info *fault)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&queue->state_lock, flags);
-	if (fault && !(queue->state & SIMTGPU_QUEUE_STATE_FAULTED))
-		queue->fault = *fault;
-	queue->state |= state;
-	queue->last_error = error;
+	simtgpu_queue_record_fault(&queue->health, fault);
 	spin_unlock_irqrestore(&queue->state_lock, flags);
 }
 
-static u32 simtgpu_queue_state(struct simtgpu_queue *queue)
+static void simtgpu_queue_mark_guilty(struct simtgpu_queue *queue)
 {
 	unsigned long flags;
-	u32 state;
 
 	spin_lock_irqsave(&queue->state_lock, flags);
-	state = queue->state;
+	simtgpu_queue_record_hang(&queue->health);
 	spin_unlock_irqrestore(&queue->state_lock, flags);
-	return state;
+}
+
+static bool simtgpu_queue_is_usable(struct simtgpu_queue *queue)
+{
+	unsigned long flags;
+	bool usable;
+
+	spin_lock_irqsave(&queue->state_lock, flags);
+	usable = simtgpu_queue_usable(&queue->health);
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+	return usable;
 }
 
 /**
  * simtgpu_ring_fail_current - the exception interrupt's verdict on the job
- * executing on @ring: its fences carry @error, its queue is faulted, and one
- * line names the process, the queue, the address and the access.
+ * executing on @ring: its fences carry -EFAULT, its queue is faulted, and
+ * one line names the process, the queue, the address and the access.
  */
-void simtgpu_ring_fail_current(struct simtgpu_ring *ring, int error,
+void simtgpu_ring_fail_current(struct simtgpu_ring *ring,
 			       const struct drm_simtgpu_fault_info *fault,
 			       u32 context)
 {
@@ -211,12 +216,13 @@ void simtgpu_ring_fail_current(struct simtgpu_ring *ring, int error,
 	spin_lock_irqsave(&ring->lock, flags);
 	f = list_first_entry_or_null(&ring->pending, struct simtgpu_fence,
 				     link);
-	if (f && f->job && f->job->vm->id == context) {
+	if (f && f->job &&
+	    simtgpu_exception_is_jobs(f->seqno, ring->completed,
+				      f->job->vm->id, context)) {
 		job = f->job;
-		dma_fence_set_error(&f->base, error);
-		dma_fence_set_error(&job->base.s_fence->finished, error);
-		simtgpu_queue_mark(job->queue, SIMTGPU_QUEUE_STATE_FAULTED,
-				   error, fault);
+		dma_fence_set_error(&f->base, -EFAULT);
+		dma_fence_set_error(&job->base.s_fence->finished, -EFAULT);
+		simtgpu_queue_mark_faulted(job->queue, fault);
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 
@@ -262,7 +268,7 @@ static void simtgpu_ring_emit(struct simtgpu_ring *ring, const u32 *dwords,
 
 	for (i = 0; i < count; i++) {
 		writel(dwords[i], base + ring->tail);
-		ring->tail = (ring->tail + 4) & (SIMTGPU_RING_BYTES - 1);
+		ring->tail = (ring->tail + 4) & (SIMTGPU_KERNEL_RING_BYTES - 1);
 	}
 }
 
@@ -270,25 +276,15 @@ static void simtgpu_ring_emit(struct simtgpu_ring *ring, const u32 *dwords,
 static void simtgpu_ring_emit_job(struct simtgpu_ring *ring,
 				  struct simtgpu_job *job, u64 seqno)
 {
-	u64 root = simtgpu_vm_root(job->vm);
-	u64 fence = ring->fence_offset;
-	u32 room = SIMTGPU_RING_BYTES - ring->tail;
-	u32 packets[SIMTGPU_JOB_DWORDS] = {
-		SIMTGPU_PKT_HEADER(SIMTGPU_PKT_SET_CONTEXT, 0, 4),
-		job->vm->id, 0, lower_32_bits(root), upper_32_bits(root),
-		SIMTGPU_PKT_HEADER(SIMTGPU_PKT_INDIRECT, 0, 4),
-		lower_32_bits(job->ib_va), upper_32_bits(job->ib_va),
-		job->ib_dwords, 0,
-		SIMTGPU_PKT_HEADER(SIMTGPU_PKT_FENCE,
-				   SIMTGPU_PKTF_IRQ | SIMTGPU_PKTF_PHYSICAL, 4),
-		lower_32_bits(fence), upper_32_bits(fence),
-		lower_32_bits(seqno), upper_32_bits(seqno),
-	};
+	u32 pad = simtgpu_ring_pad_header(ring->tail,
+					  SIMTGPU_KERNEL_RING_BYTES);
+	u32 packets[SIMTGPU_JOB_DWORDS];
 
-	if (room < sizeof(packets)) {
-		u32 nop = SIMTGPU_PKT_HEADER(SIMTGPU_PKT_NOP, 0, room / 4 - 1);
-
-		simtgpu_ring_emit(ring, &nop, 1);
+	simtgpu_job_packets(packets, job->vm->id, simtgpu_vm_root(job->vm),
+			    job->ib_va, job->ib_dwords, ring->fence_offset,
+			    seqno);
+	if (pad) {
+		simtgpu_ring_emit(ring, &pad, 1);
 		ring->tail = 0;
 	}
 	simtgpu_ring_emit(ring, packets, ARRAY_SIZE(packets));
@@ -313,7 +309,7 @@ static struct dma_fence *simtgpu_run_job(struct drm_sched_job *sched_job)
 	/* Already failed (the guilty job of a reset): just complete it. */
 	if (sched_job->s_fence->finished.error)
 		return NULL;
-	if (simtgpu_queue_state(job->queue))
+	if (!simtgpu_queue_is_usable(job->queue))
 		return ERR_PTR(-ECANCELED);
 	if (!drm_dev_enter(&sdev->drm, &idx))
 		return ERR_PTR(-ENODEV);
@@ -394,7 +390,7 @@ void simtgpu_rings_hw_init(struct simtgpu_device *sdev)
 				   lower_32_bits(ring->vram_offset));
 		simtgpu_ring_write(ring, SIMTGPU_RING_ADDR_HI,
 				   upper_32_bits(ring->vram_offset));
-		simtgpu_ring_write(ring, SIMTGPU_RING_SIZE, SIMTGPU_RING_BYTES);
+		simtgpu_ring_write(ring, SIMTGPU_RING_SIZE, SIMTGPU_KERNEL_RING_BYTES);
 		simtgpu_ring_write(ring, SIMTGPU_RING_PRIORITY,
 				   ring->hw_priority);
 		simtgpu_ring_write(ring, SIMTGPU_RING_TAIL, 0);
@@ -406,12 +402,13 @@ void simtgpu_rings_hw_init(struct simtgpu_device *sdev)
 static int simtgpu_sched_init(struct simtgpu_ring *ring)
 {
 	struct simtgpu_device *sdev = ring->sdev;
-	long timeout = msecs_to_jiffies(max(simtgpu_timeout_ms, 100u));
+	unsigned int ms = simtgpu_effective_timeout_ms(simtgpu_timeout_ms);
+	long timeout = msecs_to_jiffies(ms);
 #ifdef SIMTGPU_SCHED_INIT_ARGS
 	const struct drm_sched_init_args args = {
 		.ops = &simtgpu_sched_ops,
 		.timeout_wq = sdev->reset_wq,
-		.credit_limit = SIMTGPU_JOBS_IN_FLIGHT,
+		.credit_limit = SIMTGPU_JOBS_IN_FLIGHT_PER_RING,
 		.hang_limit = 0,
 		.timeout = timeout,
 		.name = ring->name,
@@ -421,7 +418,7 @@ static int simtgpu_sched_init(struct simtgpu_ring *ring)
 	return drm_sched_init(&ring->sched, &args);
 #else
 	return drm_sched_init(&ring->sched, &simtgpu_sched_ops,
-			      SIMTGPU_JOBS_IN_FLIGHT, 0, timeout,
+			      SIMTGPU_JOBS_IN_FLIGHT_PER_RING, 0, timeout,
 			      sdev->reset_wq, NULL, ring->name,
 			      sdev->drm.dev);
 #endif
@@ -429,8 +426,6 @@ static int simtgpu_sched_init(struct simtgpu_ring *ring)
 
 int simtgpu_rings_init(struct simtgpu_device *sdev)
 {
-	/* Ring n's PRIORITY register: the class of the queues it serves. */
-	static const u32 hw_priority[SIMTGPU_NUM_RINGS] = { 0, 1, 1, 2 };
 	unsigned int i;
 	int ret;
 
@@ -445,11 +440,11 @@ int simtgpu_rings_init(struct simtgpu_device *sdev)
 		INIT_LIST_HEAD(&ring->vram);
 		ring->fence_context = dma_fence_context_alloc(1);
 		ring->fence_offset = sdev->fence_page + i * sizeof(u64);
-		ring->hw_priority = hw_priority[i];
+		ring->hw_priority = simtgpu_ring_priority(i);
 		ring->last_end = ktime_get();
 
-		ret = simtgpu_vram_alloc(sdev, SIMTGPU_RING_BYTES,
-					 SIMTGPU_RING_BYTES, &ring->vram);
+		ret = simtgpu_vram_alloc(sdev, SIMTGPU_KERNEL_RING_BYTES,
+					 SIMTGPU_KERNEL_RING_BYTES, &ring->vram);
 		if (ret)
 			goto err;
 		simtgpu_vram_clear(sdev, &ring->vram);
@@ -494,11 +489,7 @@ void simtgpu_rings_fini(struct simtgpu_device *sdev)
 
 /* ---------------------------------------------------- reset/timeout --- */
 
-/*
- * The job the engine is stuck in. The engine runs one packet at a time, so
- * of each ring's oldest unfinished job, the one that has been first in line
- * the longest is the one executing: the others queued up behind it.
- */
+/* The job the engine is stuck in (simtgpu_hang_culprit_ring()). */
 struct simtgpu_culprit {
 	struct dma_fence *finished;
 	struct simtgpu_queue *queue;
@@ -510,13 +501,14 @@ struct simtgpu_culprit {
 static bool simtgpu_find_culprit(struct simtgpu_device *sdev,
 				 struct simtgpu_culprit *c)
 {
-	ktime_t best_ready = 0;
-	u64 best_seqno = 0;
+	u64 first_in_line_ns[SIMTGPU_NUM_RINGS] = { 0 };
+	u64 seqno[SIMTGPU_NUM_RINGS] = { 0 };
 	struct simtgpu_fence *f;
-	struct simtgpu_ring *best = NULL;
+	struct simtgpu_ring *best;
 	unsigned long flags;
 	unsigned int i;
 	bool found = false;
+	int culprit;
 
 	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
 		struct simtgpu_ring *ring = &sdev->rings[i];
@@ -525,24 +517,22 @@ static bool simtgpu_find_culprit(struct simtgpu_device *sdev,
 		f = list_first_entry_or_null(&ring->pending,
 					     struct simtgpu_fence, link);
 		if (f && f->job) {
-			ktime_t ready = ktime_after(ring->last_end, f->emitted) ?
-					ring->last_end : f->emitted;
-
-			if (!best || ktime_before(ready, best_ready)) {
-				best = ring;
-				best_ready = ready;
-				best_seqno = f->seqno;
-			}
+			first_in_line_ns[i] =
+				simtgpu_first_in_line_ns(ktime_to_ns(f->emitted),
+							 ktime_to_ns(ring->last_end));
+			seqno[i] = f->seqno;
 		}
 		spin_unlock_irqrestore(&ring->lock, flags);
 	}
-	if (!best)
+	culprit = simtgpu_hang_culprit_ring(first_in_line_ns);
+	if (culprit < 0)
 		return false;
+	best = &sdev->rings[culprit];
 
 	spin_lock_irqsave(&best->lock, flags);
 	f = list_first_entry_or_null(&best->pending, struct simtgpu_fence,
 				     link);
-	if (f && f->job && f->seqno == best_seqno) {
+	if (f && f->job && f->seqno == seqno[culprit]) {
 		c->finished = dma_fence_get(&f->job->base.s_fence->finished);
 		c->queue = f->job->queue;
 		kref_get(&c->queue->refcount);
@@ -558,25 +548,19 @@ static bool simtgpu_find_culprit(struct simtgpu_device *sdev,
 /* Whether any ring's head or fence moved since the previous check. */
 static bool simtgpu_device_progressed(struct simtgpu_device *sdev)
 {
-	bool progressed = false;
+	struct simtgpu_progress now;
 	unsigned long flags;
 	unsigned int i;
 
 	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
 		struct simtgpu_ring *ring = &sdev->rings[i];
-		u32 head = simtgpu_ring_read(ring, SIMTGPU_RING_HEAD);
-		u64 completed;
 
+		now.head[i] = simtgpu_ring_read(ring, SIMTGPU_RING_HEAD);
 		spin_lock_irqsave(&ring->lock, flags);
-		completed = ring->completed;
+		now.completed[i] = ring->completed;
 		spin_unlock_irqrestore(&ring->lock, flags);
-		if (head != ring->timeout_head ||
-		    completed != ring->timeout_completed)
-			progressed = true;
-		ring->timeout_head = head;
-		ring->timeout_completed = completed;
 	}
-	return progressed;
+	return simtgpu_progressed(&sdev->progress_seen, &now);
 }
 
 /*
@@ -602,8 +586,7 @@ static void simtgpu_reset(struct simtgpu_device *sdev,
 	 */
 	if (culprit && !dma_fence_is_signaled(culprit->finished)) {
 		dma_fence_set_error(culprit->finished, -ETIMEDOUT);
-		simtgpu_queue_mark(culprit->queue, SIMTGPU_QUEUE_STATE_GUILTY,
-				   -ETIMEDOUT, NULL);
+		simtgpu_queue_mark_guilty(culprit->queue);
 	}
 
 	simtgpu_irq_disable(sdev);
@@ -707,7 +690,7 @@ int simtgpu_ioctl_queue_create(struct drm_device *dev, void *data,
 	struct simtgpu_file_priv *fpriv = file->driver_priv;
 	struct drm_simtgpu_queue_create *args = data;
 	struct simtgpu_queue *queue;
-	unsigned int nscheds = 0;
+	unsigned int first, nscheds, i;
 	u32 id;
 	int ret;
 
@@ -721,18 +704,11 @@ int simtgpu_ioctl_queue_create(struct drm_device *dev, void *data,
 	spin_lock_init(&queue->state_lock);
 	queue->sdev = sdev;
 	queue->priority = args->priority;
-	switch (args->priority) {
-	case SIMTGPU_PRIORITY_LOW:
-		queue->scheds[nscheds++] = &sdev->rings[0].sched;
-		break;
-	case SIMTGPU_PRIORITY_NORMAL:
-		queue->scheds[nscheds++] = &sdev->rings[1].sched;
-		queue->scheds[nscheds++] = &sdev->rings[2].sched;
-		break;
-	default:
-		queue->scheds[nscheds++] = &sdev->rings[3].sched;
-		break;
-	}
+	/* In ring order: drm_sched_pick_best() takes the first on a tie. */
+	first = simtgpu_class_first_ring(args->priority);
+	nscheds = simtgpu_class_ring_count(args->priority);
+	for (i = 0; i < nscheds; i++)
+		queue->scheds[i] = &sdev->rings[first + i].sched;
 	ret = drm_sched_entity_init(&queue->entity,
 				    sched_priority[args->priority],
 				    queue->scheds, nscheds, NULL);
@@ -822,9 +798,9 @@ int simtgpu_ioctl_queue_get_state(struct drm_device *dev, void *data,
 	if (!queue)
 		return -ENOENT;
 	spin_lock_irqsave(&queue->state_lock, flags);
-	args->state = queue->state;
-	args->last_error = queue->last_error;
-	args->fault = queue->fault;
+	args->state = queue->health.state;
+	args->last_error = queue->health.last_error;
+	args->fault = queue->health.fault;
 	spin_unlock_irqrestore(&queue->state_lock, flags);
 	kref_put(&queue->refcount, simtgpu_queue_release_kref);
 	return 0;
@@ -1025,7 +1001,7 @@ int simtgpu_ioctl_submit(struct drm_device *dev, void *data,
 	queue = simtgpu_queue_lookup(fpriv, args->queue_id);
 	if (!queue)
 		return -ENOENT;
-	if (simtgpu_queue_state(queue)) {
+	if (!simtgpu_queue_is_usable(queue)) {
 		kref_put(&queue->refcount, simtgpu_queue_release_kref);
 		return -ECANCELED;
 	}

@@ -7,9 +7,11 @@
  * Every open file gets its own GPU virtual address space (a "VM"), the
  * context that SET_CONTEXT switches to before the file's jobs run. Virtual
  * addresses come from a drm_mm range allocator over
- * [SIMTGPU_VA_START, SIMTGPU_LOCAL_BASE): below the shared and local memory
- * windows the MMU handles itself, and above a guard that keeps address 0
- * and its neighbourhood unmapped, so that NULL dereferences fault.
+ * [SIMTGPU_USER_VA_START, SIMTGPU_USER_VA_END) of the shared driver policy
+ * (simtgpu/driver_policy.h): below the shared and local memory windows the
+ * MMU handles itself, and above a guard that keeps address 0 and its
+ * neighbourhood unmapped, so that NULL dereferences fault. The lowest free
+ * range that fits is used, as the in-process transport does.
  *
  * The page tables are the four-level format of include/simtgpu/hw.h, one
  * 4 KiB VRAM page per table, written by the CPU through the BAR2 mapping. A
@@ -77,8 +79,8 @@ struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev, u32 id)
 	vm->id = id;
 	mutex_init(&vm->lock);
 	INIT_LIST_HEAD(&vm->tables);
-	drm_mm_init(&vm->mm, SIMTGPU_VA_START,
-		    SIMTGPU_VA_END - SIMTGPU_VA_START);
+	drm_mm_init(&vm->mm, SIMTGPU_USER_VA_START,
+		    SIMTGPU_USER_VA_END - SIMTGPU_USER_VA_START);
 	dma_resv_init(&vm->resv);
 
 	vm->root = simtgpu_pt_alloc(vm, SIMTGPU_PT_LEVELS - 1);
@@ -192,8 +194,8 @@ int simtgpu_vm_map_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo)
 	ret = drm_mm_insert_node_in_range(&vm->mm, &bo->va,
 					  size + SIMTGPU_PAGE_SIZE,
 					  SIMTGPU_PAGE_SIZE, 0,
-					  SIMTGPU_VA_START, SIMTGPU_VA_END,
-					  DRM_MM_INSERT_BEST);
+					  SIMTGPU_USER_VA_START, SIMTGPU_USER_VA_END,
+					  DRM_MM_INSERT_LOW);
 	if (ret)
 		goto out_unlock;
 

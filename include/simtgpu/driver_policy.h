@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The driver policy: every rule that the kernel driver (kmd/) and the
+ * userspace driver's in-process transport (umd/src/simkmd/) both apply, so
+ * that the uAPI behaves the same on either. Both compile this file: plain C,
+ * static inline, fixed-width types, no C library beyond errno values and
+ * stdint in userspace builds. docs/kmd.md ("The shared driver policy")
+ * explains each rule and who applies it.
+ */
+#ifndef SIMTGPU_DRIVER_POLICY_H
+#define SIMTGPU_DRIVER_POLICY_H
+
+#ifdef __KERNEL__
+#include <linux/errno.h>
+#include <linux/types.h>
+#include <drm/simtgpu_drm.h>
+#else
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "uapi/drm/simtgpu_drm.h"
+#endif
+#include "hw.h"
+
+/* ------------------------------------------------------------ limits --- */
+
+/* Queues one file may have at once (GET_PARAM(NUM_QUEUES_MAX)). */
+#define SIMTGPU_MAX_QUEUES_PER_FILE 64u
+
+/*
+ * Each kernel ring is 16 KiB and holds at most 64 jobs: 64 jobs of 60 bytes
+ * and the NOP padding one of them may need fit, so pushing never waits for
+ * ring space, only for a job slot.
+ */
+#define SIMTGPU_KERNEL_RING_BYTES (16u * 1024)
+#define SIMTGPU_JOBS_IN_FLIGHT_PER_RING 64u
+
+/*
+ * Host milliseconds a job may run before the driver checks the device for
+ * progress (kmd: module parameter timeout_ms; in-process:
+ * SIMTGPU_JOB_TIMEOUT_MS). Large because the GPU is simulated; never below
+ * the minimum, so that a typo cannot reset every job.
+ */
+#define SIMTGPU_DEFAULT_TIMEOUT_MS 20000u
+#define SIMTGPU_MIN_TIMEOUT_MS 100u
+
+static inline uint32_t simtgpu_effective_timeout_ms(uint32_t configured_ms)
+{
+	return configured_ms < SIMTGPU_MIN_TIMEOUT_MS ? SIMTGPU_MIN_TIMEOUT_MS :
+							configured_ms;
+}
+
+/*
+ * MiB of BOs each file may allocate, 0 = no limit (kmd: module parameter
+ * vram_limit_mb; in-process: SIMTGPU_VRAM_LIMIT_MB), read when the file is
+ * opened and reported by GET_PARAM(VRAM_LIMIT).
+ */
+#define SIMTGPU_DEFAULT_VRAM_LIMIT_MB 0u
+
+/* Whether a file whose BOs would total @file_bytes stays within @limit. */
+static inline bool simtgpu_vram_limit_allows(uint64_t file_bytes,
+					     uint64_t limit)
+{
+	return limit == 0 || file_bytes <= limit;
+}
+
+/*
+ * BO virtual addresses: 4 KiB aligned in [SIMTGPU_USER_VA_START,
+ * SIMTGPU_USER_VA_END), above a guard for NULL and below the shared and
+ * local windows, each BO followed by an unmapped guard page so that running
+ * off its end faults. The lowest free range that fits is used, so a file's
+ * first BO is at SIMTGPU_USER_VA_START.
+ */
+#define SIMTGPU_USER_VA_START 0x100000ull
+#define SIMTGPU_USER_VA_END SIMTGPU_LOCAL_BASE
+#define SIMTGPU_VA_GUARD_BYTES SIMTGPU_PAGE_SIZE
+
+/* -------------------------------------------------------- ring choice --- */
+
+/*
+ * A queue's priority class (SIMTGPU_PRIORITY_*) picks its rings: low ring 0,
+ * normal rings 1 and 2, high ring 3; each ring's PRIORITY register is the
+ * class it serves, so the device's engine prefers high, then normal rings.
+ */
+static inline uint32_t simtgpu_ring_priority(unsigned int ring)
+{
+	return ring == 0 ? SIMTGPU_PRIORITY_LOW :
+	       ring == SIMTGPU_NUM_RINGS - 1 ? SIMTGPU_PRIORITY_HIGH :
+					       SIMTGPU_PRIORITY_NORMAL;
+}
+
+static inline unsigned int simtgpu_class_first_ring(uint32_t priority)
+{
+	return priority == SIMTGPU_PRIORITY_LOW ? 0 :
+	       priority == SIMTGPU_PRIORITY_HIGH ? SIMTGPU_NUM_RINGS - 1 : 1;
+}
+
+static inline unsigned int simtgpu_class_ring_count(uint32_t priority)
+{
+	return priority == SIMTGPU_PRIORITY_NORMAL ? SIMTGPU_NUM_RINGS - 2 : 1;
+}
+
+/*
+ * The ring a queue's next job goes to when the queue has nothing in flight
+ * (otherwise it stays where its previous job went, so that a queue's jobs
+ * run in order): the least loaded ring of its class, the first on a tie.
+ * drm_sched applies this rule itself in kmd (drm_sched_pick_best over the
+ * class's rings in this order, load = its score); the in-process driver
+ * calls this with load = queues assigned plus jobs on the ring.
+ */
+static inline unsigned int
+simtgpu_pick_ring(uint32_t priority, const uint32_t load[SIMTGPU_NUM_RINGS])
+{
+	unsigned int first = simtgpu_class_first_ring(priority);
+	unsigned int best = first;
+	unsigned int i;
+
+	for (i = first + 1; i < first + simtgpu_class_ring_count(priority); i++)
+		if (load[i] < load[best])
+			best = i;
+	return best;
+}
+
+/* ---------------------------------------------------- job packet layout --- */
+
+/*
+ * A job on a kernel ring: SET_CONTEXT (the file's context id and page
+ * tables), INDIRECT (the user's buffer, at user privilege), FENCE (IRQ |
+ * PHYSICAL: the ring's next sequence number into its fence slot).
+ */
+#define SIMTGPU_JOB_DWORDS 15u
+
+static inline void simtgpu_job_packets(uint32_t packets[SIMTGPU_JOB_DWORDS],
+				       uint32_t context, uint64_t page_table,
+				       uint64_t ib_va, uint32_t ib_dwords,
+				       uint64_t fence_addr, uint64_t seqno)
+{
+	packets[0] = SIMTGPU_PKT_HEADER(SIMTGPU_PKT_SET_CONTEXT, 0, 4);
+	packets[1] = context;
+	packets[2] = 0;
+	packets[3] = (uint32_t)page_table;
+	packets[4] = (uint32_t)(page_table >> 32);
+	packets[5] = SIMTGPU_PKT_HEADER(SIMTGPU_PKT_INDIRECT, 0, 4);
+	packets[6] = (uint32_t)ib_va;
+	packets[7] = (uint32_t)(ib_va >> 32);
+	packets[8] = ib_dwords;
+	packets[9] = 0;
+	packets[10] = SIMTGPU_PKT_HEADER(SIMTGPU_PKT_FENCE,
+					 SIMTGPU_PKTF_IRQ | SIMTGPU_PKTF_PHYSICAL,
+					 4);
+	packets[11] = (uint32_t)fence_addr;
+	packets[12] = (uint32_t)(fence_addr >> 32);
+	packets[13] = (uint32_t)seqno;
+	packets[14] = (uint32_t)(seqno >> 32);
+}
+
+/*
+ * A job never wraps around the ring: when it does not fit between @tail and
+ * the end, the end is filled with one NOP (this header, then anything) and
+ * the job starts at offset 0. Returns 0 when the job fits.
+ */
+static inline uint32_t simtgpu_ring_pad_header(uint32_t tail,
+					       uint32_t ring_bytes)
+{
+	uint32_t room = ring_bytes - tail;
+
+	if (room >= SIMTGPU_JOB_DWORDS * 4)
+		return 0;
+	return SIMTGPU_PKT_HEADER(SIMTGPU_PKT_NOP, 0, room / 4 - 1);
+}
+
+/* ------------------------------------------------- faults and guilt --- */
+
+/* What QUEUE_GET_STATE reports about a queue. */
+struct simtgpu_queue_health {
+	uint32_t state; /* SIMTGPU_QUEUE_STATE_* */
+	int32_t last_error;
+	struct drm_simtgpu_fault_info fault; /* the first exception */
+};
+
+/* A faulted or guilty queue takes no more jobs (-ECANCELED). */
+static inline bool simtgpu_queue_usable(const struct simtgpu_queue_health *h)
+{
+	return h->state == 0;
+}
+
+/*
+ * Fault to job: the driver first retires the jobs whose fences the ring's
+ * fence slot has passed; the ring's oldest remaining job was executing when
+ * the exception was raised, and it is the exception's job if its context is
+ * the record's. Otherwise no job is failed (the exception is only logged).
+ */
+static inline bool simtgpu_exception_is_jobs(uint64_t job_seqno,
+					     uint64_t ring_completed,
+					     uint32_t job_context,
+					     uint32_t exc_context)
+{
+	return job_seqno > ring_completed && job_context == exc_context;
+}
+
+/*
+ * Every exception fails its job with -EFAULT (the record's kind says which)
+ * and faults its queue; the first exception is kept.
+ */
+static inline void
+simtgpu_queue_record_fault(struct simtgpu_queue_health *h,
+			   const struct drm_simtgpu_fault_info *fault)
+{
+	if (!(h->state & SIMTGPU_QUEUE_STATE_FAULTED))
+		h->fault = *fault;
+	h->state |= SIMTGPU_QUEUE_STATE_FAULTED;
+	h->last_error = -EFAULT;
+}
+
+/* The job that hung the engine fails with -ETIMEDOUT; its queue is guilty. */
+static inline void simtgpu_queue_record_hang(struct simtgpu_queue_health *h)
+{
+	h->state |= SIMTGPU_QUEUE_STATE_GUILTY;
+	h->last_error = -ETIMEDOUT;
+}
+
+/* -------------------------------------------------------------- hangs --- */
+
+/*
+ * A hang is "no progress": each ring's timer fires once its oldest job has
+ * been first in line for the timeout (and again every timeout while it
+ * stays there), and the device is hung if no ring's HEAD or completed
+ * sequence number moved since the previous check, whichever ring made it.
+ * The device's one engine serves the rings a packet at a time, so a job
+ * that is merely waiting behind another ring's long packet is not hung
+ * while anything moves. A hang is declared one to two timeouts after the
+ * engine stopped. (A PROGRESS register will replace HEAD and the sequence
+ * numbers here.)
+ */
+struct simtgpu_progress {
+	uint32_t head[SIMTGPU_NUM_RINGS];
+	uint64_t completed[SIMTGPU_NUM_RINGS];
+};
+
+/* Records @now as the baseline; true if it differs from the previous one. */
+static inline bool simtgpu_progressed(struct simtgpu_progress *seen,
+				      const struct simtgpu_progress *now)
+{
+	bool moved = false;
+	unsigned int i;
+
+	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
+		if (seen->head[i] != now->head[i] ||
+		    seen->completed[i] != now->completed[i])
+			moved = true;
+		seen->head[i] = now->head[i];
+		seen->completed[i] = now->completed[i];
+	}
+	return moved;
+}
+
+/*
+ * The guilty job, once the device is hung: of each ring's oldest unfinished
+ * job, the one that has been first in line the longest, since the engine
+ * runs one packet at a time and the others queued up behind it. A job is
+ * first in line from when it was pushed or its ring's previous job ended,
+ * whichever is later; on a tie the ring the engine prefers (higher
+ * PRIORITY) is the one executing. @first_in_line_ns is 0 for a ring with no
+ * job. Returns the ring, or -1 when no ring has a job.
+ */
+static inline uint64_t simtgpu_first_in_line_ns(uint64_t pushed_ns,
+						uint64_t ring_last_end_ns)
+{
+	return pushed_ns > ring_last_end_ns ? pushed_ns : ring_last_end_ns;
+}
+
+static inline int
+simtgpu_hang_culprit_ring(const uint64_t first_in_line_ns[SIMTGPU_NUM_RINGS])
+{
+	int best = -1;
+	int i;
+
+	for (i = SIMTGPU_NUM_RINGS - 1; i >= 0; i--)
+		if (first_in_line_ns[i] &&
+		    (best < 0 || first_in_line_ns[i] < first_in_line_ns[best]))
+			best = i;
+	return best;
+}
+
+#endif /* SIMTGPU_DRIVER_POLICY_H */
