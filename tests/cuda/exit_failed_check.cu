@@ -3,8 +3,8 @@
 // streams, an event and memory alive, a kernel that prints still queued and
 // an illegal address still pending: the runtime's exit-time shutdown meets a
 // sticky fault after a failed call. The exit status must stay the program's
-// own 1, and the queued kernel's printf must still appear
-// (exit_live_work.cu: status 0).
+// own 1, and the queued kernel's printf must still appear, after the host's
+// line (exit_live_work.cu: status 0).
 // expect-exit-status: 1
 // expect-output: ^exit_failed_check: check failed: cudaErrorInvalidValue$
 // expect-output: ^exit_failed_check: kernel finished$
@@ -37,8 +37,10 @@ int main()
 	CHECK_CUDA(cudaMalloc(&device, bytes));
 	CHECK_CUDA(cudaMallocHost(&pinned, bytes));
 
-	spin_and_print<<<1, kThreads, 0, work>>>(device, 2000);
+	// The copy first: on the render node a copy into (staged) pinned memory
+	// waits for its stream, and the kernel is to be still queued at exit.
 	CHECK_CUDA(cudaMemcpyAsync(pinned, device, bytes, cudaMemcpyDeviceToHost, work));
+	spin_and_print<<<1, kThreads, 0, work>>>(device, 2000);
 	CHECK_CUDA(cudaEventRecord(event, work));
 	store_to<<<1, 1, 0, faulting>>>(reinterpret_cast<int *>(0x1000)); // never mapped
 

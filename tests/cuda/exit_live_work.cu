@@ -55,8 +55,10 @@ int main()
 	spin_and_add<<<1, kThreads, 0, blocking>>>(device_a, 1, 2000);
 	CHECK_CUDA(cudaMemsetAsync(device_b, 0, bytes, non_blocking));
 	CHECK_CUDA(cudaStreamWaitEvent(non_blocking, copied, 0));
-	spin_and_add<<<1, kThreads, 0, non_blocking>>>(device_b, 2, 2000);
+	// Before the kernel: on the render node pinned memory is staged, and a copy
+	// into it waits for its stream (which would print the kernel's line early).
 	CHECK_CUDA(cudaMemcpyAsync(pinned_out, device_b, bytes, cudaMemcpyDeviceToHost, non_blocking));
+	spin_and_add<<<1, kThreads, 0, non_blocking>>>(device_b, 2, 2000);
 	CHECK_CUDA(cudaEventRecord(done, non_blocking));
 	spin_and_add<<<1, kThreads, 0, urgent>>>(device_a, 3, 10);
 	spin_and_add<<<1, kThreads>>>(device_b, 0, 10); // the legacy default stream
