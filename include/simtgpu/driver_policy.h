@@ -169,6 +169,22 @@ static inline uint32_t simtgpu_ring_pad_header(uint32_t tail,
 	return SIMTGPU_PKT_HEADER(SIMTGPU_PKT_NOP, 0, room / 4 - 1);
 }
 
+/* ------------------------------------------------- implicit sync --- */
+
+/*
+ * SUBMIT without NO_IMPLICIT_SYNC: a job waits for an earlier job that
+ * listed one of its BOs when either of the two writes it (readers do not
+ * wait for readers). Every job's fence is recorded on each BO it lists,
+ * with the flag too, and WAIT_BO and freeing a BO wait for all of them.
+ * kmd gets this from drm_sched_job_add_implicit_dependencies()
+ * (dma_resv_usage_rw()); the in-process driver calls this.
+ */
+static inline bool simtgpu_implicit_dependency(bool job_writes,
+					       bool earlier_job_writes)
+{
+	return job_writes || earlier_job_writes;
+}
+
 /* ------------------------------------------------- faults and guilt --- */
 
 /* What QUEUE_GET_STATE reports about a queue. */

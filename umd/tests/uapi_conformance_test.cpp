@@ -1,7 +1,10 @@
 // uAPI conformance: every ioctl of include/uapi/drm/simtgpu_drm.h, with its
 // validation errors and its effects, through the transport seam. ctest runs
 // it on the in-process implementation; the guest runs the same binary with
-// SIMTGPU_TRANSPORT=drm against the kernel driver. Both must pass.
+// SIMTGPU_TRANSPORT=drm against the kernel driver. Both must pass. The
+// rules both drivers share (simtgpu/driver_policy.h) are tested here, each
+// where the two used to differ.
+#include "simtgpu/driver_policy.h"
 #include "simtgpu/hw.h"
 #include "transport.h"
 #include "uapi/drm/simtgpu_drm.h"
@@ -9,13 +12,20 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
 #include <vector>
 
 using namespace simtgpu::umd;
 
 namespace {
+
+struct GateKernel;
 
 struct BoHandle {
     uint32_t handle = 0;
@@ -128,9 +138,103 @@ protected:
         std::memcpy(&ib[at], &body, sizeof(T));
     }
 
+    // A LAUNCH of one thread at `entry` with a0 = `a0`.
+    static std::vector<uint32_t> launch(uint64_t entry, uint64_t a0) {
+        simtgpu_pkt_launch l{};
+        l.entry_pc = entry;
+        l.param_va = a0;
+        l.grid[0] = l.grid[1] = l.grid[2] = 1;
+        l.block[0] = l.block[1] = l.block[2] = 1;
+        std::vector<uint32_t> p;
+        put(p, SIMTGPU_PKT_LAUNCH, l);
+        return p;
+    }
+    std::unique_ptr<Transport> open_file() {
+        std::unique_ptr<Transport> t;
+        std::string error;
+        EXPECT_EQ(transport_open(node_, &t, &error), 0) << error;
+        return t;
+    }
+    uint32_t queue_state(uint32_t q, int32_t *last_error = nullptr) {
+        drm_simtgpu_queue_get_state st{};
+        st.queue_id = q;
+        EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_QUEUE_GET_STATE, &st), 0);
+        if (last_error)
+            *last_error = st.last_error;
+        return st.state;
+    }
+    bool in_process() const { return node_.kind == TransportKind::Sim; }
+    GateKernel gate_kernel(); // below
+
+
     DeviceNode node_;
     std::unique_ptr<Transport> t_;
 };
+
+// A kernel that holds the device's engine until the CPU lets it go: it sets
+// word 0 of its flags buffer (started), then spins until word 1 (release)
+// is non-zero. Never released, it is a kernel that never ends.
+struct GateKernel {
+    static constexpr uint32_t kCode[] = {
+        0x00100313, // li   t1, 1
+        0x00652023, // sw   t1, 0(a0)
+        0x00452283, // 1: lw t0, 4(a0)
+        0xfe028ee3, // beqz t0, 1b
+        0x00000513, // li   a0, 0
+        0x05d00893, // li   a7, 93 (exit)
+        0x00000073, // ecall
+    };
+    BoHandle code, flags;
+
+    bool started() const {
+        return __atomic_load_n(reinterpret_cast<uint32_t *>(flags.cpu), __ATOMIC_ACQUIRE) != 0;
+    }
+    // Polls `started` for up to 30 s.
+    bool wait_started() const {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (!started()) {
+            if (std::chrono::steady_clock::now() > deadline)
+                return false;
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        return true;
+    }
+    void release() {
+        __atomic_store_n(reinterpret_cast<uint32_t *>(flags.cpu) + 1, 1u, __ATOMIC_RELEASE);
+        __sync_synchronize(); // the BO mapping is write-combined
+    }
+};
+
+// The driver settings these tests change or depend on: kmd's module
+// parameters in sysfs, or the in-process driver's environment variables,
+// which it reads where kmd reads the parameters.
+std::string kmd_parameter_path(const char *name) {
+    return std::string("/sys/module/simtgpu/parameters/") + name;
+}
+
+bool read_kmd_parameter(const char *name, uint64_t *value) {
+    std::ifstream in(kmd_parameter_path(name));
+    return static_cast<bool>(in >> *value);
+}
+
+bool write_kmd_parameter(const char *name, uint64_t value) {
+    std::ofstream out(kmd_parameter_path(name));
+    out << value;
+    out.flush();
+    return static_cast<bool>(out);
+}
+
+// The job timeout in ms the driver applies.
+uint64_t job_timeout_ms(bool in_process) {
+    uint64_t ms = SIMTGPU_DEFAULT_TIMEOUT_MS;
+    if (in_process) {
+        if (const char *text = std::getenv("SIMTGPU_JOB_TIMEOUT_MS"))
+            ms = std::strtoull(text, nullptr, 0);
+    } else {
+        EXPECT_TRUE(read_kmd_parameter("timeout_ms", &ms));
+    }
+    return simtgpu_effective_timeout_ms(uint32_t(ms));
+}
 
 TEST_F(Uapi, GetParam) {
     drm_simtgpu_get_param p{SIMTGPU_PARAM_UAPI_VERSION, 0, 0};
@@ -481,6 +585,243 @@ TEST_F(Uapi, FilesHaveSeparateAddressSpaces) {
     bool leaked = !st.state && theirs.cpu[0] == 0x99 && theirs.cpu[4095] == 0x99;
     EXPECT_FALSE(leaked);
     (void)mine;
+}
+
+GateKernel Uapi::gate_kernel() {
+    GateKernel gate;
+    gate.code = bo(4096, SIMTGPU_BO_EXEC | SIMTGPU_BO_READ_ONLY);
+    std::memcpy(gate.code.cpu, GateKernel::kCode, sizeof(GateKernel::kCode));
+    gate.flags = bo(4096);
+    __sync_synchronize();
+    return gate;
+}
+
+// Files that are opened after the limit is set get it (GET_PARAM reports
+// it); the file's BOs may not add up to more.
+TEST_F(Uapi, VramLimitIsReadWhenAFileOpensAndRefusesBosBeyondIt) {
+    constexpr uint64_t kLimitMb = 1;
+    std::unique_ptr<Transport> limited;
+    if (in_process()) {
+        setenv("SIMTGPU_VRAM_LIMIT_MB", std::to_string(kLimitMb).c_str(), 1);
+        limited = open_file();
+        unsetenv("SIMTGPU_VRAM_LIMIT_MB");
+    } else {
+        uint64_t before = 0;
+        ASSERT_TRUE(read_kmd_parameter("vram_limit_mb", &before));
+        if (!write_kmd_parameter("vram_limit_mb", kLimitMb))
+            GTEST_SKIP() << "cannot write " << kmd_parameter_path("vram_limit_mb");
+        limited = open_file();
+        EXPECT_TRUE(write_kmd_parameter("vram_limit_mb", before));
+    }
+    ASSERT_TRUE(limited);
+    drm_simtgpu_get_param p{SIMTGPU_PARAM_VRAM_LIMIT, 0, 0};
+    ASSERT_EQ(io(*limited, DRM_IOCTL_SIMTGPU_GET_PARAM, &p), 0);
+    EXPECT_EQ(p.value, kLimitMb << 20);
+    drm_simtgpu_bo_create c{};
+    c.size = (kLimitMb << 20) / 2;
+    EXPECT_EQ(io(*limited, DRM_IOCTL_SIMTGPU_BO_CREATE, &c), 0);
+    EXPECT_EQ(io(*limited, DRM_IOCTL_SIMTGPU_BO_CREATE, &c), 0);
+    c.size = 1;
+    EXPECT_EQ(io(*limited, DRM_IOCTL_SIMTGPU_BO_CREATE, &c), -ENOSPC);
+    // A file opened without the limit is not affected.
+    std::unique_ptr<Transport> unlimited = open_file();
+    ASSERT_TRUE(unlimited);
+    ASSERT_EQ(io(*unlimited, DRM_IOCTL_SIMTGPU_GET_PARAM, &p), 0);
+    EXPECT_EQ(p.value, uint64_t(SIMTGPU_DEFAULT_VRAM_LIMIT_MB) << 20);
+    c.size = 2 * (kLimitMb << 20);
+    EXPECT_EQ(io(*unlimited, DRM_IOCTL_SIMTGPU_BO_CREATE, &c), 0);
+}
+
+// A file's BOs take the lowest free VAs from SIMTGPU_USER_VA_START, each
+// followed by an unmapped guard page.
+TEST_F(Uapi, BoVirtualAddressesStartAtTheSharedVaBase) {
+    std::unique_ptr<Transport> fresh = open_file();
+    ASSERT_TRUE(fresh);
+    BoHandle first = bo(3 * SIMTGPU_PAGE_SIZE, 0, fresh.get());
+    BoHandle second = bo(SIMTGPU_PAGE_SIZE, 0, fresh.get());
+    EXPECT_EQ(first.va, SIMTGPU_USER_VA_START);
+    EXPECT_EQ(second.va, first.va + first.size + SIMTGPU_VA_GUARD_BYTES);
+    EXPECT_LT(second.va + second.size, SIMTGPU_USER_VA_END);
+}
+
+TEST_F(Uapi, QueueLimitIsTheSharedOne) {
+    drm_simtgpu_get_param p{SIMTGPU_PARAM_NUM_QUEUES_MAX, 0, 0};
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &p), 0);
+    EXPECT_EQ(p.value, SIMTGPU_MAX_QUEUES_PER_FILE);
+    for (uint32_t i = 0; i < SIMTGPU_MAX_QUEUES_PER_FILE; ++i)
+        queue(i % 3);
+    drm_simtgpu_queue_create q{};
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_QUEUE_CREATE, &q), -EBUSY);
+}
+
+// The rings' PRIORITY registers are the classes they serve: once the engine
+// is free, a normal queue's job runs before a low one's queued earlier.
+TEST_F(Uapi, EngineServesHigherPriorityRingsFirst) {
+    GateKernel gate = gate_kernel();
+    BoHandle ib_gate = bo(4096), ib_low = bo(4096), ib_normal = bo(4096), word = bo(4096);
+    uint32_t q_gate = queue(SIMTGPU_PRIORITY_HIGH), q_low = queue(SIMTGPU_PRIORITY_LOW),
+             q_normal = queue(SIMTGPU_PRIORITY_NORMAL);
+    uint32_t gate_done = syncobj(), low_done = syncobj(), normal_done = syncobj();
+    ASSERT_EQ(submit(ib_gate, launch(gate.code.va, gate.flags.va), q_gate, gate_done), 0);
+    ASSERT_TRUE(gate.wait_started());
+    std::vector<uint32_t> low, normal;
+    put(low, SIMTGPU_PKT_FILL, simtgpu_pkt_fill{word.va, 4, 0x10101010u, 0});
+    put(normal, SIMTGPU_PKT_FILL, simtgpu_pkt_fill{word.va, 4, 0x20202020u, 0});
+    ASSERT_EQ(submit(ib_low, low, q_low, low_done), 0);
+    ASSERT_EQ(submit(ib_normal, normal, q_normal, normal_done), 0);
+    // Time for kmd's schedulers to put both jobs on their rings.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    gate.release();
+    ASSERT_EQ(wait(gate_done), 0);
+    ASSERT_EQ(wait(low_done), 0);
+    ASSERT_EQ(wait(normal_done), 0);
+    uint32_t last;
+    std::memcpy(&last, word.cpu, 4);
+    EXPECT_EQ(last, 0x10101010u) << "the low-priority job ran before the normal one";
+}
+
+// A job that listed a BO for writing waits for the jobs that read it before,
+// all of them, not only the last; WAIT_BO waits for every job that listed it.
+TEST_F(Uapi, WriterWaitsForEveryEarlierReader) {
+    GateKernel gate = gate_kernel();
+    BoHandle ib_gate = bo(4096), ib_r1 = bo(4096), ib_r2 = bo(4096), ib_w = bo(4096);
+    BoHandle x = bo(4096), out1 = bo(4096), out2 = bo(4096);
+    std::memset(x.cpu, 0xaa, 64);
+    __sync_synchronize();
+    uint32_t q_a = queue(SIMTGPU_PRIORITY_LOW), q_b = queue(SIMTGPU_PRIORITY_NORMAL),
+             q_w = queue(SIMTGPU_PRIORITY_HIGH);
+    uint32_t gate_done = syncobj(), r1_done = syncobj(), r2_done = syncobj(), w_done = syncobj();
+    auto submit_listing = [&](const BoHandle &ib, const std::vector<uint32_t> &p, uint32_t q,
+                              uint32_t in, uint32_t out, const BoHandle &listed, bool write,
+                              uint32_t flags) {
+        std::memcpy(ib.cpu, p.data(), p.size() * 4);
+        drm_simtgpu_bo_ref ref{listed.handle, write ? SIMTGPU_BO_REF_WRITE : 0u};
+        drm_simtgpu_sync in_sync{in, 0, 0}, out_sync{out, 0, 0};
+        drm_simtgpu_submit s{};
+        s.ib_va = ib.va;
+        s.ib_dwords = uint32_t(p.size());
+        s.queue_id = q;
+        s.bos = reinterpret_cast<uint64_t>(&ref);
+        s.bo_count = 1;
+        s.bo_stride = sizeof(ref);
+        s.in_syncs = reinterpret_cast<uint64_t>(&in_sync);
+        s.in_sync_count = in ? 1 : 0;
+        s.out_syncs = reinterpret_cast<uint64_t>(&out_sync);
+        s.out_sync_count = 1;
+        s.sync_stride = sizeof(drm_simtgpu_sync);
+        s.flags = flags;
+        return io(DRM_IOCTL_SIMTGPU_SUBMIT, &s);
+    };
+    // The gate holds the engine; the first reader waits for the gate.
+    ASSERT_EQ(submit(ib_gate, launch(gate.code.va, gate.flags.va), queue(), gate_done), 0);
+    ASSERT_TRUE(gate.wait_started());
+    std::vector<uint32_t> r1, r2, w;
+    put(r1, SIMTGPU_PKT_COPY, simtgpu_pkt_copy{x.va, out1.va, 64});
+    put(r2, SIMTGPU_PKT_COPY, simtgpu_pkt_copy{x.va, out2.va, 64});
+    put(w, SIMTGPU_PKT_FILL, simtgpu_pkt_fill{x.va, 64, 0xbbbbbbbbu, 0});
+    ASSERT_EQ(submit_listing(ib_r1, r1, q_a, gate_done, r1_done, x, false, 0), 0);
+    // A second reader that does not wait for anything.
+    ASSERT_EQ(submit_listing(ib_r2, r2, q_b, 0, r2_done, x, false,
+                             SIMTGPU_SUBMIT_NO_IMPLICIT_SYNC),
+              0);
+    ASSERT_EQ(submit_listing(ib_w, w, q_w, 0, w_done, x, true, 0), 0);
+    gate.release();
+    ASSERT_EQ(wait(r2_done), 0);
+    drm_simtgpu_wait_bo wb{x.handle, 0, INT64_MAX};
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_WAIT_BO, &wb), 0);
+    EXPECT_EQ(wait(r1_done, 0), 0) << "WAIT_BO returned before every job listing the BO ended";
+    EXPECT_EQ(wait(w_done, 0), 0);
+    for (int i = 0; i < 64; ++i)
+        ASSERT_EQ(out1.cpu[i], 0xaa) << "the writer ran before the first reader, byte " << i;
+    EXPECT_EQ(x.cpu[0], 0xbb);
+}
+
+// A fault fails the job that was executing on the ring and no other: the
+// next job on the same ring, another file's, completes, and its queue stays
+// clean; the faulting queue records the fault.
+TEST_F(Uapi, FaultFailsOnlyTheJobThatRaisedIt) {
+    std::unique_ptr<Transport> other = open_file();
+    ASSERT_TRUE(other);
+    BoHandle ib = bo(4096), dst = bo(4096);
+    BoHandle ib2 = bo(4096, 0, other.get()), dst2 = bo(4096, 0, other.get());
+    uint32_t q = queue(SIMTGPU_PRIORITY_LOW), q2 = queue(SIMTGPU_PRIORITY_LOW, other.get());
+    uint32_t out = syncobj(), out2 = syncobj(false, other.get());
+    std::vector<uint32_t> bad, good;
+    put(bad, SIMTGPU_PKT_COPY, simtgpu_pkt_copy{0x1000, dst.va, 64});
+    put(good, SIMTGPU_PKT_FILL, simtgpu_pkt_fill{dst2.va, 64, 0x5a5a5a5au, 0});
+    ASSERT_EQ(submit(ib, bad, q, out), 0);
+    ASSERT_EQ(submit(ib2, good, q2, out2, {}, other.get()), 0);
+    ASSERT_EQ(wait(out), 0);
+    ASSERT_EQ(wait(out2, INT64_MAX, other.get()), 0);
+    int32_t error = 0;
+    EXPECT_EQ(queue_state(q, &error), uint32_t(SIMTGPU_QUEUE_STATE_FAULTED));
+    EXPECT_EQ(error, -EFAULT);
+    drm_simtgpu_queue_get_state st{};
+    st.queue_id = q2;
+    ASSERT_EQ(io(*other, DRM_IOCTL_SIMTGPU_QUEUE_GET_STATE, &st), 0);
+    EXPECT_EQ(st.state, 0u);
+    EXPECT_EQ(st.last_error, 0);
+    EXPECT_EQ(dst2.cpu[63], 0x5a);
+}
+
+// An endless kernel on a high queue holds the engine; a small fill on a low
+// queue waits behind it. The hang is the kernel's: its queue is guilty, the
+// fill runs after the reset and its queue is clean.
+TEST_F(Uapi, HangBlamesTheJobThatHoldsTheEngine) {
+    if (in_process()) {
+        // A short timeout, read when the device is created: the first file.
+        t_.reset();
+        setenv("SIMTGPU_JOB_TIMEOUT_MS", "1000", 1);
+        t_ = open_file();
+        unsetenv("SIMTGPU_JOB_TIMEOUT_MS");
+        ASSERT_TRUE(t_);
+    }
+    GateKernel endless = gate_kernel();
+    BoHandle ib_kernel = bo(4096), ib_fill = bo(4096), dst = bo(4096);
+    uint32_t q_high = queue(SIMTGPU_PRIORITY_HIGH), q_low = queue(SIMTGPU_PRIORITY_LOW);
+    uint32_t kernel_done = syncobj(), fill_done = syncobj();
+    std::vector<uint32_t> fill;
+    put(fill, SIMTGPU_PKT_FILL, simtgpu_pkt_fill{dst.va, 64, 0x77777777u, 0});
+    ASSERT_EQ(submit(ib_kernel, launch(endless.code.va, endless.flags.va), q_high, kernel_done),
+              0);
+    ASSERT_EQ(submit(ib_fill, fill, q_low, fill_done), 0);
+    ASSERT_EQ(wait(kernel_done), 0);
+    ASSERT_EQ(wait(fill_done), 0);
+    int32_t error = 0;
+    EXPECT_EQ(queue_state(q_high, &error), uint32_t(SIMTGPU_QUEUE_STATE_GUILTY));
+    EXPECT_EQ(error, -ETIMEDOUT);
+    EXPECT_EQ(queue_state(q_low, &error), 0u) << "the waiting fill was blamed";
+    EXPECT_EQ(error, 0);
+    EXPECT_EQ(dst.cpu[63], 0x77);
+}
+
+// With no setting, a job that never ends is reset one to two default
+// timeouts after it started (simtgpu/driver_policy.h).
+TEST_F(Uapi, DefaultTimeoutIsTheSharedOne) {
+    if (in_process()) {
+        t_.reset();
+        unsetenv("SIMTGPU_JOB_TIMEOUT_MS");
+        t_ = open_file();
+        ASSERT_TRUE(t_);
+    }
+    const uint64_t timeout_ms = job_timeout_ms(in_process());
+    if (timeout_ms != SIMTGPU_DEFAULT_TIMEOUT_MS)
+        GTEST_SKIP() << "the driver runs with timeout_ms=" << timeout_ms;
+    GateKernel endless = gate_kernel();
+    BoHandle ib = bo(4096);
+    uint32_t q = queue(), done = syncobj();
+    auto start = std::chrono::steady_clock::now();
+    ASSERT_EQ(submit(ib, launch(endless.code.va, endless.flags.va), q, done), 0);
+    ASSERT_TRUE(endless.wait_started());
+    // Past two timeouts and some slack, the driver did not reset it.
+    const int64_t limit_ms = int64_t(2 * timeout_ms + 5000);
+    EXPECT_EQ(wait(done, INT64_MAX), 0);
+    auto took_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+    EXPECT_GE(took_ms, int64_t(timeout_ms));
+    EXPECT_LE(took_ms, limit_ms);
+    EXPECT_EQ(queue_state(q), uint32_t(SIMTGPU_QUEUE_STATE_GUILTY));
 }
 
 } // namespace

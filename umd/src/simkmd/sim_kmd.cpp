@@ -5,9 +5,12 @@
 // interrupts, retires jobs whose fences the device wrote, pushes jobs whose
 // dependencies are met onto the rings, and resets the device when a job runs
 // past its timeout. Simulator callbacks (DMA, interrupts) never take mu_:
-// they may run while a thread holding mu_ waits for the simulator.
+// they may run while a thread holding mu_ waits for the simulator. Every
+// rule it shares with kmd (limits, VAs, ring choice, job packets, faults,
+// guilt, hangs, implicit sync) comes from simtgpu/driver_policy.h.
 #include "simkmd/sim_kmd.h"
 
+#include "simtgpu/driver_policy.h"
 #include "simtgpu/hw.h"
 #include "simtgpu/sim.h"
 #include "uapi/drm/simtgpu_drm.h"
@@ -32,11 +35,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock; // CLOCK_MONOTONIC, as the uAPI's timeouts
 
-constexpr uint32_t kRingBytes = 64 * 1024;
-constexpr uint32_t kMaxQueuesPerFile = 64;
-constexpr uint64_t kUserVaBase = 1ull << 32;      // VA 0..4 GiB stays unmapped
-constexpr uint64_t kUserVaLimit = SIMTGPU_LOCAL_BASE; // windows sit above
-constexpr uint32_t kJobDwords = 15;               // SET_CONTEXT + INDIRECT + FENCE
+constexpr uint32_t kRingBytes = SIMTGPU_KERNEL_RING_BYTES;
+// A ring with its jobs-in-flight limit reached still has room for a job and
+// its padding, so pushing only waits for a job slot, as in kmd.
+static_assert((SIMTGPU_JOBS_IN_FLIGHT_PER_RING + 2) * SIMTGPU_JOB_DWORDS * 4 < kRingBytes);
+
+uint64_t ns_since_boot(Clock::time_point t) {
+    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch())
+                        .count());
+}
 
 uint64_t env_u64(const char *name, uint64_t fallback) {
     const char *text = std::getenv(name);
@@ -148,10 +155,10 @@ int load_library(SimLibrary *lib, std::string *error) {
     return -ENOENT;
 }
 
-// First-fit allocator of VRAM offsets, page granular.
-class VramAllocator {
+// Lowest-first-fit allocator of VRAM offsets or VAs, page granular.
+class RangeAllocator {
 public:
-    void init(uint64_t size) { free_[0] = size; }
+    void init(uint64_t base, uint64_t size) { free_[base] = size; }
     // Returns the offset, or UINT64_MAX when no hole is large enough.
     uint64_t allocate(uint64_t bytes) {
         bytes = round_up(bytes);
@@ -283,9 +290,24 @@ struct Bo {
     uint32_t flags = 0;
     uint64_t size = 0;
     uint64_t va = 0;
-    uint64_t vram_offset = 0;        // when in VRAM
-    void *host = nullptr;            // when kBoHostMemory
-    std::shared_ptr<Fence> last_use; // implicit sync (dma_resv)
+    uint64_t vram_offset = 0; // when in VRAM
+    void *host = nullptr;     // when kBoHostMemory
+    // The fences of the unfinished jobs that listed it (its dma_resv).
+    struct Use {
+        std::shared_ptr<Fence> fence;
+        bool write;
+    };
+    std::vector<Use> uses;
+
+    void forget_finished_uses() {
+        uses.erase(std::remove_if(uses.begin(), uses.end(),
+                                  [](const Use &u) { return u.fence->signaled; }),
+                   uses.end());
+    }
+    bool idle() const {
+        return std::all_of(uses.begin(), uses.end(),
+                           [](const Use &u) { return u.fence->signaled; });
+    }
 };
 
 struct Queue;
@@ -298,18 +320,17 @@ struct Job {
     std::vector<std::shared_ptr<Fence>> deps;
     std::shared_ptr<Fence> done = std::make_shared<Fence>();
     int error = 0;
-    uint64_t seqno = 0; // on its ring, once pushed
+    unsigned ring = 0;
+    uint64_t seqno = 0;        // on its ring, once pushed
+    Clock::time_point pushed;  // onto its ring
 };
 
 struct Queue {
     uint32_t id = 0;
     uint32_t priority = 0;
-    unsigned ring = 0;
+    unsigned ring = 0; // where its jobs go while it has any in flight
     std::deque<std::shared_ptr<Job>> waiting; // dependencies not yet met
-    uint32_t state = 0;                       // SIMTGPU_QUEUE_STATE_*
-    int last_error = 0;
-    bool has_fault = false;
-    drm_simtgpu_fault_info fault{};
+    simtgpu_queue_health health{};
     unsigned unfinished = 0; // waiting + on a ring
 };
 
@@ -317,7 +338,9 @@ struct FileState {
     uint32_t context_id = 0;
     uint64_t root_table = 0; // VRAM offset
     std::vector<uint64_t> tables;
-    uint64_t next_va = kUserVaBase;
+    RangeAllocator va;
+    uint64_t vram_limit = 0; // bytes, 0 = none; read at open, as kmd's vram_limit_mb
+    uint64_t vram_bytes = 0; // of its VRAM BOs
     std::map<uint32_t, std::shared_ptr<Bo>> bos;
     uint32_t next_bo = 1;
     std::map<uint32_t, std::shared_ptr<Syncobj>> syncobjs;
@@ -343,7 +366,10 @@ private:
         uint64_t fence_offset = 0; // VRAM offset of the fence value
         uint64_t seqno = 0;
         std::deque<std::shared_ptr<Job>> running; // pushed, fence not seen
-        Clock::time_point front_since;            // when running.front() started
+        // drm_sched's timeout timer: (re)started when running.front() became
+        // first, and at each timeout check.
+        Clock::time_point front_since;
+        Clock::time_point last_end; // when the ring last finished a job
     };
 
     int init(std::string *error);
@@ -366,11 +392,15 @@ private:
     void service_interrupts();
     void retire_completed();
     void push_ready_jobs();
-    bool push_job(const std::shared_ptr<Job> &job);
+    bool ring_has_job_slot(unsigned index) const {
+        return rings_[index].running.size() < SIMTGPU_JOBS_IN_FLIGHT_PER_RING;
+    }
+    void push_job(const std::shared_ptr<Job> &job);
+    unsigned pick_ring(const Queue &queue);
+    simtgpu_progress current_progress();
     void check_timeouts();
+    void reset_after_hang();
     void finish_job(const std::shared_ptr<Job> &job);
-    void ring_write(Ring &ring, const uint32_t *dwords, uint32_t count);
-    uint32_t ring_free_bytes(unsigned index);
     void wake_scheduler();
     static void on_irq(void *opaque, uint32_t vector);
     static int on_dma_read(void *opaque, uint64_t bus, void *buf, uint64_t len);
@@ -378,7 +408,7 @@ private:
     bool host_range_ok(uint64_t bus, uint64_t len);
 
     // Ioctls.
-    int get_param(drm_simtgpu_get_param *a);
+    int get_param(FileState *f, drm_simtgpu_get_param *a);
     int bo_create(FileState *f, drm_simtgpu_bo_create *a);
     int bo_mmap_offset(FileState *f, drm_simtgpu_bo_mmap_offset *a);
     int bo_info(FileState *f, drm_simtgpu_bo_info *a);
@@ -407,11 +437,11 @@ private:
 
     std::mutex mu_;                // the driver lock
     std::condition_variable done_; // a job finished or a syncobj changed
-    VramAllocator vram_alloc_;
+    RangeAllocator vram_alloc_;
     Ring rings_[SIMTGPU_NUM_RINGS];
+    simtgpu_progress progress_seen_{}; // by the previous timeout check
     std::vector<FileState *> files_;
     uint32_t next_context_id_ = 1;
-    uint32_t next_normal_ring_ = 0;
 
     std::mutex irq_mu_;
     std::condition_variable irq_cv_;
@@ -467,13 +497,15 @@ int SimDevice::init(std::string *error) {
         *error = "the simulator library does not answer as a simtgpu device (ID register)";
         return -ENODEV;
     }
-    job_timeout_ = std::chrono::milliseconds(env_u64("SIMTGPU_JOB_TIMEOUT_MS", 60000));
-    vram_alloc_.init(vram_size_);
+    job_timeout_ = std::chrono::milliseconds(simtgpu_effective_timeout_ms(
+        uint32_t(env_u64("SIMTGPU_JOB_TIMEOUT_MS", SIMTGPU_DEFAULT_TIMEOUT_MS))));
+    vram_alloc_.init(0, vram_size_);
     uint64_t fences = vram_alloc_.allocate(SIMTGPU_PAGE_SIZE);
     std::memset(vram_ + fences, 0, SIMTGPU_PAGE_SIZE);
     for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
         rings_[i].base = vram_alloc_.allocate(kRingBytes);
         rings_[i].fence_offset = fences + 8 * i;
+        rings_[i].last_end = Clock::now();
     }
     program_rings();
     scheduler_ = std::thread([this] { scheduler_main(); });
@@ -489,6 +521,7 @@ void SimDevice::program_rings() {
         write_reg(base + SIMTGPU_RING_ADDR_LO, uint32_t(ring.base));
         write_reg(base + SIMTGPU_RING_ADDR_HI, uint32_t(ring.base >> 32));
         write_reg(base + SIMTGPU_RING_SIZE, kRingBytes);
+        write_reg(base + SIMTGPU_RING_PRIORITY, simtgpu_ring_priority(i));
         write_reg(base + SIMTGPU_RING_CTRL, SIMTGPU_RING_CTRL_ENABLE);
         ring.tail = reg(base + SIMTGPU_RING_HEAD);
         write_reg(base + SIMTGPU_RING_TAIL, ring.tail);
@@ -604,6 +637,8 @@ int SimDevice::open(FileState *f, std::string *error) {
     }
     std::memset(vram_ + f->root_table, 0, SIMTGPU_PAGE_SIZE);
     f->context_id = next_context_id_++;
+    f->va.init(SIMTGPU_USER_VA_START, SIMTGPU_USER_VA_END - SIMTGPU_USER_VA_START);
+    f->vram_limit = env_u64("SIMTGPU_VRAM_LIMIT_MB", SIMTGPU_DEFAULT_VRAM_LIMIT_MB) << 20;
     files_.push_back(f);
     return 0;
 }
@@ -639,6 +674,7 @@ void SimDevice::close(FileState *f) {
 
 void SimDevice::free_bo(FileState *f, Bo &bo) {
     unmap_range(f, bo.va, bo.size);
+    f->va.release(bo.va, bo.size + SIMTGPU_VA_GUARD_BYTES);
     if (bo.flags & kBoHostMemory) {
         {
             std::lock_guard<std::mutex> guard(host_mu_);
@@ -647,6 +683,7 @@ void SimDevice::free_bo(FileState *f, Bo &bo) {
         std::free(bo.host);
     } else {
         vram_alloc_.release(bo.vram_offset, bo.size);
+        f->vram_bytes -= bo.size;
     }
 }
 
@@ -667,7 +704,7 @@ int SimDevice::ioctl(FileState *f, unsigned long request, void *arg) {
     std::unique_lock<std::mutex> lock(mu_);
     switch (request) {
     case DRM_IOCTL_SIMTGPU_GET_PARAM:
-        return get_param(static_cast<drm_simtgpu_get_param *>(arg));
+        return get_param(f, static_cast<drm_simtgpu_get_param *>(arg));
     case DRM_IOCTL_SIMTGPU_BO_CREATE:
         return bo_create(f, static_cast<drm_simtgpu_bo_create *>(arg));
     case DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET:
@@ -707,7 +744,7 @@ int SimDevice::ioctl(FileState *f, unsigned long request, void *arg) {
     }
 }
 
-int SimDevice::get_param(drm_simtgpu_get_param *a) {
+int SimDevice::get_param(FileState *f, drm_simtgpu_get_param *a) {
     if (a->pad)
         return -EINVAL;
     switch (a->param) {
@@ -726,7 +763,7 @@ int SimDevice::get_param(drm_simtgpu_get_param *a) {
         return 0;
     case SIMTGPU_PARAM_VRAM_SIZE: a->value = vram_size_; return 0;
     case SIMTGPU_PARAM_VRAM_USED: a->value = vram_alloc_.used(); return 0;
-    case SIMTGPU_PARAM_VRAM_LIMIT: a->value = 0; return 0;
+    case SIMTGPU_PARAM_VRAM_LIMIT: a->value = f->vram_limit; return 0;
     case SIMTGPU_PARAM_CLOCK_KHZ: a->value = reg(SIMTGPU_REG_CLOCK_KHZ); return 0;
     case SIMTGPU_PARAM_MAX_STACK_PER_THREAD:
         a->value = reg(SIMTGPU_REG_MAX_STACK_PER_THREAD);
@@ -737,7 +774,7 @@ int SimDevice::get_param(drm_simtgpu_get_param *a) {
         return 0;
     }
     case SIMTGPU_PARAM_CAPS: a->value = reg(SIMTGPU_REG_CAPS); return 0;
-    case SIMTGPU_PARAM_NUM_QUEUES_MAX: a->value = kMaxQueuesPerFile; return 0;
+    case SIMTGPU_PARAM_NUM_QUEUES_MAX: a->value = SIMTGPU_MAX_QUEUES_PER_FILE; return 0;
     default: return -EINVAL;
     }
 }
@@ -748,16 +785,18 @@ int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
     if (a->size > UINT64_MAX - (SIMTGPU_PAGE_SIZE - 1))
         return -EINVAL;
     uint64_t size = (a->size + SIMTGPU_PAGE_SIZE - 1) & ~uint64_t(SIMTGPU_PAGE_SIZE - 1);
-    // VRAM exhaustion is -ENOSPC, as in kmd (drm_buddy).
-    if (!(a->flags & kBoHostMemory) && size > vram_size_)
+    bool in_vram = !(a->flags & kBoHostMemory);
+    // The file's limit, then VRAM exhaustion: -ENOSPC, as in kmd (drm_buddy).
+    if (in_vram && (!simtgpu_vram_limit_allows(f->vram_bytes + size, f->vram_limit) ||
+                    size > vram_size_))
         return -ENOSPC;
-    // One unmapped guard page after every BO turns small overruns into faults.
-    if (f->next_va + size + SIMTGPU_PAGE_SIZE > kUserVaLimit)
+    uint64_t va = f->va.allocate(size + SIMTGPU_VA_GUARD_BYTES);
+    if (va == UINT64_MAX)
         return -ENOSPC;
     auto bo = std::make_shared<Bo>();
     bo->flags = a->flags;
     bo->size = size;
-    bo->va = f->next_va;
+    bo->va = va;
     uint64_t pte_flags = SIMTGPU_PTE_R;
     if (!(a->flags & SIMTGPU_BO_READ_ONLY))
         pte_flags |= SIMTGPU_PTE_W;
@@ -766,15 +805,19 @@ int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
     uint64_t target;
     if (a->flags & kBoHostMemory) {
         bo->host = std::aligned_alloc(SIMTGPU_PAGE_SIZE, size);
-        if (!bo->host)
+        if (!bo->host) {
+            f->va.release(va, size + SIMTGPU_VA_GUARD_BYTES);
             return -ENOMEM;
+        }
         std::memset(bo->host, 0, size);
         target = reinterpret_cast<uint64_t>(bo->host);
         pte_flags |= SIMTGPU_PTE_HOST;
     } else {
         bo->vram_offset = vram_alloc_.allocate(size);
-        if (bo->vram_offset == UINT64_MAX)
+        if (bo->vram_offset == UINT64_MAX) {
+            f->va.release(va, size + SIMTGPU_VA_GUARD_BYTES);
             return -ENOSPC;
+        }
         std::memset(vram_ + bo->vram_offset, 0, size); // never leak another file's data
         target = bo->vram_offset;
     }
@@ -783,13 +826,15 @@ int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
             std::free(bo->host);
         else
             vram_alloc_.release(bo->vram_offset, size);
+        f->va.release(va, size + SIMTGPU_VA_GUARD_BYTES);
         return rc;
     }
     if (bo->host) {
         std::lock_guard<std::mutex> guard(host_mu_);
         host_ranges_[target] = size;
     }
-    f->next_va += size + SIMTGPU_PAGE_SIZE;
+    if (in_vram)
+        f->vram_bytes += size;
     a->handle = f->next_bo++;
     a->gpu_va = bo->va;
     f->bos[a->handle] = bo;
@@ -823,8 +868,7 @@ int SimDevice::gem_close(FileState *f, drm_gem_close *a, std::unique_lock<std::m
     // fences signal, and so do we, by waiting.
     std::shared_ptr<Bo> bo = it->second;
     f->bos.erase(it);
-    if (bo->last_use)
-        done_.wait(lock, [&] { return bo->last_use->signaled; });
+    done_.wait(lock, [&] { return bo->idle(); });
     free_bo(f, *bo);
     return 0;
 }
@@ -845,8 +889,8 @@ int SimDevice::submit(FileState *f, drm_simtgpu_submit *a) {
     if (qit == f->queues.end())
         return -ENOENT;
     std::shared_ptr<Queue> queue = qit->second;
-    if (queue->state)
-        return -ECANCELED; // a faulted or guilty queue takes no more work
+    if (!simtgpu_queue_usable(&queue->health))
+        return -ECANCELED;
     uint64_t ib_bytes = uint64_t(a->ib_dwords) * 4;
     bool ib_mapped = std::any_of(f->bos.begin(), f->bos.end(), [&](auto &entry) {
         const Bo &bo = *entry.second;
@@ -871,7 +915,7 @@ int SimDevice::submit(FileState *f, drm_simtgpu_submit *a) {
         auto it = f->bos.find(ref.handle);
         if (it == f->bos.end())
             return -ENOENT;
-        bos.emplace_back(it->second, ref.flags);
+        bos.emplace_back(it->second, ref.flags & SIMTGPU_BO_REF_WRITE);
     }
     auto read_sync = [&](uint64_t array, uint32_t i, drm_simtgpu_sync *out) {
         std::memcpy(out, reinterpret_cast<const uint8_t *>(array) + size_t(i) * a->sync_stride,
@@ -901,12 +945,20 @@ int SimDevice::submit(FileState *f, drm_simtgpu_submit *a) {
             return -ENOENT;
         outs.emplace_back(it->second, sync.point);
     }
-    if (!(a->flags & SIMTGPU_SUBMIT_NO_IMPLICIT_SYNC))
-        for (auto &[bo, flags] : bos)
-            if (bo->last_use && !bo->last_use->signaled)
-                job->deps.push_back(bo->last_use);
-    for (auto &[bo, flags] : bos)
-        bo->last_use = job->done;
+    // kmd's reservation locking refuses a BO listed twice.
+    for (size_t i = 0; i < bos.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+            if (bos[i].first == bos[j].first)
+                return -EINVAL;
+    for (auto &[bo, write] : bos) {
+        bo->forget_finished_uses();
+        if (!(a->flags & SIMTGPU_SUBMIT_NO_IMPLICIT_SYNC))
+            for (const Bo::Use &use : bo->uses)
+                if (simtgpu_implicit_dependency(write, use.write))
+                    job->deps.push_back(use.fence);
+    }
+    for (auto &[bo, write] : bos)
+        bo->uses.push_back({job->done, bool(write)});
     for (auto &[syncobj, point] : outs) {
         if (point)
             syncobj->add_point(point, job->done);
@@ -914,10 +966,26 @@ int SimDevice::submit(FileState *f, drm_simtgpu_submit *a) {
             syncobj->replace(job->done);
     }
 
+    if (queue->unfinished == 0)
+        queue->ring = pick_ring(*queue);
+    job->ring = queue->ring;
     queue->waiting.push_back(job);
     ++queue->unfinished;
     wake_scheduler();
     return 0;
+}
+
+// As drm_sched_pick_best() scores rings: queues that have jobs on it, plus
+// the jobs on it.
+unsigned SimDevice::pick_ring(const Queue &queue) {
+    uint32_t load[SIMTGPU_NUM_RINGS] = {};
+    for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i)
+        load[i] = uint32_t(rings_[i].running.size());
+    for (FileState *f : files_)
+        for (auto &[id, q] : f->queues)
+            if (q->unfinished)
+                ++load[q->ring];
+    return simtgpu_pick_ring(queue.priority, load);
 }
 
 int SimDevice::wait_bo(FileState *f, drm_simtgpu_wait_bo *a, std::unique_lock<std::mutex> &lock) {
@@ -926,29 +994,20 @@ int SimDevice::wait_bo(FileState *f, drm_simtgpu_wait_bo *a, std::unique_lock<st
     auto it = f->bos.find(a->handle);
     if (it == f->bos.end())
         return -ENOENT;
-    std::shared_ptr<Fence> fence = it->second->last_use;
-    if (!fence)
-        return 0;
-    bool ok = done_.wait_until(lock, from_monotonic_ns(a->timeout_ns),
-                               [&] { return fence->signaled; });
+    std::shared_ptr<Bo> bo = it->second;
+    bool ok = done_.wait_until(lock, from_monotonic_ns(a->timeout_ns), [&] { return bo->idle(); });
     return ok ? 0 : -ETIME;
 }
 
 int SimDevice::queue_create(FileState *f, drm_simtgpu_queue_create *a) {
     if (a->flags || a->pad || a->priority > SIMTGPU_PRIORITY_HIGH)
         return -EINVAL;
-    if (f->queues.size() >= kMaxQueuesPerFile)
+    if (f->queues.size() >= SIMTGPU_MAX_QUEUES_PER_FILE)
         return -EBUSY; // as xa_alloc on a full range
     auto queue = std::make_shared<Queue>();
     queue->id = f->next_queue++;
     queue->priority = a->priority;
-    // The priority class picks the rings, as in kmd: low ring 0, normal
-    // rings 1 and 2 (alternating, so independent queues run concurrently),
-    // high ring 3.
-    static_assert(SIMTGPU_NUM_RINGS == 4);
-    queue->ring = a->priority == SIMTGPU_PRIORITY_LOW    ? 0
-                  : a->priority == SIMTGPU_PRIORITY_HIGH ? 3
-                                                         : 1 + (next_normal_ring_++ & 1);
+    queue->ring = simtgpu_class_first_ring(a->priority); // picked again at each idle submit
     f->queues[queue->id] = queue;
     a->queue_id = queue->id;
     return 0;
@@ -974,9 +1033,9 @@ int SimDevice::queue_get_state(FileState *f, drm_simtgpu_queue_get_state *a) {
     auto it = f->queues.find(a->queue_id);
     if (it == f->queues.end())
         return -ENOENT;
-    a->state = it->second->state;
-    a->last_error = it->second->last_error;
-    a->fault = it->second->fault;
+    a->state = it->second->health.state;
+    a->last_error = it->second->health.last_error;
+    a->fault = it->second->health.fault;
     return 0;
 }
 
@@ -1151,7 +1210,8 @@ void SimDevice::service_interrupts() {
             write_reg(SIMTGPU_REG_IRQ_ACK, SIMTGPU_IRQ_FENCE);
         if (!(status & SIMTGPU_IRQ_EXCEPTION))
             return;
-        unsigned ring_index = reg(SIMTGPU_REG_EXC_RING) % SIMTGPU_NUM_RINGS;
+        uint32_t ring_index = reg(SIMTGPU_REG_EXC_RING);
+        uint32_t context = reg(SIMTGPU_REG_EXC_CONTEXT);
         drm_simtgpu_fault_info fault{};
         fault.kind = reg(SIMTGPU_REG_EXC_KIND);
         fault.access = reg(SIMTGPU_REG_EXC_ACCESS);
@@ -1166,21 +1226,20 @@ void SimDevice::service_interrupts() {
             fault.ctaid[i] = reg(SIMTGPU_REG_EXC_CTAID_X + 4 * i);
             fault.tid[i] = reg(SIMTGPU_REG_EXC_TID_X + 4 * i);
         }
-        // The job being executed is the oldest one the fence has not passed.
-        Ring &ring = rings_[ring_index];
-        uint64_t completed = fence_value(ring);
-        for (auto &job : ring.running) {
-            if (job->seqno <= completed)
-                continue;
-            job->error = -EFAULT;
-            Queue &queue = *job->queue;
-            queue.state |= SIMTGPU_QUEUE_STATE_FAULTED;
-            queue.last_error = -EFAULT;
-            if (!queue.has_fault) {
-                queue.has_fault = true;
-                queue.fault = fault;
+        if (ring_index < SIMTGPU_NUM_RINGS) {
+            // Retire what the fence slot has passed: the oldest job left was
+            // executing.
+            Ring &ring = rings_[ring_index];
+            uint64_t completed = fence_value(ring);
+            retire_completed();
+            if (!ring.running.empty()) {
+                Job &job = *ring.running.front();
+                if (simtgpu_exception_is_jobs(job.seqno, completed, job.file->context_id,
+                                              context)) {
+                    job.error = -EFAULT;
+                    simtgpu_queue_record_fault(&job.queue->health, &fault);
+                }
             }
-            break;
         }
         // The ring resumes with the packet after the aborted IB: our FENCE.
         write_reg(SIMTGPU_REG_IRQ_ACK, SIMTGPU_IRQ_EXCEPTION);
@@ -1200,7 +1259,7 @@ void SimDevice::retire_completed() {
         while (!ring.running.empty() && ring.running.front()->seqno <= completed) {
             finish_job(ring.running.front());
             ring.running.pop_front();
-            ring.front_since = Clock::now();
+            ring.last_end = ring.front_since = Clock::now();
             any = true;
         }
     }
@@ -1208,48 +1267,24 @@ void SimDevice::retire_completed() {
         done_.notify_all();
 }
 
-uint32_t SimDevice::ring_free_bytes(unsigned index) {
-    uint32_t head = reg(SIMTGPU_RING_BASE(index) + SIMTGPU_RING_HEAD);
-    uint32_t used = (rings_[index].tail - head) & (kRingBytes - 1);
-    return kRingBytes - used - 4; // never fill it completely: full would read as empty
-}
-
-// Writes one packet; a packet never wraps: a NOP pads to the ring's end.
-void SimDevice::ring_write(Ring &ring, const uint32_t *dwords, uint32_t count) {
-    uint32_t left = kRingBytes - ring.tail;
-    if (left < count * 4) {
-        *reinterpret_cast<uint32_t *>(vram_ + ring.base + ring.tail) =
-            SIMTGPU_PKT_HEADER(SIMTGPU_PKT_NOP, 0, left / 4 - 1);
+// The caller checked ring_has_job_slot(): the job then fits (see kRingBytes).
+void SimDevice::push_job(const std::shared_ptr<Job> &job) {
+    Ring &ring = rings_[job->ring];
+    job->seqno = ++ring.seqno;
+    uint32_t packets[SIMTGPU_JOB_DWORDS];
+    simtgpu_job_packets(packets, job->file->context_id, job->file->root_table, job->ib_va,
+                        job->ib_dwords, ring.fence_offset, job->seqno);
+    if (uint32_t pad = simtgpu_ring_pad_header(ring.tail, kRingBytes)) {
+        std::memcpy(vram_ + ring.base + ring.tail, &pad, 4);
         ring.tail = 0;
     }
-    std::memcpy(vram_ + ring.base + ring.tail, dwords, count * 4);
-    ring.tail = (ring.tail + count * 4) & (kRingBytes - 1);
-}
-
-bool SimDevice::push_job(const std::shared_ptr<Job> &job) {
-    unsigned index = job->queue->ring;
-    Ring &ring = rings_[index];
-    // Worst case: padding up to the end plus the whole job.
-    if (ring_free_bytes(index) < 2 * kJobDwords * 4)
-        return false;
-    job->seqno = ++ring.seqno;
-    uint32_t set_context[5] = {SIMTGPU_PKT_HEADER(SIMTGPU_PKT_SET_CONTEXT, 0, 4),
-                               job->file->context_id, 0, uint32_t(job->file->root_table),
-                               uint32_t(job->file->root_table >> 32)};
-    uint32_t indirect[5] = {SIMTGPU_PKT_HEADER(SIMTGPU_PKT_INDIRECT, 0, 4), uint32_t(job->ib_va),
-                            uint32_t(job->ib_va >> 32), job->ib_dwords, 0};
-    uint32_t fence[5] = {
-        SIMTGPU_PKT_HEADER(SIMTGPU_PKT_FENCE, SIMTGPU_PKTF_IRQ | SIMTGPU_PKTF_PHYSICAL, 4),
-        uint32_t(ring.fence_offset), uint32_t(ring.fence_offset >> 32), uint32_t(job->seqno),
-        uint32_t(job->seqno >> 32)};
-    ring_write(ring, set_context, 5);
-    ring_write(ring, indirect, 5);
-    ring_write(ring, fence, 5);
+    std::memcpy(vram_ + ring.base + ring.tail, packets, sizeof(packets));
+    ring.tail = (ring.tail + uint32_t(sizeof(packets))) & (kRingBytes - 1);
+    job->pushed = Clock::now();
     if (ring.running.empty())
-        ring.front_since = Clock::now();
+        ring.front_since = job->pushed;
     ring.running.push_back(job);
-    write_reg(SIMTGPU_RING_BASE(index) + SIMTGPU_RING_TAIL, ring.tail);
-    return true;
+    write_reg(SIMTGPU_RING_BASE(job->ring) + SIMTGPU_RING_TAIL, ring.tail);
 }
 
 void SimDevice::push_ready_jobs() {
@@ -1261,7 +1296,7 @@ void SimDevice::push_ready_jobs() {
     std::stable_sort(queues.begin(), queues.end(),
                      [](Queue *a, Queue *b) { return a->priority > b->priority; });
     for (Queue *queue : queues) {
-        if (queue->state) {
+        if (!simtgpu_queue_usable(&queue->health)) {
             // Jobs queued behind a failure are cancelled, as in kmd.
             for (auto &job : queue->waiting) {
                 job->error = -ECANCELED;
@@ -1275,56 +1310,80 @@ void SimDevice::push_ready_jobs() {
             auto &job = queue->waiting.front();
             bool ready = std::all_of(job->deps.begin(), job->deps.end(),
                                      [](auto &fence) { return fence->signaled; });
-            if (!ready || !push_job(job))
+            if (!ready || !ring_has_job_slot(job->ring))
                 break;
+            push_job(job);
             job->deps.clear();
             queue->waiting.pop_front();
         }
     }
 }
 
-// A job running past the timeout is guilty: its queue is marked, the device
-// reset, and the other jobs that were on the rings run again.
+simtgpu_progress SimDevice::current_progress() {
+    simtgpu_progress now{};
+    for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
+        now.head[i] = reg(SIMTGPU_RING_BASE(i) + SIMTGPU_RING_HEAD);
+        now.completed[i] = fence_value(rings_[i]);
+    }
+    return now;
+}
+
+// As drm_sched's timeout: a ring whose first job has been first for the
+// timeout has the device checked for progress (the shared hang rule), and
+// its timer restarts; without progress the device is reset.
 void SimDevice::check_timeouts() {
     auto now = Clock::now();
     for (Ring &ring : rings_) {
         if (ring.running.empty() || now - ring.front_since < job_timeout_)
             continue;
-        auto guilty = ring.running.front();
-        ring.running.pop_front();
-        guilty->error = -ETIMEDOUT;
-        Queue &queue = *guilty->queue;
-        queue.state |= SIMTGPU_QUEUE_STATE_GUILTY;
-        queue.last_error = -ETIMEDOUT;
-        finish_job(guilty);
-
-        lib_.reset(sim_);
-        std::vector<std::shared_ptr<Job>> innocent[SIMTGPU_NUM_RINGS];
-        for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
-            uint64_t completed = fence_value(rings_[i]);
-            for (auto &job : rings_[i].running) {
-                if (job->seqno <= completed)
-                    finish_job(job);
-                else
-                    innocent[i].push_back(job);
-            }
-            rings_[i].running.clear();
-            rings_[i].seqno = std::max(rings_[i].seqno, completed);
-        }
-        program_rings();
-        for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
-            for (size_t j = 0; j < innocent[i].size(); ++j) {
-                if (push_job(innocent[i][j]))
-                    continue;
-                // No room: the rest wait in their queues, oldest first.
-                for (size_t k = innocent[i].size(); k-- > j;)
-                    innocent[i][k]->queue->waiting.push_front(innocent[i][k]);
-                break;
-            }
-        }
-        done_.notify_all();
+        ring.front_since = now;
+        simtgpu_progress progress = current_progress();
+        if (simtgpu_progressed(&progress_seen_, &progress))
+            continue;
+        reset_after_hang();
         return;
     }
+}
+
+// The culprit fails with -ETIMEDOUT and its queue is guilty; the device is
+// reset; the other jobs that were on the rings run again, unless their
+// queue is faulted or guilty (-ECANCELED), as kmd's resubmission.
+void SimDevice::reset_after_hang() {
+    uint64_t first_in_line_ns[SIMTGPU_NUM_RINGS] = {};
+    for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i)
+        if (!rings_[i].running.empty())
+            first_in_line_ns[i] = simtgpu_first_in_line_ns(
+                ns_since_boot(rings_[i].running.front()->pushed), ns_since_boot(rings_[i].last_end));
+    std::shared_ptr<Job> guilty = rings_[simtgpu_hang_culprit_ring(first_in_line_ns)].running.front();
+    guilty->error = -ETIMEDOUT;
+    simtgpu_queue_record_hang(&guilty->queue->health);
+
+    lib_.reset(sim_);
+    auto now = Clock::now();
+    std::vector<std::shared_ptr<Job>> innocent[SIMTGPU_NUM_RINGS];
+    for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
+        uint64_t completed = fence_value(rings_[i]);
+        for (auto &job : rings_[i].running) {
+            if (job != guilty && job->seqno > completed) {
+                if (simtgpu_queue_usable(&job->queue->health)) {
+                    innocent[i].push_back(job);
+                    continue;
+                }
+                job->error = -ECANCELED;
+            }
+            finish_job(job);
+        }
+        rings_[i].running.clear();
+        rings_[i].seqno = std::max(rings_[i].seqno, completed);
+        rings_[i].last_end = now;
+    }
+    program_rings();
+    for (auto &jobs : innocent)
+        for (auto &job : jobs)
+            push_job(job);
+    simtgpu_progress progress = current_progress();
+    simtgpu_progressed(&progress_seen_, &progress); // a fresh baseline
+    done_.notify_all();
 }
 
 // ------------------------------------------------------- SimFile ---
