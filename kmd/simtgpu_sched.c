@@ -217,8 +217,8 @@ void simtgpu_ring_fail_current(struct simtgpu_ring *ring,
 	f = list_first_entry_or_null(&ring->pending, struct simtgpu_fence,
 				     link);
 	if (f && f->job &&
-	    simtgpu_exception_is_jobs(f->seqno, ring->completed,
-				      f->job->vm->id, context)) {
+	    simtgpu_exception_belongs_to_job(f->seqno, ring->completed,
+					     f->job->vm->id, context)) {
 		job = f->job;
 		dma_fence_set_error(&f->base, -EFAULT);
 		dma_fence_set_error(&job->base.s_fence->finished, -EFAULT);

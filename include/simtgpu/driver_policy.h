@@ -206,10 +206,10 @@ static inline bool simtgpu_queue_usable(const struct simtgpu_queue_health *h)
  * the exception was raised, and it is the exception's job if its context is
  * the record's. Otherwise no job is failed (the exception is only logged).
  */
-static inline bool simtgpu_exception_is_jobs(uint64_t job_seqno,
-					     uint64_t ring_completed,
-					     uint32_t job_context,
-					     uint32_t exc_context)
+static inline bool simtgpu_exception_belongs_to_job(uint64_t job_seqno,
+						    uint64_t ring_completed,
+						    uint32_t job_context,
+						    uint32_t exc_context)
 {
 	return job_seqno > ring_completed && job_context == exc_context;
 }

@@ -1234,8 +1234,8 @@ void SimDevice::service_interrupts() {
             retire_completed();
             if (!ring.running.empty()) {
                 Job &job = *ring.running.front();
-                if (simtgpu_exception_is_jobs(job.seqno, completed, job.file->context_id,
-                                              context)) {
+                if (simtgpu_exception_belongs_to_job(job.seqno, completed,
+                                                     job.file->context_id, context)) {
                     job.error = -EFAULT;
                     simtgpu_queue_record_fault(&job.queue->health, &fault);
                 }
