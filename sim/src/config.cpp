@@ -3,6 +3,7 @@
 // message reaches a person (QEMU's command line, a test, simt-run).
 #include "config.h"
 
+#include "core/policy.h"
 #include "simtgpu/hw.h"
 
 #include <algorithm>
@@ -23,10 +24,6 @@ constexpr uint32_t kMaxCtasPerSm = 256;
 constexpr uint32_t kMaxSharedPerSm = 16u << 20;
 constexpr uint32_t kMaxClockKhz = 10'000'000; // 10 GHz
 constexpr uint32_t kMaxMemLatency = 100'000;
-
-// Policies the SIMT core implements; sim/src/core selects them by name.
-constexpr std::array<std::string_view, 2> kWarpSchedulers{"round-robin", "greedy"};
-constexpr std::array<std::string_view, 1> kReconvergencePolicies{"min-pc"};
 
 std::string range_error(const char *field, uint64_t value, uint64_t lo, uint64_t hi,
                         const char *extra = "") {

@@ -2,6 +2,7 @@
 // exit, barriers, atomics under contention, shuffle and vote, warp.sync,
 // deadlock detection, traps, faults and windows. Kernels are in
 // programs/core_simt.c; expected values are computed here on the host.
+#include "core/policy.h"
 #include "core_support.h"
 
 #include <gtest/gtest.h>
@@ -569,6 +570,76 @@ TEST_F(SimtTest, OccupancyLimitsResidentCtas)
     s.add_cta({1, 0, 0});
     EXPECT_FALSE(s.can_accept_cta());
 }
+
+// ------------------------------------------- every policy: warp-level syncs
+
+// CUDA's rule for *_sync intrinsics: a vote or shuffle waits for every live
+// lane it names, wherever the compiler put the loop before it.
+class SimtPolicyTest
+    : public SimtTest,
+      public ::testing::WithParamInterface<std::tuple<std::string_view, std::string_view>> {
+protected:
+    void SetUp() override
+    {
+        SimtTest::SetUp();
+        config.warp_scheduler = std::string(std::get<0>(GetParam()));
+        config.reconvergence = std::string(std::get<1>(GetParam()));
+    }
+};
+
+uint64_t collatz_steps(uint64_t n)
+{
+    uint64_t steps = 0;
+    for (; n > 1; ++steps) n = (n & 1) ? 3 * n + 1 : n / 2;
+    return steps;
+}
+
+TEST_P(SimtPolicyTest, VotesAndShuffleAfterPerLaneLoops)
+{
+    const uint32_t n = 96;
+    for (const char *kernel : {"k_collatz_exit_above", "k_collatz_exit_below"}) {
+        RunOutcome r = launch(kernel, {2, 1, 1}, {n, 1, 1});
+        ASSERT_FALSE(r.exception) << kernel;
+        for (uint32_t warp = 0; warp < 2 * n / 32; ++warp) {
+            uint64_t ballot = 0;
+            for (uint32_t l = 0; l < 32; ++l)
+                ballot |= (collatz_steps(warp * 32 + l) & 1) << l;
+            for (uint32_t l = 0; l < 32; ++l) {
+                const uint32_t t = warp * 32 + l;
+                ASSERT_EQ(out(5 * t), collatz_steps(t)) << kernel << " " << t;
+                ASSERT_EQ(out(5 * t + 1), ballot) << kernel << " thread " << t;
+                ASSERT_EQ(out(5 * t + 2), uint64_t(ballot != 0)) << kernel << " " << t;
+                ASSERT_EQ(out(5 * t + 3), uint64_t(ballot == 0xffffffffu)) << kernel << " " << t;
+                ASSERT_EQ(out(5 * t + 4), collatz_steps(t ^ 1)) << kernel << " " << t;
+            }
+        }
+    }
+}
+
+// The figure of issue 11: threads 32..63 of a block of 64.
+TEST_P(SimtPolicyTest, CollatzBallotOfSecondWarp)
+{
+    RunOutcome r = launch("k_collatz_exit_above", {1, 1, 1}, {64, 1, 1});
+    ASSERT_FALSE(r.exception);
+    EXPECT_EQ(out(5 * 32 + 1), 0xf5310a7du);
+}
+
+TEST_P(SimtPolicyTest, VoteWaitingForLanesAtABarrierIsADeadlock)
+{
+    RunOutcome r = launch("k_vote_deadlock", {1, 1, 1}, {32, 1, 1});
+    ASSERT_TRUE(r.exception);
+    EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_DEADLOCK));
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, SimtPolicyTest,
+                         ::testing::Combine(::testing::ValuesIn(kWarpSchedulers),
+                                            ::testing::ValuesIn(kReconvergencePolicies)),
+                         [](const auto &info) {
+                             std::string name = std::string(std::get<0>(info.param)) + "_" +
+                                                std::string(std::get<1>(info.param));
+                             std::replace(name.begin(), name.end(), '-', '_');
+                             return name;
+                         });
 
 } // namespace
 } // namespace simtgpu::sim

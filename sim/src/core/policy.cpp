@@ -1,5 +1,6 @@
 #include "core/policy.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace simtgpu::sim {
@@ -59,11 +60,15 @@ public:
 
 } // namespace
 
-bool is_reconvergence_policy(std::string_view name) { return name == "min-pc"; }
+bool is_reconvergence_policy(std::string_view name)
+{
+    return std::find(kReconvergencePolicies.begin(), kReconvergencePolicies.end(), name) !=
+           kReconvergencePolicies.end();
+}
 
 bool is_warp_scheduler(std::string_view name)
 {
-    return name == "round-robin" || name == "greedy";
+    return std::find(kWarpSchedulers.begin(), kWarpSchedulers.end(), name) != kWarpSchedulers.end();
 }
 
 std::unique_ptr<ReconvergencePolicy> make_reconvergence_policy(std::string_view)

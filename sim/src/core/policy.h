@@ -4,6 +4,7 @@
 // instructions, never per instruction or per lane.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -35,7 +36,9 @@ public:
     virtual int pick(std::span<const uint8_t> ready, int last_issued) const = 0;
 };
 
-// Names accepted in DeviceConfig: "min-pc"; "round-robin" and "greedy".
+// The names DeviceConfig accepts, the default first; tests run under each.
+inline constexpr std::array<std::string_view, 1> kReconvergencePolicies{"min-pc"};
+inline constexpr std::array<std::string_view, 2> kWarpSchedulers{"round-robin", "greedy"};
 bool is_reconvergence_policy(std::string_view name);
 bool is_warp_scheduler(std::string_view name);
 // Unknown names (the configuration validates them) give the defaults.

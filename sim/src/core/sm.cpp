@@ -62,7 +62,9 @@ struct Warp {
     uint64_t valid = 0;       // lanes that are threads of the CTA
     uint64_t exited = 0;
     uint64_t blocked_bar = 0;  // waiting at a CTA barrier
-    uint64_t blocked_sync = 0; // waiting in warp.sync
+    uint64_t blocked_sync = 0; // waiting in warp.sync, a vote or a shuffle
+    // Which of them each waiting lane is in (subsets of blocked_sync).
+    uint64_t waiting_warp_sync = 0, waiting_vote = 0, waiting_shfl = 0;
     uint64_t ready_at = 0;     // first cycle it may issue again
     uint32_t partial_bursts = 0; // bursts in a row that left lanes waiting
     std::vector<uint64_t> pc;
@@ -70,7 +72,11 @@ struct Warp {
     std::vector<uint64_t> f; // 32 rows of lanes
     std::vector<uint8_t> fflags, frm;
     std::vector<uint32_t> tid; // x, y, z per lane
-    std::vector<uint64_t> sync_mask;
+    // What a lane waiting in a warp-level sync brought: its member mask
+    // (warp.sync, vote), the operand value (vote: rs1 != 0; shuffle: rs1),
+    // the vote kind, the shuffle's source lane and rs1, and rd to write.
+    std::vector<uint64_t> sync_mask, sync_value;
+    std::vector<uint8_t> sync_funct, sync_src, sync_rs1, sync_rd;
     std::vector<uint8_t> bar_kind, bar_rd;
     std::vector<uint64_t> resv_addr, resv_value;
     uint64_t resv_valid = 0;
@@ -177,7 +183,10 @@ struct Sm::Impl {
     void exit_lanes(uint32_t slot, uint64_t mask);
     void arrive_barrier(uint32_t slot, const Insn &in, uint64_t mask);
     void release_barrier(Cta &cta);
+    void wait_in_warp_sync(uint32_t slot, uint64_t mask, uint64_t &waiting, uint64_t next_pc);
     void try_release_warp_sync(Warp &w);
+    uint64_t release_votes(Warp &w);
+    uint64_t release_shuffles(Warp &w);
     void check_deadlock(uint32_t cta_slot);
 };
 
@@ -196,6 +205,11 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
         w.frm.resize(W);
         w.tid.resize(size_t(3) * W);
         w.sync_mask.resize(W);
+        w.sync_value.resize(W);
+        w.sync_funct.resize(W);
+        w.sync_src.resize(W);
+        w.sync_rs1.resize(W);
+        w.sync_rd.resize(W);
         w.bar_kind.resize(W);
         w.bar_rd.resize(W);
         w.resv_addr.resize(W);
@@ -231,6 +245,7 @@ void Sm::Impl::add_cta(const Dim3 &ctaid)
         w.warp_in_cta = k;
         w.valid = lanes >= 64 ? ~uint64_t(0) : (uint64_t(1) << lanes) - 1;
         w.exited = w.blocked_bar = w.blocked_sync = w.resv_valid = 0;
+        w.waiting_warp_sync = w.waiting_vote = w.waiting_shfl = 0;
         w.ready_at = now;
         w.partial_bursts = 0;
         std::fill(w.pc.begin(), w.pc.end(), launch.entry_pc);
@@ -577,6 +592,7 @@ void Sm::Impl::arrive_barrier(uint32_t slot, const Insn &in, uint64_t mask)
     w.blocked_bar |= mask;
     cta.arrived += uint32_t(std::popcount(mask));
     ++stats.barrier_waits;
+    try_release_warp_sync(w);
     if (cta.arrived == cta.live) release_barrier(cta);
     else check_deadlock(w.cta);
 }
@@ -601,15 +617,99 @@ void Sm::Impl::release_barrier(Cta &cta)
     cta.arrived = cta.red_true = cta.red_arrivals = 0;
 }
 
-// Releases every waiting lane whose live members have all reached warp.sync.
+// Lanes in a warp-level sync instruction wait for the lanes it needs
+// (CUDA's rule for every *_sync intrinsic): the group's lanes record their
+// operands, move past the instruction and block; whoever completes the set
+// releases it, and the release computes the results.
+void Sm::Impl::wait_in_warp_sync(uint32_t slot, uint64_t mask, uint64_t &waiting, uint64_t next_pc)
+{
+    Warp &w = warps[slot];
+    for (uint64_t m = mask; m; m &= m - 1) w.pc[std::countr_zero(m)] = next_pc;
+    waiting |= mask;
+    w.blocked_sync |= mask;
+    try_release_warp_sync(w);
+    check_deadlock(w.cta);
+}
+
+// Releases what can be released: warp.sync lanes whose live members are all
+// in a warp.sync, votes whose live members all wait in a vote of the same
+// kind and mask, shuffles whose source lanes have arrived.
 void Sm::Impl::try_release_warp_sync(Warp &w)
 {
+    if (!w.blocked_sync) return;
     uint64_t release = 0;
-    for (uint64_t m = w.blocked_sync; m; m &= m - 1) {
+    for (uint64_t m = w.waiting_warp_sync; m; m &= m - 1) {
         const uint32_t l = uint32_t(std::countr_zero(m));
-        if ((w.sync_mask[l] & w.live() & ~w.blocked_sync) == 0) release |= uint64_t(1) << l;
+        if ((w.sync_mask[l] & w.live() & ~w.waiting_warp_sync) == 0) release |= uint64_t(1) << l;
     }
+    w.waiting_warp_sync &= ~release;
+    release |= release_votes(w) | release_shuffles(w);
     w.blocked_sync &= ~release;
+}
+
+uint64_t Sm::Impl::release_votes(Warp &w)
+{
+    uint64_t release = 0;
+    for (uint64_t m = w.waiting_vote; m; m &= m - 1) {
+        const uint32_t l = uint32_t(std::countr_zero(m));
+        const uint64_t members = w.sync_mask[l] & w.live();
+        uint64_t same = 0, ballot = 0;
+        for (uint64_t n = w.waiting_vote; n; n &= n - 1) {
+            const uint32_t k = uint32_t(std::countr_zero(n));
+            if (w.sync_funct[k] == w.sync_funct[l] && w.sync_mask[k] == w.sync_mask[l]) {
+                same |= uint64_t(1) << k;
+                ballot |= w.sync_value[k] << k;
+            }
+        }
+        if (members & ~same) continue; // a member has not arrived (or waits elsewhere)
+        const uint64_t yes = ballot & members;
+        uint64_t result;
+        switch (w.sync_funct[l]) {
+        case SIMTGPU_VOTE_BALLOT: result = yes; break;
+        case SIMTGPU_VOTE_ANY: result = yes != 0; break;
+        case SIMTGPU_VOTE_ALL: result = yes == members; break;
+        default: result = yes == 0 || yes == members; break;
+        }
+        release |= uint64_t(1) << l;
+        res[l] = result;
+    }
+    for (uint64_t m = release; m; m &= m - 1) {
+        const uint32_t l = uint32_t(std::countr_zero(m));
+        if (w.sync_rd[l]) X(w, w.sync_rd[l])[l] = res[l];
+    }
+    w.waiting_vote &= ~release;
+    return release;
+}
+
+// A shuffle lane needs its source lane, unless that lane has exited or waits
+// at a CTA barrier (it cannot arrive first; PTX leaves reading it undefined).
+// Lanes whose sources have arrived are released together, so every value is
+// the one its lane brought to the shuffle.
+uint64_t Sm::Impl::release_shuffles(Warp &w)
+{
+    const uint64_t may_arrive = w.live() & ~w.blocked_bar;
+    uint64_t release = w.waiting_shfl;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint64_t m = release; m; m &= m - 1) {
+            const uint32_t l = uint32_t(std::countr_zero(m));
+            const uint64_t src = uint64_t(1) << w.sync_src[l];
+            if ((src & may_arrive) && !(src & release)) {
+                release &= ~(uint64_t(1) << l);
+                changed = true;
+            }
+        }
+    }
+    for (uint64_t m = release; m; m &= m - 1) {
+        const uint32_t l = uint32_t(std::countr_zero(m)), j = w.sync_src[l];
+        res[l] = (release >> j & 1) ? w.sync_value[j] : X(w, w.sync_rs1[l])[j];
+    }
+    for (uint64_t m = release; m; m &= m - 1) {
+        const uint32_t l = uint32_t(std::countr_zero(m));
+        if (w.sync_rd[l]) X(w, w.sync_rd[l])[l] = res[l];
+    }
+    w.waiting_shfl &= ~release;
+    return release;
 }
 
 void Sm::Impl::check_deadlock(uint32_t cslot)
@@ -1273,6 +1373,19 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
             arrive_barrier(slot, in, mask);
             break;
         case Op::Vote: {
+            uint64_t absent = 0;
+            each(mask, [&](uint32_t l) { absent |= b[l] & ~mask; });
+            if (absent & w.live()) {
+                each(mask, [&](uint32_t l) {
+                    w.sync_mask[l] = b[l];
+                    w.sync_value[l] = a[l] != 0;
+                    w.sync_funct[l] = in.funct;
+                    w.sync_rd[l] = in.rd;
+                });
+                pcs_written = stop = true;
+                wait_in_warp_sync(slot, mask, w.waiting_vote, next);
+                break;
+            }
             uint64_t ballot = 0;
             each(mask, [&](uint32_t l) { ballot |= uint64_t(a[l] != 0) << l; });
             const uint8_t kind = in.funct;
@@ -1304,8 +1417,21 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
                 default: j = min_lane | (bv & ~seg); ok = j <= max_lane; break;
                 }
                 if (!ok || j < 0 || j >= int64_t(W)) j = lane;
-                res[l] = a[j];
+                w.sync_src[l] = uint8_t(j);
             });
+            uint64_t sources = 0;
+            each(mask, [&](uint32_t l) { sources |= uint64_t(1) << w.sync_src[l]; });
+            if (w.waiting_shfl || (sources & ~mask & w.live() & ~w.blocked_bar)) {
+                each(mask, [&](uint32_t l) {
+                    w.sync_value[l] = a[l];
+                    w.sync_rs1[l] = in.rs1;
+                    w.sync_rd[l] = in.rd;
+                });
+                pcs_written = stop = true;
+                wait_in_warp_sync(slot, mask, w.waiting_shfl, next);
+                break;
+            }
+            each(mask, [&](uint32_t l) { res[l] = a[w.sync_src[l]]; });
             ALU(res[l]);
             break;
         }
@@ -1317,15 +1443,9 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
                 waiting |= uint64_t((need & ~mask) != 0) << l;
             });
             if (!waiting) break; // every member is here: nothing to wait for
-            for (uint64_t m = mask; m; m &= m - 1) {
-                const uint32_t l = uint32_t(std::countr_zero(m));
-                w.sync_mask[l] = a[l] | uint64_t(1) << l;
-                w.pc[l] = next;
-            }
-            w.blocked_sync |= mask;
+            each(mask, [&](uint32_t l) { w.sync_mask[l] = a[l] | uint64_t(1) << l; });
             pcs_written = stop = true;
-            try_release_warp_sync(w);
-            check_deadlock(w.cta);
+            wait_in_warp_sync(slot, mask, w.waiting_warp_sync, next);
             break;
         }
         default:

@@ -425,3 +425,81 @@ KERNEL(k_long_divergence)
 	p->out[t] = other;
 	p->out[32 + t] = mask;
 }
+
+/* Each lane loops for the Collatz step count of its thread index, then the
+ * warp votes on (steps odd) and shuffles steps with lane ^ 1. The loop is in
+ * assembly so that its layout is fixed: COLLATZ_EXIT_ABOVE puts the votes
+ * at a lower PC than the loop body (lanes leaving the loop early reach them
+ * first under min-PC), COLLATZ_EXIT_BELOW after it. out[5t..5t+4]: steps,
+ * ballot, any, all, shuffled steps. */
+#define COLLATZ_STEP(exit_label)                                             \
+	"	li t1, 1\n"                                                  \
+	"	bleu %[n], t1, " exit_label "\n"                              \
+	"	andi t1, %[n], 1\n"                                          \
+	"	beqz t1, 4f\n"                                               \
+	"	slli t1, %[n], 1\n"                                          \
+	"	add %[n], %[n], t1\n"                                        \
+	"	addi %[n], %[n], 1\n"                                        \
+	"	j 5f\n"                                                      \
+	"4:	srli %[n], %[n], 1\n"                                        \
+	"5:	addi %[steps], %[steps], 1\n"                                \
+	"	j 1b\n"
+#define COLLATZ_VOTES                                                        \
+	"2:	andi t0, %[steps], 1\n"                                      \
+	"	.insn r 0x0b, 1, 0, %[ballot], t0, %[mask]\n"                \
+	"	.insn r 0x0b, 1, 1, %[any], t0, %[mask]\n"                   \
+	"	.insn r 0x0b, 1, 2, %[all], t0, %[mask]\n"                   \
+	"	.insn r4 0x0b, 2, 3, %[shfl], %[steps], %[one], %[c]\n"
+#define COLLATZ_OPERANDS                                                     \
+	: [n] "+r"(n), [steps] "=&r"(steps), [ballot] "=&r"(ballot),         \
+	  [any] "=&r"(any), [all] "=&r"(all), [shfl] "=&r"(shfl)             \
+	: [mask] "r"(SIMT_FULL_MASK), [one] "r"(1ul),                        \
+	  [c] "r"((uint64_t)simt_warpsize() - 1)                             \
+	: "t0", "t1", "memory"
+
+static void collatz_out(const struct params *p, uint64_t steps, uint64_t ballot,
+			uint64_t any, uint64_t all, uint64_t shfl)
+{
+	uint32_t t = gtid();
+	p->out[5 * t] = steps;
+	p->out[5 * t + 1] = ballot;
+	p->out[5 * t + 2] = any;
+	p->out[5 * t + 3] = all;
+	p->out[5 * t + 4] = shfl;
+}
+
+KERNEL(k_collatz_exit_above)
+{
+	uint64_t n = gtid() + p->arg, steps, ballot, any, all, shfl;
+	__asm__ volatile("	li %[steps], 0\n"
+			 "	j 1f\n"
+			 COLLATZ_VOTES
+			 "	j 3f\n"
+			 "1:\n"
+			 COLLATZ_STEP("2b")
+			 "3:\n"
+			 COLLATZ_OPERANDS);
+	collatz_out(p, steps, ballot, any, all, shfl);
+}
+
+KERNEL(k_collatz_exit_below)
+{
+	uint64_t n = gtid() + p->arg, steps, ballot, any, all, shfl;
+	__asm__ volatile("	li %[steps], 0\n"
+			 "1:\n"
+			 COLLATZ_STEP("2f")
+			 COLLATZ_VOTES
+			 COLLATZ_OPERANDS);
+	collatz_out(p, steps, ballot, any, all, shfl);
+}
+
+/* Lanes 0..15 vote while lanes 16..31 wait at the CTA barrier: the vote
+ * needs lanes that wait elsewhere, which is a deadlock, not a hang. */
+KERNEL(k_vote_deadlock)
+{
+	uint32_t t = simt_tid_x();
+	if (t < 16)
+		p->out[t] = simt_ballot(SIMT_FULL_MASK, 1);
+	else
+		simt_bar_sync();
+}
