@@ -159,12 +159,16 @@
 #define SIMTGPU_EXC_MISALIGNED 2 /* misaligned atomic or LR/SC */
 #define SIMTGPU_EXC_ILLEGAL_INSTRUCTION 3 /* DETAIL: the instruction bits */
 #define SIMTGPU_EXC_TRAP 4 /* ebreak (device-side assert) */
-#define SIMTGPU_EXC_DEADLOCK 5 /* all live threads of a CTA blocked */
+#define SIMTGPU_EXC_DEADLOCK 5 /* DETAIL: SIMTGPU_DEADLOCK_* */
 #define SIMTGPU_EXC_BAD_PACKET 6 /* DETAIL: the packet header */
 #define SIMTGPU_EXC_PRIVILEGED_PACKET 7 /* DETAIL: the packet header */
 #define SIMTGPU_EXC_BAD_LAUNCH 8 /* DETAIL: SIMTGPU_LAUNCH_ERR_* */
 #define SIMTGPU_EXC_BAD_ECALL 9 /* DETAIL: a7 */
 #define SIMTGPU_EXC_ARCH_MISMATCH 10 /* DETAIL: arch the launch needs */
+
+/* Why a launch cannot go on (DETAIL of SIMTGPU_EXC_DEADLOCK). */
+#define SIMTGPU_DEADLOCK_ALL_BLOCKED 0 /* every live thread of a CTA waits */
+#define SIMTGPU_DEADLOCK_NO_PROGRESS 1 /* livelock: threads run, nothing changes */
 
 #define SIMTGPU_ACCESS_READ 0
 #define SIMTGPU_ACCESS_WRITE 1

@@ -24,6 +24,9 @@ struct DeviceConfig {
     uint32_t mem_latency = 20; // cycles a global access adds to its warp
     std::string warp_scheduler = "round-robin";
     std::string reconvergence = "min-pc";
+    // Cycles without forward progress after which a launch fails as a
+    // livelock (core/livelock.h); not in the C ABI.
+    uint64_t livelock_cycles = 1ull << 26;
 
     // Validates every field (ranges, names of policies) and fills defaults
     // for zeros, as documented in simtgpu/sim.h.

@@ -23,19 +23,22 @@ TEST(CorePolicy, MinPcPicksLowestPcGroupAndYieldsAtTheNext)
     EXPECT_EQ(all.yield_pc, UINT64_MAX);
 }
 
-TEST(CorePolicy, RoundRobinAndGreedy)
+TEST(CorePolicy, RoundRobinAndGreedyThenOldest)
 {
     auto rr = make_warp_scheduler("round-robin");
-    auto greedy = make_warp_scheduler("greedy");
+    auto gto = make_warp_scheduler("greedy");
     const std::vector<uint8_t> ready{1, 0, 1, 1};
-    EXPECT_EQ(rr->pick(ready, 0), 2);
-    EXPECT_EQ(rr->pick(ready, 3), 0);
-    EXPECT_EQ(rr->pick(ready, -1), 0);
-    EXPECT_EQ(greedy->pick(ready, 2), 2);
-    EXPECT_EQ(greedy->pick(ready, 1), 0);
+    const std::vector<uint64_t> age{7, 1, 5, 2}; // slot 3 is the oldest ready warp
+    EXPECT_EQ(rr->pick(ready, age, 0), 2);
+    EXPECT_EQ(rr->pick(ready, age, 3), 0);
+    EXPECT_EQ(rr->pick(ready, age, -1), 0);
+    EXPECT_EQ(gto->pick(ready, age, 2), 2); // greedy while it can issue
+    EXPECT_EQ(gto->pick(ready, age, 1), 3); // then the oldest, not the lowest slot
+    EXPECT_EQ(gto->pick(ready, age, -1), 3);
     const std::vector<uint8_t> none{0, 0};
-    EXPECT_EQ(rr->pick(none, 0), -1);
-    EXPECT_EQ(greedy->pick(none, 0), -1);
+    const std::vector<uint64_t> none_age{0, 1};
+    EXPECT_EQ(rr->pick(none, none_age, 0), -1);
+    EXPECT_EQ(gto->pick(none, none_age, 0), -1);
 }
 
 TEST(CorePolicy, Names)

@@ -24,7 +24,8 @@ struct Params {
     uint64_t out = kOut, in = kIn, n = 0, arg = 0, counter = kCounter;
 };
 
-class SimtTest : public ::testing::Test {
+// One SM, the kernels of core_simt.elf and a flat memory.
+class SimtFixture : public ::testing::Test {
 protected:
     void SetUp() override
     {
@@ -48,7 +49,7 @@ protected:
         l.env_va = 0xe000;
         l.grid_id = 42;
         sm = std::make_unique<Sm>(config, 3);
-        return testing::run_launch(*sm, mem, l, 500'000'000);
+        return testing::run_launch(*sm, mem, l, 500'000'000, config.livelock_cycles);
     }
     uint64_t out(uint64_t i) { return mem.read<uint64_t>(kOut + 8 * i); }
 
@@ -58,13 +59,51 @@ protected:
     testing::LoadedElf elf_;
 };
 
+using Policies = std::tuple<std::string_view, std::string_view>; // scheduler, reconvergence
+
+void use_policies(DeviceConfig &config, const Policies &policies)
+{
+    config.warp_scheduler = std::string(std::get<0>(policies));
+    config.reconvergence = std::string(std::get<1>(policies));
+}
+
+std::string policies_name(const Policies &policies)
+{
+    std::string name = std::string(std::get<0>(policies)) + "_" + std::string(std::get<1>(policies));
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
+}
+
+// Every SIMT test runs under every warp scheduler and reconvergence policy.
+class SimtTest : public SimtFixture, public ::testing::WithParamInterface<Policies> {
+protected:
+    void SetUp() override
+    {
+        SimtFixture::SetUp();
+        use_policies(config, GetParam());
+    }
+};
+
+INSTANTIATE_TEST_SUITE_P(Policies, SimtTest,
+                         ::testing::Combine(::testing::ValuesIn(kWarpSchedulers),
+                                            ::testing::ValuesIn(kReconvergencePolicies)),
+                         [](const auto &info) { return policies_name(info.param); });
+
 uint64_t lanes_mask(uint32_t n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
 
-class SimtWarpSizeTest : public SimtTest, public ::testing::WithParamInterface<uint32_t> {};
+class SimtWarpSizeTest : public SimtFixture,
+                         public ::testing::WithParamInterface<std::tuple<uint32_t, Policies>> {
+protected:
+    void SetUp() override
+    {
+        SimtFixture::SetUp();
+        use_policies(config, std::get<1>(GetParam()));
+    }
+};
 
 TEST_P(SimtWarpSizeTest, IfElseNestedDivergenceReconverges)
 {
-    config.warp_size = GetParam();
+    config.warp_size = std::get<0>(GetParam());
     const uint32_t threads = 128;
     config.warps_per_sm = std::max(16u, threads / config.warp_size);
     RunOutcome r = launch("k_ifelse", {2, 1, 1}, {threads, 1, 1});
@@ -82,9 +121,16 @@ TEST_P(SimtWarpSizeTest, IfElseNestedDivergenceReconverges)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(WarpSizes, SimtWarpSizeTest, ::testing::Values(32u, 8u, 64u, 1u));
+INSTANTIATE_TEST_SUITE_P(
+    WarpSizes, SimtWarpSizeTest,
+    ::testing::Combine(::testing::Values(32u, 8u, 64u, 1u),
+                       ::testing::Combine(::testing::ValuesIn(kWarpSchedulers),
+                                          ::testing::ValuesIn(kReconvergencePolicies))),
+    [](const auto &info) {
+        return std::to_string(std::get<0>(info.param)) + "_" + policies_name(std::get<1>(info.param));
+    });
 
-TEST_F(SimtTest, LoopWithPerLaneTripCounts)
+TEST_P(SimtTest, LoopWithPerLaneTripCounts)
 {
     RunOutcome r = launch("k_loop", {1, 1, 1}, {96, 1, 1});
     ASSERT_FALSE(r.exception);
@@ -96,7 +142,7 @@ TEST_F(SimtTest, LoopWithPerLaneTripCounts)
     }
 }
 
-TEST_F(SimtTest, EarlyExit)
+TEST_P(SimtTest, EarlyExit)
 {
     Params p;
     p.n = 64;
@@ -113,7 +159,7 @@ TEST_F(SimtTest, EarlyExit)
     }
 }
 
-TEST_F(SimtTest, ExitStatusIsFirstNonZero)
+TEST_P(SimtTest, ExitStatusIsFirstNonZero)
 {
     Params p;
     p.arg = 37;
@@ -128,7 +174,7 @@ TEST_F(SimtTest, ExitStatusIsFirstNonZero)
 // Code after a divergent branch runs once per warp: the 32-thread warp
 // issues about as many warp instructions as one thread alone plus the
 // other side of the branch, not two copies of the long uniform tail.
-TEST_F(SimtTest, ReconvergenceMeasuredInWarpInstructions)
+TEST_P(SimtTest, ReconvergenceMeasuredInWarpInstructions)
 {
     Params p;
     p.arg = 2;
@@ -148,7 +194,7 @@ TEST_F(SimtTest, ReconvergenceMeasuredInWarpInstructions)
     EXPECT_GT(double(warp.stats.thread_instructions) / double(warp.stats.warp_instructions), 30.0);
 }
 
-TEST_F(SimtTest, BarrierOrdersSharedMemoryAcrossWarps)
+TEST_P(SimtTest, BarrierOrdersSharedMemoryAcrossWarps)
 {
     const uint32_t n = 128;
     RunOutcome r = launch("k_barrier", {3, 1, 1}, {n, 1, 1}, {}, n * 8);
@@ -161,7 +207,7 @@ TEST_F(SimtTest, BarrierOrdersSharedMemoryAcrossWarps)
     EXPECT_GT(r.stats.barrier_waits, 0u);
 }
 
-TEST_F(SimtTest, BarrierReductions)
+TEST_P(SimtTest, BarrierReductions)
 {
     const uint32_t n = 100; // a partial last warp
     for (uint64_t arg : {40ull, 200ull}) {
@@ -184,7 +230,7 @@ TEST_F(SimtTest, BarrierReductions)
     }
 }
 
-TEST_F(SimtTest, BarrierReductionsNeedSimt2)
+TEST_P(SimtTest, BarrierReductionsNeedSimt2)
 {
     config.arch = SIMTGPU_ARCH_SIMT1;
     RunOutcome r = launch("k_bar_red", {1, 1, 1}, {32, 1, 1});
@@ -196,7 +242,7 @@ TEST_F(SimtTest, BarrierReductionsNeedSimt2)
     EXPECT_EQ(csrs.exception->kind, uint32_t(SIMTGPU_EXC_ILLEGAL_INSTRUCTION));
 }
 
-TEST_F(SimtTest, ExitedThreadsDoNotBlockBarriers)
+TEST_P(SimtTest, ExitedThreadsDoNotBlockBarriers)
 {
     RunOutcome r = launch("k_barrier_exit", {1, 1, 1}, {64, 1, 1});
     ASSERT_FALSE(r.exception);
@@ -206,7 +252,7 @@ TEST_F(SimtTest, ExitedThreadsDoNotBlockBarriers)
         }
 }
 
-TEST_F(SimtTest, AtomicsUnderContention)
+TEST_P(SimtTest, AtomicsUnderContention)
 {
     const uint32_t n = 128, ctas = 2;
     Params p;
@@ -230,7 +276,7 @@ TEST_F(SimtTest, AtomicsUnderContention)
     for (uint32_t c = 0; c < ctas; ++c) EXPECT_EQ(out(n * ctas + c), uint64_t(n) * (n - 1) / 2);
 }
 
-TEST_F(SimtTest, AtomicsOnHostMemoryPages)
+TEST_P(SimtTest, AtomicsOnHostMemoryPages)
 {
     mem.set_host_pages(kCounter, 4096);
     Params p;
@@ -247,7 +293,7 @@ TEST_F(SimtTest, AtomicsOnHostMemoryPages)
     EXPECT_GT(mem.dma_bytes, 0u);
 }
 
-TEST_F(SimtTest, ShuffleAsPtx)
+TEST_P(SimtTest, ShuffleAsPtx)
 {
     RunOutcome r = launch("k_shfl", {1, 1, 1}, {64, 1, 1});
     ASSERT_FALSE(r.exception);
@@ -263,7 +309,7 @@ TEST_F(SimtTest, ShuffleAsPtx)
     }
 }
 
-TEST_F(SimtTest, VoteAndActiveMask)
+TEST_P(SimtTest, VoteAndActiveMask)
 {
     Params p;
     p.arg = 10;
@@ -290,7 +336,7 @@ TEST_F(SimtTest, VoteAndActiveMask)
     }
 }
 
-TEST_F(SimtTest, WarpSyncWaitsForDivergentLanes)
+TEST_P(SimtTest, WarpSyncWaitsForDivergentLanes)
 {
     RunOutcome r = launch("k_warp_sync", {1, 1, 1}, {32, 1, 1});
     ASSERT_FALSE(r.exception);
@@ -300,7 +346,7 @@ TEST_F(SimtTest, WarpSyncWaitsForDivergentLanes)
     }
 }
 
-TEST_F(SimtTest, WarpSyncRegroupsAfterLongDivergence)
+TEST_P(SimtTest, WarpSyncRegroupsAfterLongDivergence)
 {
     for (int i = 0; i < 8; ++i) mem.write<uint64_t>(kIn + 8 * i, uint64_t(i) * 11 + 1);
     RunOutcome r = launch("k_long_divergence", {1, 1, 1}, {32, 1, 1});
@@ -316,7 +362,7 @@ TEST_F(SimtTest, WarpSyncRegroupsAfterLongDivergence)
     }
 }
 
-TEST_F(SimtTest, DeadlockIsReportedNotHung)
+TEST_P(SimtTest, DeadlockIsReportedNotHung)
 {
     RunOutcome r = launch("k_deadlock", {1, 1, 1}, {64, 1, 1});
     ASSERT_TRUE(r.exception);
@@ -324,7 +370,7 @@ TEST_F(SimtTest, DeadlockIsReportedNotHung)
     EXPECT_EQ(r.exception->sm, 3u);
 }
 
-TEST_F(SimtTest, BarriersCountThreadsNotInstructions)
+TEST_P(SimtTest, BarriersCountThreadsNotInstructions)
 {
     Params p;
     p.arg = 10;
@@ -333,7 +379,7 @@ TEST_F(SimtTest, BarriersCountThreadsNotInstructions)
     for (uint32_t t = 0; t < 64; ++t) ASSERT_EQ(out(t), t);
 }
 
-TEST_F(SimtTest, TrapReportsWhere)
+TEST_P(SimtTest, TrapReportsWhere)
 {
     Params p;
     p.arg = 37;
@@ -350,7 +396,7 @@ TEST_F(SimtTest, TrapReportsWhere)
     EXPECT_EQ(mem.read<uint32_t>(e.pc) & 0xffff, 0x9002u); // c.ebreak
 }
 
-TEST_F(SimtTest, PageFaultOnLoad)
+TEST_P(SimtTest, PageFaultOnLoad)
 {
     Params p;
     p.arg = 0x5000008;
@@ -363,7 +409,7 @@ TEST_F(SimtTest, PageFaultOnLoad)
     EXPECT_EQ(r.exception->lane, 3u);
 }
 
-TEST_F(SimtTest, ProtectionFaultOnStore)
+TEST_P(SimtTest, ProtectionFaultOnStore)
 {
     Params p;
     p.arg = 0x1800010;
@@ -377,7 +423,7 @@ TEST_F(SimtTest, ProtectionFaultOnStore)
     EXPECT_EQ(r.exception->lane, 2u);
 }
 
-TEST_F(SimtTest, FetchNeedsExecutePermission)
+TEST_P(SimtTest, FetchNeedsExecutePermission)
 {
     Params p;
     p.arg = 0x1800000;
@@ -389,7 +435,7 @@ TEST_F(SimtTest, FetchNeedsExecutePermission)
     EXPECT_EQ(r.exception->pc, 0x1800000u);
 }
 
-TEST_F(SimtTest, SharedWindowBounds)
+TEST_P(SimtTest, SharedWindowBounds)
 {
     Params p;
     p.arg = 63;
@@ -403,7 +449,7 @@ TEST_F(SimtTest, SharedWindowBounds)
     EXPECT_EQ(r.exception->lane, 1u);
 }
 
-TEST_F(SimtTest, MisalignedAtomic)
+TEST_P(SimtTest, MisalignedAtomic)
 {
     Params p;
     p.arg = kOut + 2;
@@ -413,7 +459,7 @@ TEST_F(SimtTest, MisalignedAtomic)
     EXPECT_EQ(r.exception->address, kOut + 2);
 }
 
-TEST_F(SimtTest, BadEcall)
+TEST_P(SimtTest, BadEcall)
 {
     RunOutcome r = launch("k_bad_ecall", {1, 1, 1}, {4, 1, 1});
     ASSERT_TRUE(r.exception);
@@ -421,7 +467,7 @@ TEST_F(SimtTest, BadEcall)
     EXPECT_EQ(r.exception->detail, 64u);
 }
 
-TEST_F(SimtTest, IllegalInstructionReportsBits)
+TEST_P(SimtTest, IllegalInstructionReportsBits)
 {
     RunOutcome r = launch("k_illegal", {1, 1, 1}, {32, 1, 1});
     ASSERT_TRUE(r.exception);
@@ -430,7 +476,7 @@ TEST_F(SimtTest, IllegalInstructionReportsBits)
     EXPECT_EQ(r.exception->lane, 4u);
 }
 
-TEST_F(SimtTest, LocalMemoryIsPerThread)
+TEST_P(SimtTest, LocalMemoryIsPerThread)
 {
     const uint32_t stack = 2048;
     RunOutcome r = launch("k_local", {2, 1, 1}, {48, 1, 1}, {}, 0, stack);
@@ -449,7 +495,7 @@ TEST_F(SimtTest, LocalMemoryIsPerThread)
     EXPECT_LT(small.exception->address, SIMTGPU_LOCAL_BASE);
 }
 
-TEST_F(SimtTest, IdentityCsrs)
+TEST_P(SimtTest, IdentityCsrs)
 {
     const Dim3 grid{2, 3, 2}, block{4, 3, 5};
     RunOutcome r = launch("k_csrs", grid, block, {}, 96);
@@ -480,7 +526,7 @@ TEST_F(SimtTest, IdentityCsrs)
                 }
 }
 
-TEST_F(SimtTest, GlobalLoadsCostMemoryLatency)
+TEST_P(SimtTest, GlobalLoadsCostMemoryLatency)
 {
     config.mem_latency = 50;
     for (int i = 0; i < 10; ++i) mem.write<uint64_t>(kIn + 8 * i, i + 1);
@@ -494,7 +540,7 @@ TEST_F(SimtTest, GlobalLoadsCostMemoryLatency)
     EXPECT_GE(out(2), out(0));
 }
 
-TEST_F(SimtTest, HostMemoryPagesGoThroughDma)
+TEST_P(SimtTest, HostMemoryPagesGoThroughDma)
 {
     mem.set_host_pages(kOut, 1 << 16);
     RunOutcome r = launch("k_ifelse", {2, 1, 1}, {64, 1, 1});
@@ -506,17 +552,24 @@ TEST_F(SimtTest, HostMemoryPagesGoThroughDma)
     EXPECT_GE(mem.dma_bytes, 128u * 3 * 8);
 }
 
-TEST_F(SimtTest, GreedySchedulerSameResults)
+// GTO keeps issuing one warp until it stalls; round-robin interleaves. With
+// register-only work, GTO finishes warp 0 long before warp 3, round-robin
+// finishes them together.
+TEST_F(SimtFixture, SchedulersIssueInTheirOwnOrder)
 {
+    Params p;
+    p.arg = 200;
+    auto finish_of_warp = [&](uint32_t warp) { return out(2 * 32 * warp); };
     config.warp_scheduler = "greedy";
-    RunOutcome r = launch("k_barrier", {2, 1, 1}, {256, 1, 1}, {}, 256 * 8);
-    ASSERT_FALSE(r.exception);
-    for (uint32_t c = 0; c < 2; ++c)
-        for (uint32_t t = 0; t < 256; ++t)
-            ASSERT_EQ(out(c * 256 + t), uint64_t(256 - 1 - (t + 1) % 256) * 7 + c + 1);
+    ASSERT_FALSE(launch("k_issue_order", {1, 1, 1}, {128, 1, 1}, p).exception);
+    EXPECT_LT(finish_of_warp(0) * 2, finish_of_warp(3));
+    EXPECT_LT(finish_of_warp(2), finish_of_warp(3));
+    config.warp_scheduler = "round-robin";
+    ASSERT_FALSE(launch("k_issue_order", {1, 1, 1}, {128, 1, 1}, p).exception);
+    EXPECT_GT(finish_of_warp(0) * 4, finish_of_warp(3) * 3);
 }
 
-TEST_F(SimtTest, StoresToDecodedCodeTakeEffect)
+TEST_P(SimtTest, StoresToDecodedCodeTakeEffect)
 {
     for (uint64_t fence : {0ull, 1ull}) {
         SetUp(); // a fresh image
@@ -530,7 +583,7 @@ TEST_F(SimtTest, StoresToDecodedCodeTakeEffect)
 }
 
 // Same input, same results and statistics (ARCHITECTURE D5).
-TEST_F(SimtTest, RunsAreDeterministic)
+TEST_P(SimtTest, RunsAreDeterministic)
 {
     auto once = [&] {
         mem.write<uint64_t>(kCounter, 0);
@@ -548,7 +601,7 @@ TEST_F(SimtTest, RunsAreDeterministic)
     EXPECT_EQ(once(), once());
 }
 
-TEST_F(SimtTest, OccupancyLimitsResidentCtas)
+TEST_P(SimtTest, OccupancyLimitsResidentCtas)
 {
     LaunchDesc l;
     l.entry_pc = sym("k_barrier");
@@ -571,22 +624,10 @@ TEST_F(SimtTest, OccupancyLimitsResidentCtas)
     EXPECT_FALSE(s.can_accept_cta());
 }
 
-// ------------------------------------------- every policy: warp-level syncs
+// -------------------------------------------------- warp-level syncs
 
 // CUDA's rule for *_sync intrinsics: a vote or shuffle waits for every live
 // lane it names, wherever the compiler put the loop before it.
-class SimtPolicyTest
-    : public SimtTest,
-      public ::testing::WithParamInterface<std::tuple<std::string_view, std::string_view>> {
-protected:
-    void SetUp() override
-    {
-        SimtTest::SetUp();
-        config.warp_scheduler = std::string(std::get<0>(GetParam()));
-        config.reconvergence = std::string(std::get<1>(GetParam()));
-    }
-};
-
 uint64_t collatz_steps(uint64_t n)
 {
     uint64_t steps = 0;
@@ -594,7 +635,7 @@ uint64_t collatz_steps(uint64_t n)
     return steps;
 }
 
-TEST_P(SimtPolicyTest, VotesAndShuffleAfterPerLaneLoops)
+TEST_P(SimtTest, VotesAndShuffleAfterPerLaneLoops)
 {
     const uint32_t n = 96;
     for (const char *kernel : {"k_collatz_exit_above", "k_collatz_exit_below"}) {
@@ -617,29 +658,66 @@ TEST_P(SimtPolicyTest, VotesAndShuffleAfterPerLaneLoops)
 }
 
 // The figure of issue 11: threads 32..63 of a block of 64.
-TEST_P(SimtPolicyTest, CollatzBallotOfSecondWarp)
+TEST_P(SimtTest, CollatzBallotOfSecondWarp)
 {
     RunOutcome r = launch("k_collatz_exit_above", {1, 1, 1}, {64, 1, 1});
     ASSERT_FALSE(r.exception);
     EXPECT_EQ(out(5 * 32 + 1), 0xf5310a7du);
 }
 
-TEST_P(SimtPolicyTest, VoteWaitingForLanesAtABarrierIsADeadlock)
+TEST_P(SimtTest, VoteWaitingForLanesAtABarrierIsADeadlock)
 {
     RunOutcome r = launch("k_vote_deadlock", {1, 1, 1}, {32, 1, 1});
     ASSERT_TRUE(r.exception);
     EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_DEADLOCK));
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, SimtPolicyTest,
-                         ::testing::Combine(::testing::ValuesIn(kWarpSchedulers),
-                                            ::testing::ValuesIn(kReconvergencePolicies)),
-                         [](const auto &info) {
-                             std::string name = std::string(std::get<0>(info.param)) + "_" +
-                                                std::string(std::get<1>(info.param));
-                             std::replace(name.begin(), name.end(), '-', '_');
-                             return name;
-                         });
+// 16 warps taking one lock with amoswap (issue 11: 390 of 1024 acquisitions
+// after 400 M cycles under greedy, and no error). Round-robin gives the
+// holder's warp its turn; GTO, as defined, always prefers the older spinning
+// warps, so a young holder never issues: that must be reported as a livelock
+// within the watchdog's window, not run on.
+TEST_P(SimtTest, SpinLockCompletesOrIsReportedAsLivelock)
+{
+    mem.write<uint64_t>(kCounter, 0);
+    mem.write<uint64_t>(kCounter + 8, 0);
+    Params p;
+    p.arg = 2;
+    config.livelock_cycles = 1 << 21;
+    RunOutcome r = launch("k_spin_lock", {1, 1, 1}, {512, 1, 1}, p);
+    if (config.warp_scheduler == "round-robin") {
+        ASSERT_FALSE(r.exception) << "kind " << r.exception->kind;
+        EXPECT_EQ(mem.read<uint64_t>(kCounter + 8), 1024u);
+        EXPECT_EQ(mem.read<uint32_t>(kCounter), 0u);
+        return;
+    }
+    ASSERT_TRUE(r.exception);
+    EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_DEADLOCK));
+    EXPECT_EQ(r.exception->detail, uint32_t(SIMTGPU_DEADLOCK_NO_PROGRESS));
+    EXPECT_GE(r.exception->pc, sym("k_spin_lock"));
+    EXPECT_LT(r.cycles, (1u << 21) + (1u << 19));
+}
+
+// The watchdog looks at state, not at events: a loop that runs far longer
+// than its window without exiting, storing or reaching a barrier changes its
+// registers, and that is progress.
+TEST_P(SimtTest, LongLoopIsNotALivelock)
+{
+    Params p;
+    p.arg = 200000;
+    config.livelock_cycles = 1 << 16;
+    RunOutcome r = launch("k_issue_order", {1, 1, 1}, {128, 1, 1}, p);
+    ASSERT_FALSE(r.exception) << "kind " << r.exception->kind;
+    EXPECT_GT(r.cycles, uint64_t(10) << 16);
+}
+
+// All lanes waiting at a barrier or sync is still the deadlock of old.
+TEST_P(SimtTest, DeadlockDetailSaysAllBlocked)
+{
+    RunOutcome r = launch("k_deadlock", {1, 1, 1}, {64, 1, 1});
+    ASSERT_TRUE(r.exception);
+    EXPECT_EQ(r.exception->detail, uint32_t(SIMTGPU_DEADLOCK_ALL_BLOCKED));
+}
 
 } // namespace
 } // namespace simtgpu::sim

@@ -4,6 +4,7 @@
 // on one Sm until it finishes.
 #pragma once
 
+#include "core/livelock.h"
 #include "core/sm.h"
 #include "simtgpu/hw.h"
 
@@ -158,10 +159,14 @@ struct RunOutcome {
 // Runs every CTA of `launch` on `sm`, filling it as the occupancy rule
 // allows. Gives up (an exception-less outcome with CTAs left) after
 // `max_cycles`.
+// As the device's dispatcher: the launch fails as a livelock when the SM
+// makes no progress for livelock_cycles (core/livelock.h).
 inline RunOutcome run_launch(Sm &sm, GlobalMemory &memory, const LaunchDesc &launch,
-                             uint64_t max_cycles = 2'000'000'000ull)
+                             uint64_t max_cycles = 2'000'000'000ull,
+                             uint64_t livelock_cycles = DeviceConfig{}.livelock_cycles)
 {
     RunOutcome out;
+    LivelockWatchdog watchdog(livelock_cycles);
     sm.begin_launch(launch, memory, 0);
     sm.reset_stats();
     const uint64_t total = launch.ctas();
@@ -176,6 +181,11 @@ inline RunOutcome run_launch(Sm &sm, GlobalMemory &memory, const LaunchDesc &lau
         const SmRunResult r = sm.run(100000);
         if (r.exception) {
             out.exception = r.exception;
+            sm.abort();
+            break;
+        }
+        if (watchdog.stalled(sm.clock(), [&] { return sm.state_fingerprint(); })) {
+            out.exception = sm.livelock_exception();
             sm.abort();
             break;
         }

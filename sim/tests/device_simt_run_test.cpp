@@ -92,6 +92,13 @@ TEST(SimtRun, FaultsReportAddressAndKind) {
     EXPECT_EQ(r.status, 128 + 8) << r.output; // SIMTGPU_EXC_BAD_LAUNCH
 }
 
+TEST(SimtRun, LivelockIsReported) {
+    const Result r = simt_run("--entry wait_forever --grid 2 --block 64", "device_faults");
+    EXPECT_EQ(r.status, 128 + 5) << r.output; // SIMTGPU_EXC_DEADLOCK
+    EXPECT_TRUE(contains(r.output, "livelock (threads run, but no forward progress")) << r.output;
+    EXPECT_TRUE(contains(r.output, "thread (0,0,0)")) << r.output;
+}
+
 TEST(SimtRun, StatisticsCountTheGrid) {
     const Result r = simt_run("--grid 6 --block 64 --stats", "device_exit");
     EXPECT_EQ(r.status, 0) << r.output;

@@ -301,7 +301,11 @@ void print_exception(Driver &d) {
     const uint64_t pc = d.reg(SIMTGPU_REG_EXC_PC_LO) | uint64_t(d.reg(SIMTGPU_REG_EXC_PC_HI)) << 32;
     const uint64_t addr =
         d.reg(SIMTGPU_REG_EXC_ADDR_LO) | uint64_t(d.reg(SIMTGPU_REG_EXC_ADDR_HI)) << 32;
-    std::fprintf(stderr, "simt-run: %s", simtgpu_exception_name(kind));
+    const bool livelock = kind == SIMTGPU_EXC_DEADLOCK && detail == SIMTGPU_DEADLOCK_NO_PROGRESS;
+    std::fprintf(stderr, "simt-run: %s",
+                 livelock ? "livelock (threads run, but no forward progress: a spin loop "
+                            "that cannot succeed?)"
+                          : simtgpu_exception_name(kind));
     if (kind == SIMTGPU_EXC_PAGE_FAULT)
         std::fprintf(stderr, ": %s of 0x%llx, %s", simtgpu_access_name(d.reg(SIMTGPU_REG_EXC_ACCESS)),
                      (unsigned long long)addr, simtgpu_fault_name(detail));

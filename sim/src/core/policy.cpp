@@ -33,7 +33,8 @@ public:
 // The next ready warp after the one issued last.
 class RoundRobinScheduler final : public WarpScheduler {
 public:
-    int pick(std::span<const uint8_t> ready, int last_issued) const override
+    int pick(std::span<const uint8_t> ready, std::span<const uint64_t>,
+             int last_issued) const override
     {
         const int n = int(ready.size());
         for (int i = 1; i <= n; ++i) {
@@ -44,17 +45,20 @@ public:
     }
 };
 
-// Greedy-then-oldest: the warp issued last while it is ready, else the
-// lowest ready slot.
-class GreedyScheduler final : public WarpScheduler {
+// Greedy-then-oldest (GTO, Rogers et al., MICRO 2012): the warp issued last
+// while it can issue, else the oldest ready warp, by the time it was launched
+// onto the SM (not by slot: a young CTA may reuse the low slots of an old one).
+class GreedyThenOldestScheduler final : public WarpScheduler {
 public:
-    int pick(std::span<const uint8_t> ready, int last_issued) const override
+    int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age,
+             int last_issued) const override
     {
         if (last_issued >= 0 && last_issued < int(ready.size()) && ready[last_issued])
             return last_issued;
+        int oldest = -1;
         for (int slot = 0; slot < int(ready.size()); ++slot)
-            if (ready[slot]) return slot;
-        return -1;
+            if (ready[slot] && (oldest < 0 || age[slot] < age[oldest])) oldest = slot;
+        return oldest;
     }
 };
 
@@ -78,7 +82,7 @@ std::unique_ptr<ReconvergencePolicy> make_reconvergence_policy(std::string_view)
 
 std::unique_ptr<WarpScheduler> make_warp_scheduler(std::string_view name)
 {
-    if (name == "greedy") return std::make_unique<GreedyScheduler>();
+    if (name == "greedy") return std::make_unique<GreedyThenOldestScheduler>();
     return std::make_unique<RoundRobinScheduler>();
 }
 

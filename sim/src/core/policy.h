@@ -28,12 +28,15 @@ public:
     virtual GroupChoice select(const uint64_t *pcs, uint64_t runnable) const = 0;
 };
 
-// One entry per warp slot of the SM: whether the warp can issue now.
+// One entry per warp slot of the SM in each span: whether the warp can issue
+// now, and its age (the order in which warps were launched onto the SM:
+// smaller is older).
 class WarpScheduler {
 public:
     virtual ~WarpScheduler() = default;
     // Returns the slot to issue from, or -1 when no slot is ready.
-    virtual int pick(std::span<const uint8_t> ready, int last_issued) const = 0;
+    virtual int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age,
+                     int last_issued) const = 0;
 };
 
 // The names DeviceConfig accepts, the default first; tests run under each.

@@ -118,6 +118,8 @@ struct Sm::Impl {
     std::vector<Warp> warps;
     std::vector<Cta> ctas;
     std::vector<uint8_t> ready; // scratch for the scheduler
+    std::vector<uint64_t> age;  // per slot: launch order of its warp onto this SM
+    uint64_t warps_launched = 0;
     uint32_t resident_ctas = 0, resident_warps = 0;
     uint32_t ctas_completed = 0;
 
@@ -218,6 +220,7 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
     }
     ctas.resize(cfg.ctas_per_sm);
     ready.resize(cfg.warps_per_sm);
+    age.resize(cfg.warps_per_sm);
 }
 
 // ------------------------------------------------------------ CTAs, time
@@ -248,6 +251,7 @@ void Sm::Impl::add_cta(const Dim3 &ctaid)
         w.waiting_warp_sync = w.waiting_vote = w.waiting_shfl = 0;
         w.ready_at = now;
         w.partial_bursts = 0;
+        age[slot] = warps_launched++;
         std::fill(w.pc.begin(), w.pc.end(), launch.entry_pc);
         std::fill(w.x.begin(), w.x.end(), 0);
         std::fill(w.f.begin(), w.f.end(), 0);
@@ -300,7 +304,7 @@ SmRunResult Sm::Impl::run(uint64_t cycles)
             ready[s] = can && w.ready_at <= now;
             if (can && w.ready_at > now) next_ready = std::min(next_ready, w.ready_at);
         }
-        const int slot = scheduler->pick(ready, last_issued);
+        const int slot = scheduler->pick(ready, age, last_issued);
         if (slot < 0) {
             if (next_ready == UINT64_MAX) { // every live thread blocked
                 for (uint32_t c = 0; c < ctas.size() && !exception; ++c)
@@ -1373,8 +1377,11 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
             arrive_barrier(slot, in, mask);
             break;
         case Op::Vote: {
-            uint64_t absent = 0;
-            each(mask, [&](uint32_t l) { absent |= b[l] & ~mask; });
+            uint64_t absent = 0, ballot = 0;
+            each(mask, [&](uint32_t l) {
+                absent |= b[l] & ~mask;
+                ballot |= uint64_t(a[l] != 0) << l;
+            });
             if (absent & w.live()) {
                 each(mask, [&](uint32_t l) {
                     w.sync_mask[l] = b[l];
@@ -1386,8 +1393,6 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
                 wait_in_warp_sync(slot, mask, w.waiting_vote, next);
                 break;
             }
-            uint64_t ballot = 0;
-            each(mask, [&](uint32_t l) { ballot |= uint64_t(a[l] != 0) << l; });
             const uint8_t kind = in.funct;
             each(mask, [&](uint32_t l) {
                 const uint64_t members = mask & b[l];
@@ -1404,6 +1409,8 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
         case Op::Shfl: {
             const uint64_t *c = R(in.rs3);
             const uint8_t mode = in.funct;
+            uint8_t src[64]; // the lane each lane reads
+            uint64_t sources = 0;
             each(mask, [&](uint32_t l) {
                 const int64_t lane = l, bv = int64_t(b[l] & 63);
                 const int64_t clamp = int64_t(c[l] & 63), seg = int64_t((c[l] >> 8) & 63);
@@ -1417,12 +1424,13 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
                 default: j = min_lane | (bv & ~seg); ok = j <= max_lane; break;
                 }
                 if (!ok || j < 0 || j >= int64_t(W)) j = lane;
-                w.sync_src[l] = uint8_t(j);
+                src[l] = uint8_t(j);
+                sources |= uint64_t(1) << j;
+                res[l] = a[j];
             });
-            uint64_t sources = 0;
-            each(mask, [&](uint32_t l) { sources |= uint64_t(1) << w.sync_src[l]; });
             if (w.waiting_shfl || (sources & ~mask & w.live() & ~w.blocked_bar)) {
                 each(mask, [&](uint32_t l) {
+                    w.sync_src[l] = src[l];
                     w.sync_value[l] = a[l];
                     w.sync_rs1[l] = in.rs1;
                     w.sync_rd[l] = in.rd;
@@ -1431,7 +1439,6 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
                 wait_in_warp_sync(slot, mask, w.waiting_shfl, next);
                 break;
             }
-            each(mask, [&](uint32_t l) { res[l] = a[w.sync_src[l]]; });
             ALU(res[l]);
             break;
         }
@@ -1509,6 +1516,62 @@ void Sm::abort()
 }
 
 uint64_t Sm::clock() const { return impl_->now; }
+
+uint64_t Sm::state_fingerprint() const
+{
+    const Impl &s = *impl_;
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+    mix(s.stats.ctas);
+    for (const Cta &cta : s.ctas) {
+        if (!cta.active)
+            continue;
+        mix(uint64_t(cta.ctaid[0]) | uint64_t(cta.ctaid[1]) << 21 | uint64_t(cta.ctaid[2]) << 42);
+        mix(cta.arrived);
+        for (uint8_t byte : cta.shared)
+            mix(byte);
+    }
+    for (const Warp &w : s.warps) {
+        if (!w.active)
+            continue;
+        mix(w.exited);
+        mix(w.blocked_bar);
+        mix(w.blocked_sync);
+        for (uint64_t m = w.live(); m; m &= m - 1) {
+            const uint32_t l = uint32_t(std::countr_zero(m));
+            for (uint32_t r = 1; r < kRegSink; ++r)
+                mix(w.x[size_t(r) * s.W + l]);
+            for (uint32_t r = 0; r < 32; ++r)
+                mix(w.f[size_t(r) * s.W + l]);
+        }
+    }
+    return h;
+}
+
+// Names the first lane that is still running (spinning) on this SM.
+Exception Sm::livelock_exception() const
+{
+    const Impl &s = *impl_;
+    Exception e;
+    e.kind = SIMTGPU_EXC_DEADLOCK;
+    e.detail = SIMTGPU_DEADLOCK_NO_PROGRESS;
+    e.sm = s.sm_id;
+    for (uint32_t slot = 0; slot < s.warps.size(); ++slot) {
+        const Warp &w = s.warps[slot];
+        const uint64_t lanes = w.runnable() ? w.runnable() : w.live();
+        if (!w.active || !lanes)
+            continue;
+        const uint32_t l = uint32_t(std::countr_zero(lanes));
+        e.pc = w.pc[l];
+        e.warp = slot;
+        e.lane = l;
+        e.ctaid = s.ctas[w.cta].ctaid;
+        e.tid = {w.tid[3 * l], w.tid[3 * l + 1], w.tid[3 * l + 2]};
+        if (w.runnable())
+            break;
+    }
+    return e;
+}
 const ExitRecord &Sm::exit_record() const { return impl_->exits; }
 const SmStats &Sm::stats() const { return impl_->stats; }
 void Sm::reset_stats() { impl_->stats = SmStats{}; }

@@ -55,6 +55,11 @@ public:
     void abort();          // drop every resident CTA
     uint64_t clock() const; // this SM's cycle counter
     const ExitRecord &exit_record() const;
+    // A hash of the architectural state that a thread making progress
+    // changes (core/livelock.h says what is in it), and the exception that
+    // reports this SM's part of a launch that made no progress.
+    uint64_t state_fingerprint() const;
+    Exception livelock_exception() const;
     const SmStats &stats() const;
     void reset_stats();
 

@@ -1,5 +1,7 @@
 #include "device/dispatcher.h"
 
+#include "core/livelock.h"
+
 #include <algorithm>
 
 namespace simtgpu::sim {
@@ -49,7 +51,8 @@ void add(SmStats &into, const SmStats &s) {
 
 } // namespace
 
-Dispatcher::Dispatcher(const DeviceConfig &config) : ctas_completed_(config.num_sms, 0) {
+Dispatcher::Dispatcher(const DeviceConfig &config)
+    : livelock_cycles_(config.livelock_cycles), ctas_completed_(config.num_sms, 0) {
     for (uint32_t i = 0; i < config.num_sms; ++i)
         sms_.push_back(std::make_unique<Sm>(config, i));
 }
@@ -67,6 +70,13 @@ LaunchOutcome Dispatcher::run(const LaunchDesc &launch, GlobalMemory &memory,
 
     const uint64_t total_ctas = launch.ctas();
     uint64_t next_cta = 0;
+    LivelockWatchdog watchdog(livelock_cycles_);
+    auto fingerprint = [&] {
+        uint64_t h = 0;
+        for (auto &sm : sms_)
+            h = h * 31 + sm->state_fingerprint();
+        return h;
+    };
     for (;;) {
         // Breadth first: one CTA per SM per pass, so a small grid spreads
         // over all SMs instead of piling onto SM 0.
@@ -102,6 +112,12 @@ LaunchOutcome Dispatcher::run(const LaunchDesc &launch, GlobalMemory &memory,
         }
         out.cycles += quantum_cycles;
         out.ctas_completed += quantum_ctas;
+        if (!out.exception && watchdog.stalled(out.cycles, fingerprint)) {
+            const auto busy = std::find_if(sms_.begin(), sms_.end(),
+                                           [](auto &sm) { return !sm->idle(); });
+            if (busy != sms_.end())
+                out.exception = (*busy)->livelock_exception();
+        }
         const bool keep_going = progress(quantum_cycles, quantum_ctas);
         if (out.exception || !keep_going) {
             out.cancelled = !keep_going;

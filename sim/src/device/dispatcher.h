@@ -59,6 +59,7 @@ public:
 
 private:
     std::vector<std::unique_ptr<Sm>> sms_;
+    uint64_t livelock_cycles_;
     std::vector<uint64_t> ctas_completed_;
 };
 

@@ -503,3 +503,35 @@ KERNEL(k_vote_deadlock)
 	else
 		simt_bar_sync();
 }
+
+/* p->arg acquisitions per thread of a global spin lock taken with amoswap;
+ * counter[1] counts them (a plain read-modify-write under the lock). A
+ * scheduler that never gives the holder's warp an issue slot livelocks. */
+KERNEL(k_spin_lock)
+{
+	volatile uint32_t *lock = (volatile uint32_t *)p->counter;
+	volatile uint64_t *acquired = p->counter + 1;
+	for (uint64_t i = 0; i < p->arg; ++i) {
+		uint32_t held;
+		do
+			__asm__ volatile("amoswap.w.aq %0, %1, (%2)"
+					 : "=r"(held)
+					 : "r"(1), "r"(lock)
+					 : "memory");
+		while (held);
+		*acquired = *acquired + 1;
+		__asm__ volatile("amoswap.w.rl x0, x0, (%0)" ::"r"(lock) : "memory");
+	}
+}
+
+/* p->arg iterations of register-only work, then the SM clock: when each
+ * warp finished shows the order in which the scheduler issued the warps. */
+KERNEL(k_issue_order)
+{
+	uint64_t v = simt_tid_x();
+	for (uint64_t i = 0; i < p->arg; ++i)
+		v = v * 6364136223846793005ull + 1442695040888963407ull;
+	uint64_t done = simt_clock();
+	p->out[2 * simt_tid_x()] = done;
+	p->out[2 * simt_tid_x() + 1] = v;
+}
