@@ -23,8 +23,7 @@ TEST(CorePolicy, MinPcPicksLowestPcGroupAndYieldsAtTheNext)
     EXPECT_EQ(all.yield_pc, UINT64_MAX);
 }
 
-TEST(CorePolicy, RoundRobinAndGreedyThenOldest)
-{
+TEST(CorePolicy, RoundRobinAndGreedyThenOldest) {
     auto rr = make_warp_scheduler("round-robin");
     auto gto = make_warp_scheduler("greedy");
     const std::vector<uint8_t> ready{1, 0, 1, 1};

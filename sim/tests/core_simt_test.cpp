@@ -61,15 +61,14 @@ protected:
 
 using Policies = std::tuple<std::string_view, std::string_view>; // scheduler, reconvergence
 
-void use_policies(DeviceConfig &config, const Policies &policies)
-{
+void use_policies(DeviceConfig &config, const Policies &policies) {
     config.warp_scheduler = std::string(std::get<0>(policies));
     config.reconvergence = std::string(std::get<1>(policies));
 }
 
-std::string policies_name(const Policies &policies)
-{
-    std::string name = std::string(std::get<0>(policies)) + "_" + std::string(std::get<1>(policies));
+std::string policies_name(const Policies &policies) {
+    std::string name =
+        std::string(std::get<0>(policies)) + "_" + std::string(std::get<1>(policies));
     std::replace(name.begin(), name.end(), '-', '_');
     return name;
 }
@@ -77,8 +76,7 @@ std::string policies_name(const Policies &policies)
 // Every SIMT test runs under every warp scheduler and reconvergence policy.
 class SimtTest : public SimtFixture, public ::testing::WithParamInterface<Policies> {
 protected:
-    void SetUp() override
-    {
+    void SetUp() override {
         SimtFixture::SetUp();
         use_policies(config, GetParam());
     }
@@ -94,8 +92,7 @@ uint64_t lanes_mask(uint32_t n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) <
 class SimtWarpSizeTest : public SimtFixture,
                          public ::testing::WithParamInterface<std::tuple<uint32_t, Policies>> {
 protected:
-    void SetUp() override
-    {
+    void SetUp() override {
         SimtFixture::SetUp();
         use_policies(config, std::get<1>(GetParam()));
     }
@@ -127,11 +124,11 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Combine(::testing::ValuesIn(kWarpSchedulers),
                                           ::testing::ValuesIn(kReconvergencePolicies))),
     [](const auto &info) {
-        return std::to_string(std::get<0>(info.param)) + "_" + policies_name(std::get<1>(info.param));
+        return std::to_string(std::get<0>(info.param)) + "_" +
+               policies_name(std::get<1>(info.param));
     });
 
-TEST_P(SimtTest, LoopWithPerLaneTripCounts)
-{
+TEST_P(SimtTest, LoopWithPerLaneTripCounts) {
     RunOutcome r = launch("k_loop", {1, 1, 1}, {96, 1, 1});
     ASSERT_FALSE(r.exception);
     for (uint32_t t = 0; t < 96; ++t) {
@@ -142,8 +139,7 @@ TEST_P(SimtTest, LoopWithPerLaneTripCounts)
     }
 }
 
-TEST_P(SimtTest, EarlyExit)
-{
+TEST_P(SimtTest, EarlyExit) {
     Params p;
     p.n = 64;
     RunOutcome r = launch("k_early_exit", {1, 1, 1}, {64, 1, 1}, p);
@@ -159,8 +155,7 @@ TEST_P(SimtTest, EarlyExit)
     }
 }
 
-TEST_P(SimtTest, ExitStatusIsFirstNonZero)
-{
+TEST_P(SimtTest, ExitStatusIsFirstNonZero) {
     Params p;
     p.arg = 37;
     RunOutcome r = launch("k_exit_status", {2, 1, 1}, {32, 1, 1}, p);
@@ -174,8 +169,7 @@ TEST_P(SimtTest, ExitStatusIsFirstNonZero)
 // Code after a divergent branch runs once per warp: the 32-thread warp
 // issues about as many warp instructions as one thread alone plus the
 // other side of the branch, not two copies of the long uniform tail.
-TEST_P(SimtTest, ReconvergenceMeasuredInWarpInstructions)
-{
+TEST_P(SimtTest, ReconvergenceMeasuredInWarpInstructions) {
     Params p;
     p.arg = 2;
     RunOutcome one = launch("k_reconverge", {1, 1, 1}, {1, 1, 1}, p);
@@ -194,8 +188,7 @@ TEST_P(SimtTest, ReconvergenceMeasuredInWarpInstructions)
     EXPECT_GT(double(warp.stats.thread_instructions) / double(warp.stats.warp_instructions), 30.0);
 }
 
-TEST_P(SimtTest, BarrierOrdersSharedMemoryAcrossWarps)
-{
+TEST_P(SimtTest, BarrierOrdersSharedMemoryAcrossWarps) {
     const uint32_t n = 128;
     RunOutcome r = launch("k_barrier", {3, 1, 1}, {n, 1, 1}, {}, n * 8);
     ASSERT_FALSE(r.exception);
@@ -207,8 +200,7 @@ TEST_P(SimtTest, BarrierOrdersSharedMemoryAcrossWarps)
     EXPECT_GT(r.stats.barrier_waits, 0u);
 }
 
-TEST_P(SimtTest, BarrierReductions)
-{
+TEST_P(SimtTest, BarrierReductions) {
     const uint32_t n = 100; // a partial last warp
     for (uint64_t arg : {40ull, 200ull}) {
         Params p;
@@ -230,8 +222,7 @@ TEST_P(SimtTest, BarrierReductions)
     }
 }
 
-TEST_P(SimtTest, BarrierReductionsNeedSimt2)
-{
+TEST_P(SimtTest, BarrierReductionsNeedSimt2) {
     config.arch = SIMTGPU_ARCH_SIMT1;
     RunOutcome r = launch("k_bar_red", {1, 1, 1}, {32, 1, 1});
     ASSERT_TRUE(r.exception);
@@ -242,8 +233,7 @@ TEST_P(SimtTest, BarrierReductionsNeedSimt2)
     EXPECT_EQ(csrs.exception->kind, uint32_t(SIMTGPU_EXC_ILLEGAL_INSTRUCTION));
 }
 
-TEST_P(SimtTest, ExitedThreadsDoNotBlockBarriers)
-{
+TEST_P(SimtTest, ExitedThreadsDoNotBlockBarriers) {
     RunOutcome r = launch("k_barrier_exit", {1, 1, 1}, {64, 1, 1});
     ASSERT_FALSE(r.exception);
     for (uint32_t t = 0; t < 64; ++t)
@@ -252,8 +242,7 @@ TEST_P(SimtTest, ExitedThreadsDoNotBlockBarriers)
         }
 }
 
-TEST_P(SimtTest, AtomicsUnderContention)
-{
+TEST_P(SimtTest, AtomicsUnderContention) {
     const uint32_t n = 128, ctas = 2;
     Params p;
     p.n = n * ctas;
@@ -276,8 +265,7 @@ TEST_P(SimtTest, AtomicsUnderContention)
     for (uint32_t c = 0; c < ctas; ++c) EXPECT_EQ(out(n * ctas + c), uint64_t(n) * (n - 1) / 2);
 }
 
-TEST_P(SimtTest, AtomicsOnHostMemoryPages)
-{
+TEST_P(SimtTest, AtomicsOnHostMemoryPages) {
     mem.set_host_pages(kCounter, 4096);
     Params p;
     p.n = 64;
@@ -293,8 +281,7 @@ TEST_P(SimtTest, AtomicsOnHostMemoryPages)
     EXPECT_GT(mem.dma_bytes, 0u);
 }
 
-TEST_P(SimtTest, ShuffleAsPtx)
-{
+TEST_P(SimtTest, ShuffleAsPtx) {
     RunOutcome r = launch("k_shfl", {1, 1, 1}, {64, 1, 1});
     ASSERT_FALSE(r.exception);
     for (uint32_t t = 0; t < 64; ++t) {
@@ -309,8 +296,7 @@ TEST_P(SimtTest, ShuffleAsPtx)
     }
 }
 
-TEST_P(SimtTest, VoteAndActiveMask)
-{
+TEST_P(SimtTest, VoteAndActiveMask) {
     Params p;
     p.arg = 10;
     RunOutcome r = launch("k_vote", {1, 1, 1}, {64, 1, 1}, p);
@@ -336,8 +322,7 @@ TEST_P(SimtTest, VoteAndActiveMask)
     }
 }
 
-TEST_P(SimtTest, WarpSyncWaitsForDivergentLanes)
-{
+TEST_P(SimtTest, WarpSyncWaitsForDivergentLanes) {
     RunOutcome r = launch("k_warp_sync", {1, 1, 1}, {32, 1, 1});
     ASSERT_FALSE(r.exception);
     for (uint32_t t = 0; t < 32; ++t) {
@@ -346,8 +331,7 @@ TEST_P(SimtTest, WarpSyncWaitsForDivergentLanes)
     }
 }
 
-TEST_P(SimtTest, WarpSyncRegroupsAfterLongDivergence)
-{
+TEST_P(SimtTest, WarpSyncRegroupsAfterLongDivergence) {
     for (int i = 0; i < 8; ++i) mem.write<uint64_t>(kIn + 8 * i, uint64_t(i) * 11 + 1);
     RunOutcome r = launch("k_long_divergence", {1, 1, 1}, {32, 1, 1});
     ASSERT_FALSE(r.exception);
@@ -362,16 +346,14 @@ TEST_P(SimtTest, WarpSyncRegroupsAfterLongDivergence)
     }
 }
 
-TEST_P(SimtTest, DeadlockIsReportedNotHung)
-{
+TEST_P(SimtTest, DeadlockIsReportedNotHung) {
     RunOutcome r = launch("k_deadlock", {1, 1, 1}, {64, 1, 1});
     ASSERT_TRUE(r.exception);
     EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_DEADLOCK));
     EXPECT_EQ(r.exception->sm, 3u);
 }
 
-TEST_P(SimtTest, BarriersCountThreadsNotInstructions)
-{
+TEST_P(SimtTest, BarriersCountThreadsNotInstructions) {
     Params p;
     p.arg = 10;
     RunOutcome r = launch("k_divergent_barrier", {1, 1, 1}, {64, 1, 1}, p);
@@ -379,8 +361,7 @@ TEST_P(SimtTest, BarriersCountThreadsNotInstructions)
     for (uint32_t t = 0; t < 64; ++t) ASSERT_EQ(out(t), t);
 }
 
-TEST_P(SimtTest, TrapReportsWhere)
-{
+TEST_P(SimtTest, TrapReportsWhere) {
     Params p;
     p.arg = 37;
     RunOutcome r = launch("k_trap", {2, 1, 1}, {32, 1, 1}, p);
@@ -396,8 +377,7 @@ TEST_P(SimtTest, TrapReportsWhere)
     EXPECT_EQ(mem.read<uint32_t>(e.pc) & 0xffff, 0x9002u); // c.ebreak
 }
 
-TEST_P(SimtTest, PageFaultOnLoad)
-{
+TEST_P(SimtTest, PageFaultOnLoad) {
     Params p;
     p.arg = 0x5000008;
     RunOutcome r = launch("k_load_arg", {1, 1, 1}, {32, 1, 1}, p);
@@ -409,8 +389,7 @@ TEST_P(SimtTest, PageFaultOnLoad)
     EXPECT_EQ(r.exception->lane, 3u);
 }
 
-TEST_P(SimtTest, ProtectionFaultOnStore)
-{
+TEST_P(SimtTest, ProtectionFaultOnStore) {
     Params p;
     p.arg = 0x1800010;
     mem.set_perms(0x1800000, 4096, FlatMemory::kR);
@@ -423,8 +402,7 @@ TEST_P(SimtTest, ProtectionFaultOnStore)
     EXPECT_EQ(r.exception->lane, 2u);
 }
 
-TEST_P(SimtTest, FetchNeedsExecutePermission)
-{
+TEST_P(SimtTest, FetchNeedsExecutePermission) {
     Params p;
     p.arg = 0x1800000;
     mem.set_perms(0x1800000, 4096, FlatMemory::kR | FlatMemory::kW);
@@ -435,8 +413,7 @@ TEST_P(SimtTest, FetchNeedsExecutePermission)
     EXPECT_EQ(r.exception->pc, 0x1800000u);
 }
 
-TEST_P(SimtTest, SharedWindowBounds)
-{
+TEST_P(SimtTest, SharedWindowBounds) {
     Params p;
     p.arg = 63;
     EXPECT_FALSE(launch("k_shared_at", {1, 1, 1}, {32, 1, 1}, p, 64).exception);
@@ -449,8 +426,7 @@ TEST_P(SimtTest, SharedWindowBounds)
     EXPECT_EQ(r.exception->lane, 1u);
 }
 
-TEST_P(SimtTest, MisalignedAtomic)
-{
+TEST_P(SimtTest, MisalignedAtomic) {
     Params p;
     p.arg = kOut + 2;
     RunOutcome r = launch("k_amo_arg", {1, 1, 1}, {32, 1, 1}, p);
@@ -459,16 +435,14 @@ TEST_P(SimtTest, MisalignedAtomic)
     EXPECT_EQ(r.exception->address, kOut + 2);
 }
 
-TEST_P(SimtTest, BadEcall)
-{
+TEST_P(SimtTest, BadEcall) {
     RunOutcome r = launch("k_bad_ecall", {1, 1, 1}, {4, 1, 1});
     ASSERT_TRUE(r.exception);
     EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_BAD_ECALL));
     EXPECT_EQ(r.exception->detail, 64u);
 }
 
-TEST_P(SimtTest, IllegalInstructionReportsBits)
-{
+TEST_P(SimtTest, IllegalInstructionReportsBits) {
     RunOutcome r = launch("k_illegal", {1, 1, 1}, {32, 1, 1});
     ASSERT_TRUE(r.exception);
     EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_ILLEGAL_INSTRUCTION));
@@ -476,8 +450,7 @@ TEST_P(SimtTest, IllegalInstructionReportsBits)
     EXPECT_EQ(r.exception->lane, 4u);
 }
 
-TEST_P(SimtTest, LocalMemoryIsPerThread)
-{
+TEST_P(SimtTest, LocalMemoryIsPerThread) {
     const uint32_t stack = 2048;
     RunOutcome r = launch("k_local", {2, 1, 1}, {48, 1, 1}, {}, 0, stack);
     ASSERT_FALSE(r.exception);
@@ -495,8 +468,7 @@ TEST_P(SimtTest, LocalMemoryIsPerThread)
     EXPECT_LT(small.exception->address, SIMTGPU_LOCAL_BASE);
 }
 
-TEST_P(SimtTest, IdentityCsrs)
-{
+TEST_P(SimtTest, IdentityCsrs) {
     const Dim3 grid{2, 3, 2}, block{4, 3, 5};
     RunOutcome r = launch("k_csrs", grid, block, {}, 96);
     ASSERT_FALSE(r.exception);
@@ -526,8 +498,7 @@ TEST_P(SimtTest, IdentityCsrs)
                 }
 }
 
-TEST_P(SimtTest, GlobalLoadsCostMemoryLatency)
-{
+TEST_P(SimtTest, GlobalLoadsCostMemoryLatency) {
     config.mem_latency = 50;
     for (int i = 0; i < 10; ++i) mem.write<uint64_t>(kIn + 8 * i, i + 1);
     RunOutcome r = launch("k_clock", {1, 1, 1}, {32, 1, 1});
@@ -540,8 +511,7 @@ TEST_P(SimtTest, GlobalLoadsCostMemoryLatency)
     EXPECT_GE(out(2), out(0));
 }
 
-TEST_P(SimtTest, HostMemoryPagesGoThroughDma)
-{
+TEST_P(SimtTest, HostMemoryPagesGoThroughDma) {
     mem.set_host_pages(kOut, 1 << 16);
     RunOutcome r = launch("k_ifelse", {2, 1, 1}, {64, 1, 1});
     ASSERT_FALSE(r.exception);
@@ -555,8 +525,7 @@ TEST_P(SimtTest, HostMemoryPagesGoThroughDma)
 // GTO keeps issuing one warp until it stalls; round-robin interleaves. With
 // register-only work, GTO finishes warp 0 long before warp 3, round-robin
 // finishes them together.
-TEST_F(SimtFixture, SchedulersIssueInTheirOwnOrder)
-{
+TEST_F(SimtFixture, SchedulersIssueInTheirOwnOrder) {
     Params p;
     p.arg = 200;
     auto finish_of_warp = [&](uint32_t warp) { return out(2 * 32 * warp); };
@@ -569,8 +538,7 @@ TEST_F(SimtFixture, SchedulersIssueInTheirOwnOrder)
     EXPECT_GT(finish_of_warp(0) * 4, finish_of_warp(3) * 3);
 }
 
-TEST_P(SimtTest, StoresToDecodedCodeTakeEffect)
-{
+TEST_P(SimtTest, StoresToDecodedCodeTakeEffect) {
     for (uint64_t fence : {0ull, 1ull}) {
         SetUp(); // a fresh image
         Params p;
@@ -582,9 +550,24 @@ TEST_P(SimtTest, StoresToDecodedCodeTakeEffect)
     }
 }
 
+// A decoded instruction whose second half is on the next page: a store to
+// that page alone must drop it too (riscv-tests' fence_i is
+// device_diff_fence_i.S, run against qemu by device_simt_run_test).
+TEST_P(SimtTest, StoresToTheSecondPageOfAnInstructionTakeEffect) {
+    for (uint64_t fence : {0ull, 1ull}) {
+        SimtFixture::SetUp(); // a fresh image
+        ASSERT_EQ(sym("straddle_patchme") % SIMTGPU_PAGE_SIZE, SIMTGPU_PAGE_SIZE - 2);
+        Params p;
+        p.arg = fence;
+        RunOutcome r = launch("k_selfmod_straddle", {1, 1, 1}, {32, 1, 1}, p);
+        ASSERT_FALSE(r.exception);
+        EXPECT_EQ(out(0), 1u);
+        EXPECT_EQ(out(1), 2u) << "fence.i " << fence;
+    }
+}
+
 // Same input, same results and statistics (ARCHITECTURE D5).
-TEST_P(SimtTest, RunsAreDeterministic)
-{
+TEST_P(SimtTest, RunsAreDeterministic) {
     auto once = [&] {
         mem.write<uint64_t>(kCounter, 0);
         mem.write<uint64_t>(kCounter + 8, uint64_t(INT64_MIN));
@@ -601,8 +584,7 @@ TEST_P(SimtTest, RunsAreDeterministic)
     EXPECT_EQ(once(), once());
 }
 
-TEST_P(SimtTest, OccupancyLimitsResidentCtas)
-{
+TEST_P(SimtTest, OccupancyLimitsResidentCtas) {
     LaunchDesc l;
     l.entry_pc = sym("k_barrier");
     l.param_va = kParams;
@@ -628,15 +610,14 @@ TEST_P(SimtTest, OccupancyLimitsResidentCtas)
 
 // CUDA's rule for *_sync intrinsics: a vote or shuffle waits for every live
 // lane it names, wherever the compiler put the loop before it.
-uint64_t collatz_steps(uint64_t n)
-{
+uint64_t collatz_steps(uint64_t n) {
     uint64_t steps = 0;
-    for (; n > 1; ++steps) n = (n & 1) ? 3 * n + 1 : n / 2;
+    for (; n > 1; ++steps)
+        n = (n & 1) ? 3 * n + 1 : n / 2;
     return steps;
 }
 
-TEST_P(SimtTest, VotesAndShuffleAfterPerLaneLoops)
-{
+TEST_P(SimtTest, VotesAndShuffleAfterPerLaneLoops) {
     const uint32_t n = 96;
     for (const char *kernel : {"k_collatz_exit_above", "k_collatz_exit_below"}) {
         RunOutcome r = launch(kernel, {2, 1, 1}, {n, 1, 1});
@@ -658,15 +639,13 @@ TEST_P(SimtTest, VotesAndShuffleAfterPerLaneLoops)
 }
 
 // The figure of issue 11: threads 32..63 of a block of 64.
-TEST_P(SimtTest, CollatzBallotOfSecondWarp)
-{
+TEST_P(SimtTest, CollatzBallotOfSecondWarp) {
     RunOutcome r = launch("k_collatz_exit_above", {1, 1, 1}, {64, 1, 1});
     ASSERT_FALSE(r.exception);
     EXPECT_EQ(out(5 * 32 + 1), 0xf5310a7du);
 }
 
-TEST_P(SimtTest, VoteWaitingForLanesAtABarrierIsADeadlock)
-{
+TEST_P(SimtTest, VoteWaitingForLanesAtABarrierIsADeadlock) {
     RunOutcome r = launch("k_vote_deadlock", {1, 1, 1}, {32, 1, 1});
     ASSERT_TRUE(r.exception);
     EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_DEADLOCK));
@@ -677,8 +656,7 @@ TEST_P(SimtTest, VoteWaitingForLanesAtABarrierIsADeadlock)
 // holder's warp its turn; GTO, as defined, always prefers the older spinning
 // warps, so a young holder never issues: that must be reported as a livelock
 // within the watchdog's window, not run on.
-TEST_P(SimtTest, SpinLockCompletesOrIsReportedAsLivelock)
-{
+TEST_P(SimtTest, SpinLockCompletesOrIsReportedAsLivelock) {
     mem.write<uint64_t>(kCounter, 0);
     mem.write<uint64_t>(kCounter + 8, 0);
     Params p;
@@ -701,8 +679,7 @@ TEST_P(SimtTest, SpinLockCompletesOrIsReportedAsLivelock)
 // The watchdog looks at state, not at events: a loop that runs far longer
 // than its window without exiting, storing or reaching a barrier changes its
 // registers, and that is progress.
-TEST_P(SimtTest, LongLoopIsNotALivelock)
-{
+TEST_P(SimtTest, LongLoopIsNotALivelock) {
     Params p;
     p.arg = 200000;
     config.livelock_cycles = 1 << 16;
@@ -712,8 +689,7 @@ TEST_P(SimtTest, LongLoopIsNotALivelock)
 }
 
 // All lanes waiting at a barrier or sync is still the deadlock of old.
-TEST_P(SimtTest, DeadlockDetailSaysAllBlocked)
-{
+TEST_P(SimtTest, DeadlockDetailSaysAllBlocked) {
     RunOutcome r = launch("k_deadlock", {1, 1, 1}, {64, 1, 1});
     ASSERT_TRUE(r.exception);
     EXPECT_EQ(r.exception->detail, uint32_t(SIMTGPU_DEADLOCK_ALL_BLOCKED));

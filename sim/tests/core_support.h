@@ -163,8 +163,7 @@ struct RunOutcome {
 // makes no progress for livelock_cycles (core/livelock.h).
 inline RunOutcome run_launch(Sm &sm, GlobalMemory &memory, const LaunchDesc &launch,
                              uint64_t max_cycles = 2'000'000'000ull,
-                             uint64_t livelock_cycles = DeviceConfig{}.livelock_cycles)
-{
+                             uint64_t livelock_cycles = DeviceConfig{}.livelock_cycles) {
     RunOutcome out;
     LivelockWatchdog watchdog(livelock_cycles);
     sm.begin_launch(launch, memory, 0);

@@ -146,6 +146,6 @@ TEST_P(Differential, SameExitStatusAsQemu) {
 
 INSTANTIATE_TEST_SUITE_P(Programs, Differential,
                          ::testing::Values("device_diff_int", "device_diff_float",
-                                           "device_diff_atomic"));
+                                           "device_diff_atomic", "device_diff_fence_i"));
 
 } // namespace

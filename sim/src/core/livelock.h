@@ -23,14 +23,11 @@ namespace simtgpu::sim {
 class LivelockWatchdog {
 public:
     explicit LivelockWatchdog(uint64_t window)
-        : window_(window), interval_(std::max<uint64_t>(1, window / 8))
-    {
-    }
+        : window_(window), interval_(std::max<uint64_t>(1, window / 8)) {}
 
     // Called as the launch advances, at launch cycle `cycle`; fingerprint()
     // is only called when a sample is due. True: no progress over the window.
-    template <class Fingerprint> bool stalled(uint64_t cycle, Fingerprint fingerprint)
-    {
+    template <class Fingerprint> bool stalled(uint64_t cycle, Fingerprint fingerprint) {
         if (cycle < next_sample_)
             return false;
         next_sample_ = cycle + interval_;

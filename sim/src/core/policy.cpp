@@ -34,8 +34,7 @@ public:
 class RoundRobinScheduler final : public WarpScheduler {
 public:
     int pick(std::span<const uint8_t> ready, std::span<const uint64_t>,
-             int last_issued) const override
-    {
+             int last_issued) const override {
         const int n = int(ready.size());
         for (int i = 1; i <= n; ++i) {
             const int slot = (last_issued + i) % n;
@@ -51,21 +50,20 @@ public:
 class GreedyThenOldestScheduler final : public WarpScheduler {
 public:
     int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age,
-             int last_issued) const override
-    {
+             int last_issued) const override {
         if (last_issued >= 0 && last_issued < int(ready.size()) && ready[last_issued])
             return last_issued;
         int oldest = -1;
         for (int slot = 0; slot < int(ready.size()); ++slot)
-            if (ready[slot] && (oldest < 0 || age[slot] < age[oldest])) oldest = slot;
+            if (ready[slot] && (oldest < 0 || age[slot] < age[oldest]))
+                oldest = slot;
         return oldest;
     }
 };
 
 } // namespace
 
-bool is_reconvergence_policy(std::string_view name)
-{
+bool is_reconvergence_policy(std::string_view name) {
     return std::find(kReconvergencePolicies.begin(), kReconvergencePolicies.end(), name) !=
            kReconvergencePolicies.end();
 }
@@ -82,7 +80,8 @@ std::unique_ptr<ReconvergencePolicy> make_reconvergence_policy(std::string_view)
 
 std::unique_ptr<WarpScheduler> make_warp_scheduler(std::string_view name)
 {
-    if (name == "greedy") return std::make_unique<GreedyThenOldestScheduler>();
+    if (name == "greedy")
+        return std::make_unique<GreedyThenOldestScheduler>();
     return std::make_unique<RoundRobinScheduler>();
 }
 

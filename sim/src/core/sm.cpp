@@ -501,10 +501,15 @@ uint8_t *Sm::Impl::atomic_ptr(uint32_t slot, uint32_t lane, uint64_t va, uint32_
     return nullptr;
 }
 
+// A store into page vpn: its decoded instructions go, and so does the last
+// slot of the page before, whose instruction may straddle into this one.
 void Sm::Impl::invalidate_code_page(uint64_t vpn)
 {
     auto it = code.find(vpn);
     if (it != code.end()) it->second->invalidate();
+    auto before = code.find(vpn - 1);
+    if (before != code.end())
+        before->second->slots[kSlotsPerPage - 1].op = Op::Undecoded;
 }
 
 // The decoded instruction at pc (decoding it on first use), or nullptr with
@@ -545,7 +550,19 @@ const Insn *Sm::Impl::fetch(uint32_t slot, uint32_t lane, uint64_t pc, CodePage 
         return nullptr;
     }
     if (!read_half(pc, bytes)) return nullptr;
-    if ((bytes[0] & 3) == 3 && !read_half(pc + 2, bytes + 2)) return nullptr;
+    if ((bytes[0] & 3) == 3) {
+        // The second half may lie on the next page: stores there must see
+        // it as code too (invalidate_code_page).
+        if (((pc + 2) >> SIMTGPU_PAGE_SHIFT) != vpn) {
+            auto &next_page = code[vpn + 1];
+            if (!next_page) {
+                next_page = std::make_unique<CodePage>();
+                next_page->invalidate();
+            }
+        }
+        if (!read_half(pc + 2, bytes + 2))
+            return nullptr;
+    }
     uint32_t bits;
     std::memcpy(&bits, bytes, 4);
     in = decode(bits);
@@ -625,10 +642,11 @@ void Sm::Impl::release_barrier(Cta &cta)
 // (CUDA's rule for every *_sync intrinsic): the group's lanes record their
 // operands, move past the instruction and block; whoever completes the set
 // releases it, and the release computes the results.
-void Sm::Impl::wait_in_warp_sync(uint32_t slot, uint64_t mask, uint64_t &waiting, uint64_t next_pc)
-{
+void Sm::Impl::wait_in_warp_sync(uint32_t slot, uint64_t mask, uint64_t &waiting,
+                                 uint64_t next_pc) {
     Warp &w = warps[slot];
-    for (uint64_t m = mask; m; m &= m - 1) w.pc[std::countr_zero(m)] = next_pc;
+    for (uint64_t m = mask; m; m &= m - 1)
+        w.pc[std::countr_zero(m)] = next_pc;
     waiting |= mask;
     w.blocked_sync |= mask;
     try_release_warp_sync(w);
@@ -640,19 +658,20 @@ void Sm::Impl::wait_in_warp_sync(uint32_t slot, uint64_t mask, uint64_t &waiting
 // kind and mask, shuffles whose source lanes have arrived.
 void Sm::Impl::try_release_warp_sync(Warp &w)
 {
-    if (!w.blocked_sync) return;
+    if (!w.blocked_sync)
+        return;
     uint64_t release = 0;
     for (uint64_t m = w.waiting_warp_sync; m; m &= m - 1) {
         const uint32_t l = uint32_t(std::countr_zero(m));
-        if ((w.sync_mask[l] & w.live() & ~w.waiting_warp_sync) == 0) release |= uint64_t(1) << l;
+        if ((w.sync_mask[l] & w.live() & ~w.waiting_warp_sync) == 0)
+            release |= uint64_t(1) << l;
     }
     w.waiting_warp_sync &= ~release;
     release |= release_votes(w) | release_shuffles(w);
     w.blocked_sync &= ~release;
 }
 
-uint64_t Sm::Impl::release_votes(Warp &w)
-{
+uint64_t Sm::Impl::release_votes(Warp &w) {
     uint64_t release = 0;
     for (uint64_t m = w.waiting_vote; m; m &= m - 1) {
         const uint32_t l = uint32_t(std::countr_zero(m));
@@ -665,21 +684,31 @@ uint64_t Sm::Impl::release_votes(Warp &w)
                 ballot |= w.sync_value[k] << k;
             }
         }
-        if (members & ~same) continue; // a member has not arrived (or waits elsewhere)
+        if (members & ~same)
+            continue; // a member has not arrived (or waits elsewhere)
         const uint64_t yes = ballot & members;
         uint64_t result;
         switch (w.sync_funct[l]) {
-        case SIMTGPU_VOTE_BALLOT: result = yes; break;
-        case SIMTGPU_VOTE_ANY: result = yes != 0; break;
-        case SIMTGPU_VOTE_ALL: result = yes == members; break;
-        default: result = yes == 0 || yes == members; break;
+        case SIMTGPU_VOTE_BALLOT:
+            result = yes;
+            break;
+        case SIMTGPU_VOTE_ANY:
+            result = yes != 0;
+            break;
+        case SIMTGPU_VOTE_ALL:
+            result = yes == members;
+            break;
+        default:
+            result = yes == 0 || yes == members;
+            break;
         }
         release |= uint64_t(1) << l;
         res[l] = result;
     }
     for (uint64_t m = release; m; m &= m - 1) {
         const uint32_t l = uint32_t(std::countr_zero(m));
-        if (w.sync_rd[l]) X(w, w.sync_rd[l])[l] = res[l];
+        if (w.sync_rd[l])
+            X(w, w.sync_rd[l])[l] = res[l];
     }
     w.waiting_vote &= ~release;
     return release;
@@ -689,8 +718,7 @@ uint64_t Sm::Impl::release_votes(Warp &w)
 // at a CTA barrier (it cannot arrive first; PTX leaves reading it undefined).
 // Lanes whose sources have arrived are released together, so every value is
 // the one its lane brought to the shuffle.
-uint64_t Sm::Impl::release_shuffles(Warp &w)
-{
+uint64_t Sm::Impl::release_shuffles(Warp &w) {
     const uint64_t may_arrive = w.live() & ~w.blocked_bar;
     uint64_t release = w.waiting_shfl;
     for (bool changed = true; changed;) {
@@ -710,7 +738,8 @@ uint64_t Sm::Impl::release_shuffles(Warp &w)
     }
     for (uint64_t m = release; m; m &= m - 1) {
         const uint32_t l = uint32_t(std::countr_zero(m));
-        if (w.sync_rd[l]) X(w, w.sync_rd[l])[l] = res[l];
+        if (w.sync_rd[l])
+            X(w, w.sync_rd[l])[l] = res[l];
     }
     w.waiting_shfl &= ~release;
     return release;
@@ -1517,8 +1546,7 @@ void Sm::abort()
 
 uint64_t Sm::clock() const { return impl_->now; }
 
-uint64_t Sm::state_fingerprint() const
-{
+uint64_t Sm::state_fingerprint() const {
     const Impl &s = *impl_;
     uint64_t h = 1469598103934665603ull;
     auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
@@ -1549,8 +1577,7 @@ uint64_t Sm::state_fingerprint() const
 }
 
 // Names the first lane that is still running (spinning) on this SM.
-Exception Sm::livelock_exception() const
-{
+Exception Sm::livelock_exception() const {
     const Impl &s = *impl_;
     Exception e;
     e.kind = SIMTGPU_EXC_DEADLOCK;

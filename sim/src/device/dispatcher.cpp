@@ -113,8 +113,8 @@ LaunchOutcome Dispatcher::run(const LaunchDesc &launch, GlobalMemory &memory,
         out.cycles += quantum_cycles;
         out.ctas_completed += quantum_ctas;
         if (!out.exception && watchdog.stalled(out.cycles, fingerprint)) {
-            const auto busy = std::find_if(sms_.begin(), sms_.end(),
-                                           [](auto &sm) { return !sm->idle(); });
+            const auto busy =
+                std::find_if(sms_.begin(), sms_.end(), [](auto &sm) { return !sm->idle(); });
             if (busy != sms_.end())
                 out.exception = (*busy)->livelock_exception();
         }

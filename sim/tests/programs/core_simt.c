@@ -408,6 +408,31 @@ KERNEL(k_selfmod)
 	p->out[1] = patchme();
 }
 
+/* The same function, its 4-byte instruction straddling two pages. */
+__asm__(".pushsection .text.straddle, \"ax\", @progbits\n"
+	".balign 4096\n"
+	".skip 4094\n"
+	".globl straddle_patchme\n"
+	".option push\n"
+	".option norvc\n"
+	"straddle_patchme:\n"
+	"	addi a0, zero, 1\n"
+	"	ret\n"
+	".option pop\n"
+	".popsection\n");
+uint64_t straddle_patchme(void);
+
+/* A store into the second page only: the upper half of addi a0, zero, 2. */
+KERNEL(k_selfmod_straddle)
+{
+	uint64_t before = straddle_patchme();
+	*(volatile uint16_t *)((uintptr_t)straddle_patchme + 2) = 0x0020;
+	if (p->arg)
+		__asm__ volatile("fence.i" ::: "memory");
+	p->out[0] = before;
+	p->out[1] = straddle_patchme();
+}
+
 /* Half the warp loops far longer than the other half (long enough for the
  * starvation guard to let the short half run ahead); warp.sync then brings
  * the warp together for a full-warp shuffle, as CUDA's __shfl_sync needs. */
