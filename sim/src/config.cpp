@@ -24,6 +24,8 @@ constexpr uint32_t kMaxCtasPerSm = 256;
 constexpr uint32_t kMaxSharedPerSm = 16u << 20;
 constexpr uint32_t kMaxClockKhz = 10'000'000; // 10 GHz
 constexpr uint32_t kMaxMemLatency = 100'000;
+constexpr uint64_t kMinLivelockCycles = 1024; // sampled every window / 8 cycles
+constexpr uint64_t kMaxLivelockCycles = 1ull << 48;
 
 std::string range_error(const char *field, uint64_t value, uint64_t lo, uint64_t hi,
                         const char *extra = "") {
@@ -132,6 +134,10 @@ Expected<DeviceConfig> DeviceConfig::from(const simtgpu_sim_config &in) {
                          policy_list(kReconvergencePolicies) + " (NULL selects the default)"};
         c.reconvergence = in.reconvergence;
     }
+
+    if (!pick(in.livelock_cycles, kMinLivelockCycles, kMaxLivelockCycles, c.livelock_cycles))
+        return Error{range_error("livelock_cycles", in.livelock_cycles, kMinLivelockCycles,
+                                 kMaxLivelockCycles)};
 
     if ((in.dma_read == nullptr) != (in.dma_write == nullptr))
         return Error{"simtgpu_sim_config.dma_read and dma_write must be both set or both NULL"};

@@ -24,8 +24,8 @@ struct DeviceConfig {
     uint32_t mem_latency = 20; // cycles a global access adds to its warp
     std::string warp_scheduler = "round-robin";
     std::string reconvergence = "min-pc";
-    // Cycles without forward progress after which a launch fails as a
-    // livelock (core/livelock.h); not in the C ABI.
+    // Cycles without forward progress, while a warp that could issue is
+    // starved, after which a launch fails as a livelock (core/livelock.h).
     uint64_t livelock_cycles = 1ull << 26;
 
     // Validates every field (ranges, names of policies) and fills defaults

@@ -9,6 +9,7 @@
 #include "simtgpu/hw.h"
 
 #include <cstdint>
+#include <array>
 #include <cstring>
 #include <elf.h>
 #include <fstream>
@@ -183,8 +184,8 @@ inline RunOutcome run_launch(Sm &sm, GlobalMemory &memory, const LaunchDesc &lau
             sm.abort();
             break;
         }
-        if (watchdog.stalled(sm.clock(), [&] { return sm.state_fingerprint(); })) {
-            out.exception = sm.livelock_exception();
+        if (auto livelock = watchdog.check(sm.clock(), std::array{&sm})) {
+            out.exception = livelock;
             sm.abort();
             break;
         }

@@ -92,11 +92,32 @@ TEST(SimtRun, FaultsReportAddressAndKind) {
     EXPECT_EQ(r.status, 128 + 8) << r.output; // SIMTGPU_EXC_BAD_LAUNCH
 }
 
+// Greedy-then-oldest starves the young warp that holds the lock: reported
+// as a livelock naming a thread. Round-robin runs the same program to its end.
 TEST(SimtRun, LivelockIsReported) {
-    const Result r = simt_run("--entry wait_forever --grid 2 --block 64", "device_faults");
+    const Result r = simt_run(
+        "--entry spin_lock --block 512 --scheduler greedy --livelock-cycles 1000000", "device_faults");
     EXPECT_EQ(r.status, 128 + 5) << r.output; // SIMTGPU_EXC_DEADLOCK
     EXPECT_TRUE(contains(r.output, "livelock (threads run, but no forward progress")) << r.output;
-    EXPECT_TRUE(contains(r.output, "thread (0,0,0)")) << r.output;
+    EXPECT_TRUE(contains(r.output, "thread (")) << r.output;
+    const Result fair = simt_run(
+        "--entry spin_lock --block 512 --scheduler round-robin --livelock-cycles 1000000",
+        "device_faults");
+    EXPECT_EQ(fair.status, 0) << fair.output;
+}
+
+// A flag nobody sets, with every warp taking its turn, is a hang: it runs
+// until the timeout, as a real GPU's kernel runs until the driver's.
+TEST(SimtRun, HangIsNotALivelock) {
+    const Result r = simt_run("--entry wait_forever --grid 2 --block 64 --timeout 1", "device_faults");
+    EXPECT_EQ(r.status, 124) << r.output;
+    EXPECT_FALSE(contains(r.output, "livelock")) << r.output;
+}
+
+TEST(SimtRun, UnknownSchedulerIsRefused) {
+    const Result r = simt_run("--scheduler fastest", "device_exit");
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "round-robin")) << r.output;
 }
 
 TEST(SimtRun, StatisticsCountTheGrid) {

@@ -39,6 +39,10 @@ constexpr const char *kUsage =
     "  --sms N             number of SMs (default 4)\n"
     "  --warp-size N       lanes per warp, 1..64 (default 32)\n"
     "  --warps-per-sm N    warp slots per SM (default 16)\n"
+    "  --scheduler NAME    warp scheduler: round-robin (default) or greedy\n"
+    "  --reconvergence NAME  reconvergence policy (default min-pc)\n"
+    "  --livelock-cycles N cycles of no progress, with a warp starved, before the\n"
+    "                      launch fails as a livelock (default 2^26)\n"
     "  --timeout SECONDS   give up after this much host time (exit 124; default none)\n"
     "  --stats             print the simulator's statistics (JSON) on stdout\n"
     "  --help              show this text\n";
@@ -54,11 +58,13 @@ constexpr uint64_t kFenceValue = 1;
 struct Options {
     std::string program;
     std::string entry;
+    std::string scheduler, reconvergence; // empty: the device's default
     std::array<uint32_t, 3> grid{1, 1, 1};
     std::array<uint32_t, 3> block{1, 1, 1};
     uint32_t stack = 64 << 10;
     uint32_t shared = 0;
     uint32_t sms = 0, warp_size = 0, warps_per_sm = 0;
+    uint64_t livelock_cycles = 0;
     double timeout = 0;
     bool stats = false;
     bool help = false;
@@ -117,6 +123,11 @@ Expected<Options> parse_args(int argc, char **argv) {
             if (!v)
                 return Error{v.error()};
             o.entry = *v;
+        } else if (arg == "--scheduler" || arg == "--reconvergence") {
+            auto v = value();
+            if (!v)
+                return Error{v.error()};
+            (arg == "--scheduler" ? o.scheduler : o.reconvergence) = *v;
         } else if (arg == "--grid" || arg == "--block") {
             auto v = value();
             if (!v)
@@ -145,6 +156,11 @@ Expected<Options> parse_args(int argc, char **argv) {
             } else {
                 o.warps_per_sm = uint32_t(*v);
             }
+        } else if (arg == "--livelock-cycles") {
+            auto v = number(UINT64_MAX);
+            if (!v)
+                return Error{v.error()};
+            o.livelock_cycles = *v;
         } else if (arg == "--timeout") {
             auto v = value();
             if (!v)
@@ -303,8 +319,9 @@ void print_exception(Driver &d) {
         d.reg(SIMTGPU_REG_EXC_ADDR_LO) | uint64_t(d.reg(SIMTGPU_REG_EXC_ADDR_HI)) << 32;
     const bool livelock = kind == SIMTGPU_EXC_DEADLOCK && detail == SIMTGPU_DEADLOCK_NO_PROGRESS;
     std::fprintf(stderr, "simt-run: %s",
-                 livelock ? "livelock (threads run, but no forward progress: a spin loop "
-                            "that cannot succeed?)"
+                 livelock ? "livelock (threads run, but no forward progress: the warp "
+                            "scheduler never lets the thread below issue; a spin lock under a "
+                            "scheduler that is not starvation-free?)"
                           : simtgpu_exception_name(kind));
     if (kind == SIMTGPU_EXC_PAGE_FAULT)
         std::fprintf(stderr, ": %s of 0x%llx, %s", simtgpu_access_name(d.reg(SIMTGPU_REG_EXC_ACCESS)),
@@ -357,6 +374,9 @@ int run(const Options &o) {
     config.num_sms = o.sms;
     config.warp_size = o.warp_size;
     config.warps_per_sm = o.warps_per_sm;
+    config.warp_scheduler = o.scheduler.empty() ? nullptr : o.scheduler.c_str();
+    config.reconvergence = o.reconvergence.empty() ? nullptr : o.reconvergence.c_str();
+    config.livelock_cycles = o.livelock_cycles;
     simtgpu_sim *raw = nullptr;
     char err[512] = "";
     if (simtgpu_sim_create(&config, &raw, err, sizeof err) != 0) {

@@ -62,6 +62,9 @@ typedef struct simtgpu_sim_config {
 	uint32_t mem_latency; /* cycles per global memory access; 0 = 20 */
 	const char *warp_scheduler; /* NULL = "round-robin" */
 	const char *reconvergence; /* NULL = "min-pc" */
+	/* Cycles in which nothing changes while a ready warp is never issued
+	 * before a launch fails as a livelock; 0 = 2^26 (67 M) */
+	uint64_t livelock_cycles;
 	/* Optional host-provided VRAM backing of vram_bytes (QEMU's BAR2
 	 * RAM); NULL = the library maps its own, touched lazily. */
 	void *vram;

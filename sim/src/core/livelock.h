@@ -1,22 +1,29 @@
 // The livelock watchdog: a launch whose threads keep running but change
-// nothing (a spin lock whose holder never gets an issue slot, a flag that is
-// never set) fails with an error instead of running for ever, as a launch
-// whose threads are all blocked fails as a deadlock.
+// nothing because the warp scheduler never gives the one warp that could
+// change something an issue slot (a spin lock whose holder is starved, as
+// greedy-then-oldest does to a young holder) fails with an error instead of
+// running for ever, as a launch whose threads are all blocked fails as a
+// deadlock.
 //
-// Criterion: every `window` cycles the owner hands in a fingerprint of the
-// architectural state of every SM of the launch (Sm::state_fingerprint: the
-// registers of every live lane, which lanes are live or blocked, the
-// resident CTAs, shared memory, CTAs completed) at intervals of window / 8.
-// A legitimate loop, however long, changes that state (its counter, its
-// accumulator, the clock it polls); a thread exiting or a barrier releasing
-// changes it too. Only a launch whose whole state is the same at every sample
-// over `window` cycles is stalled. What it cannot see is global memory and
-// time spent outside the launch: a kernel that waits, with nothing else
-// changing, for the host to write a flag longer than the window is reported.
+// Criterion, both over `window` cycles:
+// - no progress: the owner hands in a fingerprint of the architectural state
+//   of every SM of the launch (Sm::state_fingerprint: the registers of every
+//   live lane, which lanes are live or blocked, the resident CTAs, shared
+//   memory, CTAs completed) at intervals of window / 8, and it is the same at
+//   every sample. A legitimate loop, however long, changes that state (its
+//   counter, its accumulator, the clock it polls); a thread exiting or a
+//   barrier releasing changes it too;
+// - starvation: some warp could issue and has not (Sm::starved_warp).
+// A kernel that spins for ever while every warp gets its turn (a flag nobody
+// sets, `while (1);`) is the program's hang, not the scheduler's: it runs on
+// until the driver's job timeout stops it, as on a real GPU.
 #pragma once
+
+#include "core/sm.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 namespace simtgpu::sim {
 
@@ -25,20 +32,29 @@ public:
     explicit LivelockWatchdog(uint64_t window)
         : window_(window), interval_(std::max<uint64_t>(1, window / 8)) {}
 
-    // Called as the launch advances, at launch cycle `cycle`; fingerprint()
-    // is only called when a sample is due. True: no progress over the window.
-    template <class Fingerprint> bool stalled(uint64_t cycle, Fingerprint fingerprint) {
+    // Called as the launch advances, at launch cycle `cycle`, with the SMs
+    // of the launch (pointers of any kind); the fingerprints are only taken
+    // when a sample is due. Returns the livelock exception, naming the
+    // starved warp, once both conditions have held for the window.
+    template <class Sms> std::optional<Exception> check(uint64_t cycle, const Sms &sms) {
         if (cycle < next_sample_)
-            return false;
+            return std::nullopt;
         next_sample_ = cycle + interval_;
-        const uint64_t now = fingerprint();
+        uint64_t now = 0;
+        for (const auto &sm : sms)
+            now = now * 31 + sm->state_fingerprint();
         if (!sampled_ || now != fingerprint_) {
             sampled_ = true;
             fingerprint_ = now;
             unchanged_since_ = cycle;
-            return false;
+            return std::nullopt;
         }
-        return cycle - unchanged_since_ >= window_;
+        if (cycle - unchanged_since_ < window_)
+            return std::nullopt;
+        for (const auto &sm : sms)
+            if (auto starved = sm->starved_warp(window_))
+                return starved;
+        return std::nullopt;
     }
 
 private:

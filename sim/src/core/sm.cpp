@@ -67,6 +67,7 @@ struct Warp {
     uint64_t waiting_warp_sync = 0, waiting_vote = 0, waiting_shfl = 0;
     uint64_t ready_at = 0;     // first cycle it may issue again
     uint32_t partial_bursts = 0; // bursts in a row that left lanes waiting
+    uint64_t yielded_to = 0;     // PC of the waiting group that had the last turn
     std::vector<uint64_t> pc;
     std::vector<uint64_t> x; // kIntRegs rows of lanes
     std::vector<uint64_t> f; // 32 rows of lanes
@@ -119,6 +120,7 @@ struct Sm::Impl {
     std::vector<Cta> ctas;
     std::vector<uint8_t> ready; // scratch for the scheduler
     std::vector<uint64_t> age;  // per slot: launch order of its warp onto this SM
+    std::vector<uint64_t> issued_at; // per slot: the cycle its warp last issued
     uint64_t warps_launched = 0;
     uint32_t resident_ctas = 0, resident_warps = 0;
     uint32_t ctas_completed = 0;
@@ -221,6 +223,7 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
     ctas.resize(cfg.ctas_per_sm);
     ready.resize(cfg.warps_per_sm);
     age.resize(cfg.warps_per_sm);
+    issued_at.resize(cfg.warps_per_sm);
 }
 
 // ------------------------------------------------------------ CTAs, time
@@ -251,7 +254,9 @@ void Sm::Impl::add_cta(const Dim3 &ctaid)
         w.waiting_warp_sync = w.waiting_vote = w.waiting_shfl = 0;
         w.ready_at = now;
         w.partial_bursts = 0;
+        w.yielded_to = 0;
         age[slot] = warps_launched++;
+        issued_at[slot] = now;
         std::fill(w.pc.begin(), w.pc.end(), launch.entry_pc);
         std::fill(w.x.begin(), w.x.end(), 0);
         std::fill(w.f.begin(), w.f.end(), 0);
@@ -315,6 +320,7 @@ SmRunResult Sm::Impl::run(uint64_t cycles)
             continue;
         }
         last_issued = slot;
+        issued_at[size_t(slot)] = now;
         // The cycles of a burst in which the last CTA exits are still busy ones.
         const uint32_t warps_resident = resident_warps;
         const uint32_t issued =
@@ -1187,11 +1193,25 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
     if (group.mask == runnable) {
         w.partial_bursts = 0;
     } else if (++w.partial_bursts > kStarvationBursts) {
+        // A turn for a waiting group: the next PC above the one that had the
+        // last such turn, wrapping, so that every group gets one. (Always the
+        // second-lowest PC starved a third group: a lock's holder behind two
+        // spin loops.)
         w.partial_bursts = 0;
+        uint64_t next = UINT64_MAX, lowest = UINT64_MAX;
+        for (uint64_t m = runnable & ~group.mask; m; m &= m - 1) {
+            const uint64_t pc = w.pc[std::countr_zero(m)];
+            lowest = std::min(lowest, pc);
+            if (pc > w.yielded_to && pc < next) next = pc;
+        }
+        if (next == UINT64_MAX) next = lowest;
         uint64_t waiting = 0;
         for (uint64_t m = runnable & ~group.mask; m; m &= m - 1)
-            if (w.pc[std::countr_zero(m)] == group.yield_pc) waiting |= m & -m;
-        if (waiting) group = GroupChoice{group.yield_pc, waiting, UINT64_MAX};
+            if (w.pc[std::countr_zero(m)] == next) waiting |= m & -m;
+        if (waiting) {
+            w.yielded_to = next;
+            group = GroupChoice{next, waiting, UINT64_MAX};
+        }
     }
     const uint64_t mask = group.mask;
     const uint32_t first = uint32_t(std::countr_zero(mask));
@@ -1576,29 +1596,30 @@ uint64_t Sm::state_fingerprint() const {
     return h;
 }
 
-// Names the first lane that is still running (spinning) on this SM.
-Exception Sm::livelock_exception() const {
+// Names the first lane of the warp that could issue but has not for
+// `starved_cycles`: the one the scheduler keeps from running.
+std::optional<Exception> Sm::starved_warp(uint64_t starved_cycles) const {
     const Impl &s = *impl_;
-    Exception e;
-    e.kind = SIMTGPU_EXC_DEADLOCK;
-    e.detail = SIMTGPU_DEADLOCK_NO_PROGRESS;
-    e.sm = s.sm_id;
     for (uint32_t slot = 0; slot < s.warps.size(); ++slot) {
         const Warp &w = s.warps[slot];
-        const uint64_t lanes = w.runnable() ? w.runnable() : w.live();
-        if (!w.active || !lanes)
+        const uint64_t lanes = w.active ? w.runnable() : 0;
+        if (!lanes || w.ready_at > s.now || s.now - s.issued_at[slot] < starved_cycles)
             continue;
         const uint32_t l = uint32_t(std::countr_zero(lanes));
+        Exception e;
+        e.kind = SIMTGPU_EXC_DEADLOCK;
+        e.detail = SIMTGPU_DEADLOCK_NO_PROGRESS;
+        e.sm = s.sm_id;
         e.pc = w.pc[l];
         e.warp = slot;
         e.lane = l;
         e.ctaid = s.ctas[w.cta].ctaid;
         e.tid = {w.tid[3 * l], w.tid[3 * l + 1], w.tid[3 * l + 2]};
-        if (w.runnable())
-            break;
+        return e;
     }
-    return e;
+    return std::nullopt;
 }
+
 const ExitRecord &Sm::exit_record() const { return impl_->exits; }
 const SmStats &Sm::stats() const { return impl_->stats; }
 void Sm::reset_stats() { impl_->stats = SmStats{}; }

@@ -56,10 +56,11 @@ public:
     uint64_t clock() const; // this SM's cycle counter
     const ExitRecord &exit_record() const;
     // A hash of the architectural state that a thread making progress
-    // changes (core/livelock.h says what is in it), and the exception that
-    // reports this SM's part of a launch that made no progress.
+    // changes (core/livelock.h says what is in it), and the livelock
+    // exception naming a warp that could issue but has not for
+    // `starved_cycles`, if there is one.
     uint64_t state_fingerprint() const;
-    Exception livelock_exception() const;
+    std::optional<Exception> starved_warp(uint64_t starved_cycles) const;
     const SmStats &stats() const;
     void reset_stats();
 

@@ -71,12 +71,6 @@ LaunchOutcome Dispatcher::run(const LaunchDesc &launch, GlobalMemory &memory,
     const uint64_t total_ctas = launch.ctas();
     uint64_t next_cta = 0;
     LivelockWatchdog watchdog(livelock_cycles_);
-    auto fingerprint = [&] {
-        uint64_t h = 0;
-        for (auto &sm : sms_)
-            h = h * 31 + sm->state_fingerprint();
-        return h;
-    };
     for (;;) {
         // Breadth first: one CTA per SM per pass, so a small grid spreads
         // over all SMs instead of piling onto SM 0.
@@ -112,12 +106,8 @@ LaunchOutcome Dispatcher::run(const LaunchDesc &launch, GlobalMemory &memory,
         }
         out.cycles += quantum_cycles;
         out.ctas_completed += quantum_ctas;
-        if (!out.exception && watchdog.stalled(out.cycles, fingerprint)) {
-            const auto busy =
-                std::find_if(sms_.begin(), sms_.end(), [](auto &sm) { return !sm->idle(); });
-            if (busy != sms_.end())
-                out.exception = (*busy)->livelock_exception();
-        }
+        if (!out.exception)
+            out.exception = watchdog.check(out.cycles, sms_);
         const bool keep_going = progress(quantum_cycles, quantum_ctas);
         if (out.exception || !keep_going) {
             out.cancelled = !keep_going;

@@ -31,13 +31,39 @@ __attribute__((noreturn)) void bad_ecall(void)
 	__builtin_unreachable();
 }
 
-/* Every thread waits for a flag that nothing sets: a livelock, which the
- * device's watchdog reports instead of running on. */
+/* Every thread waits for a flag that nothing sets: a hang, the program's
+ * own fault, which runs until simt-run's --timeout (the driver's job timeout
+ * on a real stack), not a livelock: every warp gets its turn. */
 static volatile uint32_t never_set;
 
 __attribute__((noreturn)) void wait_forever(void)
 {
 	while (!never_set)
 		;
+	simt_exit(0);
+}
+
+/* Every thread takes one lock four times with amoswap. Round-robin gives
+ * the holder's warp its turn; greedy-then-oldest keeps issuing the older
+ * spinning warps and never the young holder: a livelock, which the device
+ * reports. */
+static uint32_t lock;
+static volatile uint64_t acquired;
+
+__attribute__((noreturn)) void spin_lock(void)
+{
+	for (int i = 0; i < 4; ++i) {
+		uint32_t held;
+
+		do
+			__asm__ volatile("amoswap.w.aq %0, %1, (%2)"
+					 : "=r"(held)
+					 : "r"(1), "r"(&lock)
+					 : "memory");
+		while (held);
+		acquired = acquired + 1;
+		__asm__ volatile("amoswap.w.rl x0, x0, (%0)" ::"r"(&lock)
+				 : "memory");
+	}
 	simt_exit(0);
 }
