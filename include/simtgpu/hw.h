@@ -46,7 +46,7 @@
 
 /* Version of this register/packet interface: major << 16 | minor. */
 #define SIMTGPU_HW_VERSION_MAJOR 1
-#define SIMTGPU_HW_VERSION_MINOR 0
+#define SIMTGPU_HW_VERSION_MINOR 1 /* 1.1: SM masks, PREEMPT, PROGRESS */
 #define SIMTGPU_HW_VERSION \
 	((SIMTGPU_HW_VERSION_MAJOR << 16) | SIMTGPU_HW_VERSION_MINOR)
 
@@ -95,6 +95,11 @@
 /* Scratch register for driver sanity checks (read/write). */
 #define SIMTGPU_REG_SCRATCH 0x0054
 
+/* Bound on a preemption (read/write): device cycles from a PREEMPT request
+ * until the ring must be parked, else SIMTGPU_EXC_PREEMPT_TIMEOUT on that
+ * ring. 0 (the reset value): no bound. */
+#define SIMTGPU_REG_PREEMPT_TIMEOUT 0x0058
+
 /*
  * Rings. Ring n's registers are at SIMTGPU_RING_BASE(n) + offset.
  * The ring is a power-of-two sized circular buffer of 32-bit dwords in VRAM
@@ -116,7 +121,28 @@
 #define SIMTGPU_RING_STATUS_BUSY 1
 #define SIMTGPU_RING_STATUS_STALLED 2 /* waiting for an exception ack */
 #define SIMTGPU_RING_STATUS_ERROR 3 /* bad ring setup; reset to clear */
+#define SIMTGPU_RING_STATUS_PARKED 4 /* preempted: PREEMPT = 1 took effect */
 #define SIMTGPU_RING_PRIORITY 0x1c /* RW: 0 low .. 3 high, see docs */
+/*
+ * PREEMPT (RW): writing 1 asks the ring to park: its grid places no more
+ * CTAs, the resident ones run to their end, the grid is saved with its next
+ * CTA, the ring fetches no packets, and STATUS becomes PARKED with
+ * SIMTGPU_IRQ_PARKED. Writing 0 resumes where it stopped.
+ */
+#define SIMTGPU_RING_PREEMPT 0x20
+/* PROGRESS (RO, 64-bit): CTAs and packets this ring has completed since it
+ * was enabled; monotonic. A driver's hang check is "PROGRESS did not move". */
+#define SIMTGPU_RING_PROGRESS_LO 0x24
+#define SIMTGPU_RING_PROGRESS_HI 0x28
+
+/*
+ * SM masks (RW): which SMs the grids of ring n may use, one bit per SM, 32
+ * SMs per register: SM s is bit s % 32 of SIMTGPU_REG_SM_MASK(n, s / 32).
+ * Reset value all ones. A change applies to CTAs placed after it; CTAs
+ * already resident finish where they are.
+ */
+#define SIMTGPU_SM_MASK_WORDS 32 /* up to 1024 SMs */
+#define SIMTGPU_REG_SM_MASK(n, word) (0x0800 + (n) * 0x80 + (word) * 4)
 
 /* Interrupts. STATUS bits are set by the device; writing 1s to ACK clears
  * them. An interrupt is signalled when (STATUS & MASK) becomes non-zero. */
@@ -126,6 +152,7 @@
 #define SIMTGPU_IRQ_FENCE (1u << 0) /* a FENCE packet with IRQ ran */
 #define SIMTGPU_IRQ_EXCEPTION (1u << 1) /* an exception record is valid */
 #define SIMTGPU_IRQ_RING_ERROR (1u << 2) /* a ring entered ERROR state */
+#define SIMTGPU_IRQ_PARKED (1u << 3) /* a ring's PREEMPT took effect */
 
 /*
  * Exception record. When a job faults, traps, deadlocks or sends a bad or
@@ -165,6 +192,7 @@
 #define SIMTGPU_EXC_BAD_LAUNCH 8 /* DETAIL: SIMTGPU_LAUNCH_ERR_* */
 #define SIMTGPU_EXC_BAD_ECALL 9 /* DETAIL: a7 */
 #define SIMTGPU_EXC_ARCH_MISMATCH 10 /* DETAIL: arch the launch needs */
+#define SIMTGPU_EXC_PREEMPT_TIMEOUT 11 /* DETAIL: CTAs still resident */
 
 /* Why a launch cannot go on (DETAIL of SIMTGPU_EXC_DEADLOCK). */
 #define SIMTGPU_DEADLOCK_ALL_BLOCKED 0 /* every live thread of a CTA waits */
@@ -186,6 +214,7 @@
 #define SIMTGPU_LAUNCH_ERR_SHARED 2 /* shared bytes exceed one SM */
 #define SIMTGPU_LAUNCH_ERR_STACK 3 /* stack bytes exceed the maximum */
 #define SIMTGPU_LAUNCH_ERR_FLAGS 4 /* reserved bits set */
+#define SIMTGPU_LAUNCH_ERR_SM_MASK 5 /* the ring's SM mask has no SM */
 
 /* Performance counters (read-only, 64-bit, reset by SIMTGPU_REG_RESET). */
 #define SIMTGPU_REG_PERF_CYCLES_LO 0x0400 /* device cycles while busy */

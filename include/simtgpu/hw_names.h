@@ -35,6 +35,8 @@ static inline const char *simtgpu_exception_name(uint32_t kind)
 		return "unknown ecall";
 	case SIMTGPU_EXC_ARCH_MISMATCH:
 		return "architecture mismatch";
+	case SIMTGPU_EXC_PREEMPT_TIMEOUT:
+		return "preemption timed out (CTAs still resident)";
 	}
 	return "unknown exception";
 }
@@ -84,6 +86,8 @@ static inline const char *simtgpu_launch_error_name(uint32_t detail)
 		return "stack size too large";
 	case SIMTGPU_LAUNCH_ERR_FLAGS:
 		return "reserved bits set";
+	case SIMTGPU_LAUNCH_ERR_SM_MASK:
+		return "the ring's SM mask enables no SM";
 	}
 	return "unknown reason";
 }

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "core/policy.h"
+#include "device/placement.h"
 #include "simtgpu/hw.h"
 
 #include <algorithm>
@@ -133,6 +134,13 @@ Expected<DeviceConfig> DeviceConfig::from(const simtgpu_sim_config &in) {
                          in.reconvergence + "\" is unknown: allowed " +
                          policy_list(kReconvergencePolicies) + " (NULL selects the default)"};
         c.reconvergence = in.reconvergence;
+    }
+    if (in.placement) {
+        if (!known(kPlacementPolicies, in.placement))
+            return Error{std::string("simtgpu_sim_config.placement = \"") + in.placement +
+                         "\" is unknown: allowed " + policy_list(kPlacementPolicies) +
+                         " (NULL selects the default)"};
+        c.placement = in.placement;
     }
 
     if (!pick(in.livelock_cycles, kMinLivelockCycles, kMaxLivelockCycles, c.livelock_cycles))

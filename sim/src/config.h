@@ -24,6 +24,7 @@ struct DeviceConfig {
     uint32_t mem_latency = 20; // cycles a global access adds to its warp
     std::string warp_scheduler = "round-robin";
     std::string reconvergence = "min-pc";
+    std::string placement = "breadth-first"; // device/placement.h
     // Cycles without forward progress, while a warp that could issue is
     // starved, after which a launch fails as a livelock (core/livelock.h).
     uint64_t livelock_cycles = 1ull << 26;

@@ -30,7 +30,7 @@ extern "C" {
 #define SIMTGPU_SIM_API
 #endif
 
-#define SIMTGPU_SIM_ABI_VERSION 1
+#define SIMTGPU_SIM_ABI_VERSION 2
 
 /* Name of the library and of its version query, for dlopen()/dlsym(). */
 #define SIMTGPU_SIM_LIBRARY "libsimtgpu-sim.so"
@@ -62,9 +62,6 @@ typedef struct simtgpu_sim_config {
 	uint32_t mem_latency; /* cycles per global memory access; 0 = 20 */
 	const char *warp_scheduler; /* NULL = "round-robin" */
 	const char *reconvergence; /* NULL = "min-pc" */
-	/* Cycles in which nothing changes while a ready warp is never issued
-	 * before a launch fails as a livelock; 0 = 2^26 (67 M) */
-	uint64_t livelock_cycles;
 	/* Optional host-provided VRAM backing of vram_bytes (QEMU's BAR2
 	 * RAM); NULL = the library maps its own, touched lazily. */
 	void *vram;
@@ -72,6 +69,12 @@ typedef struct simtgpu_sim_config {
 	simtgpu_dma_fn dma_read; /* NULL: host PTEs fault */
 	simtgpu_dma_write_fn dma_write;
 	simtgpu_irq_fn raise_irq; /* NULL: interrupts are only polled */
+	/* Block placement: "breadth-first" (NULL), "fill-first",
+	 * "strict-priority" (docs/simulator.md) */
+	const char *placement;
+	/* Cycles in which nothing changes while a ready warp is never issued
+	 * before a launch fails as a livelock; 0 = 2^26 (67 M) */
+	uint64_t livelock_cycles;
 } simtgpu_sim_config;
 
 /* Statistics since creation or the last reset. */

@@ -83,27 +83,121 @@ private:
     uint32_t n_;
 };
 
+// The part of a window after the dwords a step already used.
+class WindowRest final : public DwordSource {
+public:
+    WindowRest(const DwordSource &src, uint32_t skip) : src_(src), skip_(skip) {}
+    uint32_t size() const override { return src_.size() - skip_; }
+    uint32_t at(uint32_t i) const override { return src_.at(skip_ + i); }
+
+private:
+    const DwordSource &src_;
+    uint32_t skip_;
+};
+
 } // namespace
 
 CommandProcessor::CommandProcessor(const DeviceConfig &config, const Vram &vram,
-                                   const HostBus &bus, Dispatcher &dispatcher,
-                                   EngineCounters &counters, std::function<bool()> progress)
-    : config_(config), vram_(vram), bus_(bus), dispatcher_(dispatcher), counters_(counters),
-      progress_(std::move(progress)) {}
+                                   const HostBus &bus, GridScheduler &scheduler,
+                                   EngineCounters &counters)
+    : config_(config), vram_(vram), bus_(bus), scheduler_(scheduler), counters_(counters) {}
 
 uint64_t CommandProcessor::timer_ns() const {
     return uint64_t((unsigned __int128)counters_.device_cycles * 1'000'000 / config_.clock_khz);
 }
 
-PacketResult CommandProcessor::execute_ring_packet(const DwordSource &ring,
-                                                   const RingContext &context) {
-    Step s = execute(ring, true, context);
-    ++counters_.packets;
-    return PacketResult{s.dwords, s.exception, s.fence_irq, s.context};
+RingStep CommandProcessor::advance(const RingSetup &setup, const DwordSource &ring,
+                                   RingCursor &cursor, uint32_t budget) {
+    RingStep out;
+    // The INDIRECT or LAUNCH at HEAD is over: HEAD moves past it.
+    auto ring_packet_done = [&] {
+        out.ring_dwords += cursor.ring_packet_dwords;
+        cursor.ring_packet_dwords = 0;
+        cursor.in_ib = false;
+        cursor.ib.clear();
+        ++cursor.packets_completed;
+        ++counters_.packets;
+    };
+    auto fail = [&](const Exception &e) {
+        out.exception = e;
+        out.exception_offset = 4 * out.ring_dwords;
+        ring_packet_done();
+    };
+
+    if (cursor.grid) {
+        Grid &grid = *cursor.grid;
+        if (grid.state != GridState::Done)
+            return out;
+        LaunchOutcome outcome = grid.outcome;
+        if (auto f = write_report(outcome, grid.report_va, *grid.memory); f && !outcome.exception)
+            outcome.exception = f;
+        counters_.dma_bytes += grid.memory->dma_bytes() - grid.dma_counted;
+        cursor.ctas_completed += outcome.ctas_completed;
+        cursor.grid = nullptr;
+        scheduler_.retire(&grid);
+        out.finished = outcome;
+        if (outcome.exception) {
+            fail(*outcome.exception);
+            return out;
+        }
+        if (!cursor.in_ib)
+            ring_packet_done();
+        else
+            ++cursor.packets_completed;
+    }
+
+    for (uint32_t n = 0; n < budget; ++n) {
+        if (cursor.in_ib) {
+            if (cursor.ib_at == cursor.ib.size()) {
+                ring_packet_done();
+                continue;
+            }
+            VectorSource rest(cursor.ib.data() + cursor.ib_at,
+                              uint32_t(cursor.ib.size()) - cursor.ib_at);
+            const Step s = execute(rest, false, setup, cursor);
+            cursor.ib_at += s.dwords;
+            if (s.exception) {
+                fail(*s.exception);
+                return out;
+            }
+            out.fence_irq |= s.fence_irq;
+            if (s.grid) {
+                cursor.grid = s.grid;
+                return out;
+            }
+            ++cursor.packets_completed;
+            continue;
+        }
+        const WindowRest rest(ring, out.ring_dwords);
+        if (rest.size() == 0)
+            return out;
+        Step s = execute(rest, true, setup, cursor);
+        ++counters_.packets;
+        if (s.exception) {
+            out.exception = s.exception;
+            out.exception_offset = 4 * out.ring_dwords;
+            out.ring_dwords += s.dwords;
+            return out;
+        }
+        if (s.context)
+            cursor.context = *s.context;
+        out.fence_irq |= s.fence_irq;
+        if (s.indirect || s.grid) {
+            --counters_.packets; // counted when it completes
+            cursor.ring_packet_dwords = s.dwords;
+            cursor.grid = s.grid;
+            if (s.grid)
+                return out;
+            continue;
+        }
+        out.ring_dwords += s.dwords;
+        ++cursor.packets_completed;
+    }
+    return out;
 }
 
 CommandProcessor::Step CommandProcessor::execute(const DwordSource &src, bool privileged,
-                                                 const RingContext &context) {
+                                                 const RingSetup &setup, RingCursor &cursor) {
     Step step;
     const uint32_t header = src.at(0);
     const uint32_t opcode = SIMTGPU_PKT_OPCODE(header);
@@ -143,6 +237,7 @@ CommandProcessor::Step CommandProcessor::execute(const DwordSource &src, bool pr
     for (uint32_t i = 0; i < length; ++i)
         body[i] = src.at(1 + i);
 
+    const RingContext &context = cursor.context;
     Step result;
     switch (opcode) {
     case SIMTGPU_PKT_SET_CONTEXT: {
@@ -156,10 +251,10 @@ CommandProcessor::Step CommandProcessor::execute(const DwordSource &src, bool pr
         break;
     }
     case SIMTGPU_PKT_INDIRECT:
-        result = indirect(header, body, context);
+        result = indirect(header, body, cursor);
         break;
     case SIMTGPU_PKT_LAUNCH:
-        result = launch(body, context);
+        result = launch(body, setup, context);
         break;
     case SIMTGPU_PKT_COPY:
         result = copy(body, context);
@@ -183,14 +278,17 @@ CommandProcessor::Step CommandProcessor::execute(const DwordSource &src, bool pr
     return result;
 }
 
+// Fetches the whole buffer into the cursor; the ring then executes it
+// packet by packet on later calls of advance().
 CommandProcessor::Step CommandProcessor::indirect(uint32_t header, const uint32_t *body,
-                                                  const RingContext &context) {
+                                                  RingCursor &cursor) {
     Step step;
     const auto p = decode<simtgpu_pkt_indirect>(body);
     if (p.reserved || p.va % 4 || p.dwords > kMaxIndirectDwords) {
         step.exception = packet_exception(SIMTGPU_EXC_BAD_PACKET, header);
         return step;
     }
+    const RingContext &context = cursor.context;
     ContextMemory memory(vram_, bus_, context.valid ? std::optional(context.page_table)
                                                     : std::nullopt);
     std::vector<uint32_t> ib(p.dwords);
@@ -200,25 +298,16 @@ CommandProcessor::Step CommandProcessor::indirect(uint32_t header, const uint32_
         return step;
     }
     counters_.dma_bytes += memory.dma_bytes();
-
-    uint32_t at = 0;
-    while (at < ib.size()) {
-        VectorSource rest(ib.data() + at, uint32_t(ib.size()) - at);
-        Step inner = execute(rest, false, context);
-        if (inner.exception) {
-            step.exception = inner.exception;
-            return step;
-        }
-        step.fence_irq |= inner.fence_irq;
-        at += inner.dwords;
-        if (!progress_())
-            break;
-    }
+    cursor.ib = std::move(ib);
+    cursor.ib_at = 0;
+    cursor.in_ib = true;
+    step.indirect = true;
     return step;
 }
 
 // Why a LAUNCH packet cannot run, or nullopt.
-std::optional<Exception> CommandProcessor::refuse_launch(const simtgpu_pkt_launch &p) const {
+std::optional<Exception> CommandProcessor::refuse_launch(const simtgpu_pkt_launch &p,
+                                                         const RingSetup &setup) const {
     auto bad_launch = [](uint32_t why) { return packet_exception(SIMTGPU_EXC_BAD_LAUNCH, why); };
     if (p.reserved)
         return bad_launch(SIMTGPU_LAUNCH_ERR_FLAGS);
@@ -237,68 +326,72 @@ std::optional<Exception> CommandProcessor::refuse_launch(const simtgpu_pkt_launc
                                          config_.ctas_per_sm, config_.shared_bytes_per_sm};
     if (simtgpu_max_ctas_per_sm(&resources, uint32_t(threads), p.shared_bytes) == 0)
         return bad_launch(SIMTGPU_LAUNCH_ERR_SHARED); // only granule rounding fails here
+    if (std::find(setup.sm_allowed.begin(), setup.sm_allowed.end(), true) ==
+        setup.sm_allowed.end())
+        return bad_launch(SIMTGPU_LAUNCH_ERR_SM_MASK);
     return std::nullopt;
 }
 
-CommandProcessor::Step CommandProcessor::launch(const uint32_t *body, const RingContext &context) {
+CommandProcessor::Step CommandProcessor::launch(const uint32_t *body, const RingSetup &setup,
+                                                const RingContext &context) {
     Step step;
     const auto p = decode<simtgpu_pkt_launch>(body);
-    ContextMemory memory(vram_, bus_, context.valid ? std::optional(context.page_table)
-                                                    : std::nullopt);
-    LaunchOutcome outcome;
-    step.exception = refuse_launch(p);
+    auto memory = std::make_unique<ContextMemory>(
+        vram_, bus_, context.valid ? std::optional(context.page_table) : std::nullopt);
+    step.exception = refuse_launch(p, setup);
     if (!step.exception && !context.valid)
         step.exception = fault_exception({SIMTGPU_FAULT_NO_CONTEXT, SIMTGPU_ACCESS_EXEC, p.entry_pc});
-    if (!step.exception) {
-        LaunchDesc desc;
-        desc.entry_pc = p.entry_pc;
-        desc.param_va = p.param_va;
-        std::copy_n(p.grid, 3, desc.grid.begin());
-        std::copy_n(p.block, 3, desc.block.begin());
-        desc.shared_bytes = p.shared_bytes;
-        desc.stack_bytes = p.stack_bytes;
-        desc.env_va = p.env_va;
-        desc.grid_id = uint32_t(counters_.launches);
-        ++counters_.launches;
-
-        // Counters advance per quantum, so they move during a long launch.
-        uint64_t busy_seen = dispatcher_.total_stats().busy_cycles;
-        uint64_t dma_seen = 0;
-        outcome = dispatcher_.run(desc, memory, counters_.device_cycles,
-                                  [&](uint64_t cycles, uint32_t ctas) {
-                                      counters_.device_cycles += cycles;
-                                      counters_.sample_cycles += cycles;
-                                      counters_.ctas += ctas;
-                                      const uint64_t busy_now = dispatcher_.total_stats().busy_cycles;
-                                      counters_.sample_sm_busy += busy_now - busy_seen;
-                                      busy_seen = busy_now;
-                                      counters_.dma_bytes += memory.dma_bytes() - dma_seen;
-                                      dma_seen = memory.dma_bytes();
-                                      return progress_();
-                                  });
-        counters_.dma_bytes += memory.dma_bytes() - dma_seen;
-        step.exception = outcome.exception;
-        last_launch_ = outcome;
-        if (outcome.cancelled)
-            return step; // device reset: nothing more to write
+    if (step.exception) {
+        // A refused launch still reports, so the driver sees why.
+        if (context.valid) {
+            LaunchOutcome refused;
+            refused.exception = step.exception;
+            if (auto f = write_report(refused, p.report_va, *memory))
+                step.exception = step.exception ? step.exception : f;
+            counters_.dma_bytes += memory->dma_bytes();
+        }
+        return step;
     }
 
-    if (p.report_va && context.valid) {
-        simtgpu_launch_report report{};
-        report.exit_status = outcome.exits.status;
-        report.nonzero_exits = outcome.exits.nonzero_exits;
-        std::copy_n(outcome.exits.ctaid.begin(), 3, report.ctaid);
-        std::copy_n(outcome.exits.tid.begin(), 3, report.tid);
-        report.exception = step.exception ? step.exception->kind : 0;
-        report.cycles = outcome.cycles;
-        report.thread_instructions = outcome.thread_instructions;
-        const uint64_t dma_before = memory.dma_bytes();
-        auto f = memory.write(p.report_va, &report, sizeof report);
-        counters_.dma_bytes += memory.dma_bytes() - dma_before;
-        if (f && !step.exception)
-            step.exception = fault_exception(*f);
-    }
+    auto grid = std::make_unique<Grid>();
+    grid->ring = setup.index;
+    grid->priority = setup.priority;
+    grid->desc.entry_pc = p.entry_pc;
+    grid->desc.param_va = p.param_va;
+    std::copy_n(p.grid, 3, grid->desc.grid.begin());
+    std::copy_n(p.block, 3, grid->desc.block.begin());
+    grid->desc.shared_bytes = p.shared_bytes;
+    grid->desc.stack_bytes = p.stack_bytes;
+    grid->desc.env_va = p.env_va;
+    grid->desc.grid_id = uint32_t(counters_.launches);
+    grid->report_va = p.report_va;
+    grid->memory = std::move(memory);
+    grid->sm_allowed = setup.sm_allowed;
+    const simtgpu_sm_resources resources{config_.warps_per_sm, config_.warp_size,
+                                         config_.ctas_per_sm, config_.shared_bytes_per_sm};
+    grid->ctas_per_sm =
+        simtgpu_max_ctas_per_sm(&resources, grid->desc.threads_per_cta(), p.shared_bytes);
+    ++counters_.launches;
+    step.grid = scheduler_.add(std::move(grid), counters_.device_cycles);
     return step;
+}
+
+std::optional<Exception> CommandProcessor::write_report(const LaunchOutcome &outcome,
+                                                        uint64_t report_va,
+                                                        ContextMemory &memory) {
+    if (!report_va)
+        return std::nullopt;
+    simtgpu_launch_report report{};
+    report.exit_status = outcome.exits.status;
+    report.nonzero_exits = outcome.exits.nonzero_exits;
+    std::copy_n(outcome.exits.ctaid.begin(), 3, report.ctaid);
+    std::copy_n(outcome.exits.tid.begin(), 3, report.tid);
+    report.exception = outcome.exception ? outcome.exception->kind : 0;
+    report.cycles = outcome.cycles;
+    report.thread_instructions = outcome.thread_instructions;
+    if (auto f = memory.write(report_va, &report, sizeof report))
+        return fault_exception(*f);
+    return std::nullopt;
 }
 
 CommandProcessor::Step CommandProcessor::copy(const uint32_t *body, const RingContext &context) {

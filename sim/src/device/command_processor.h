@@ -1,19 +1,20 @@
 // The command processor: decodes and executes the packets of
-// include/simtgpu/hw.h for one ring at a time, on the engine thread. It
-// knows nothing of registers: the device (device.h) picks the ring, hands
-// over its packets and context, and applies the result (HEAD, exception
-// record, interrupts).
+// include/simtgpu/hw.h, one state machine per ring (RingCursor), on the
+// engine thread. A LAUNCH hands a grid to the grid scheduler and the ring
+// waits for it while the other rings go on; an indirect buffer is a cursor
+// the ring comes back to. It knows nothing of registers: the device
+// (device.h) hands over each ring's packets and applies the result (HEAD,
+// PROGRESS, exception record, interrupts).
 #pragma once
 
 #include "config.h"
 #include "core/launch.h"
-#include "device/dispatcher.h"
+#include "device/grid_scheduler.h"
 #include "device/host_bus.h"
 #include "device/vram.h"
 #include "simtgpu/hw.h"
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <vector>
 
@@ -34,12 +35,36 @@ public:
     virtual uint32_t at(uint32_t index) const = 0;
 };
 
-// What executing one ring packet did.
-struct PacketResult {
-    uint32_t dwords = 1;                 // consumed from the ring, header included
-    std::optional<Exception> exception;  // the packet (or its IB or launch) aborted
-    bool fence_irq = false;              // a FENCE with SIMTGPU_PKTF_IRQ completed
-    std::optional<RingContext> context;  // SET_CONTEXT ran
+// Where a ring is: its context, the indirect buffer it is in, the grid it
+// waits for. Engine state, reset when the ring is enabled or disabled.
+struct RingCursor {
+    RingContext context;
+    std::vector<uint32_t> ib; // the indirect buffer being executed
+    uint32_t ib_at = 0;
+    bool in_ib = false;
+    uint32_t ring_packet_dwords = 0; // the INDIRECT or LAUNCH at HEAD
+    Grid *grid = nullptr;
+    uint64_t packets_completed = 0;
+    uint64_t ctas_completed = 0; // of grids already finished
+    uint64_t progress() const {
+        return packets_completed + ctas_completed + (grid ? grid->outcome.ctas_completed : 0);
+    }
+};
+
+// What a ring's registers say this step.
+struct RingSetup {
+    uint32_t index = 0;
+    uint32_t priority = 0;
+    std::vector<bool> sm_allowed;
+};
+
+// What advancing one ring did.
+struct RingStep {
+    uint32_t ring_dwords = 0; // how far HEAD moves
+    std::optional<Exception> exception; // the ring stalls
+    uint32_t exception_offset = 0;      // bytes from HEAD to the aborted packet
+    bool fence_irq = false;             // a FENCE with SIMTGPU_PKTF_IRQ completed
+    std::optional<LaunchOutcome> finished; // a grid of this ring finished
 };
 
 // Counters the engine owns; the device publishes copies under its lock.
@@ -66,17 +91,15 @@ public:
     static constexpr uint32_t kMaxGridX = 0x7fffffff;
     static constexpr uint32_t kMaxGridYZ = 65535;
 
-    // progress: called after every quantum of a launch and after every
-    // packet; returns false when the engine must stop (device reset).
     CommandProcessor(const DeviceConfig &config, const Vram &vram, const HostBus &bus,
-                     Dispatcher &dispatcher, EngineCounters &counters,
-                     std::function<bool()> progress);
+                     GridScheduler &scheduler, EngineCounters &counters);
 
-    // Execute the packet at the start of `ring` (at kernel privilege).
-    PacketResult execute_ring_packet(const DwordSource &ring, const RingContext &context);
-
-    // The last launch's placement (for tests and statistics).
-    const LaunchOutcome &last_launch() const { return last_launch_; }
+    // Runs a ring as far as it goes without waiting: settles the grid it
+    // waits for if that one is done, then executes packets from HEAD (the
+    // window `ring`) until one launches a grid, the window is used up, a
+    // packet fails, or `budget` packets ran.
+    RingStep advance(const RingSetup &setup, const DwordSource &ring, RingCursor &cursor,
+                     uint32_t budget);
 
     uint64_t timer_ns() const;
 
@@ -86,11 +109,17 @@ private:
         std::optional<Exception> exception;
         bool fence_irq = false;
         std::optional<RingContext> context;
+        bool indirect = false; // the cursor now holds an indirect buffer
+        Grid *grid = nullptr;  // a LAUNCH started this grid
     };
-    Step execute(const DwordSource &src, bool privileged, const RingContext &context);
-    Step indirect(uint32_t header, const uint32_t *body, const RingContext &context);
-    Step launch(const uint32_t *body, const RingContext &context);
-    std::optional<Exception> refuse_launch(const simtgpu_pkt_launch &p) const;
+    Step execute(const DwordSource &src, bool privileged, const RingSetup &setup,
+                 RingCursor &cursor);
+    Step indirect(uint32_t header, const uint32_t *body, RingCursor &cursor);
+    Step launch(const uint32_t *body, const RingSetup &setup, const RingContext &context);
+    std::optional<Exception> refuse_launch(const simtgpu_pkt_launch &p,
+                                           const RingSetup &setup) const;
+    std::optional<Exception> write_report(const LaunchOutcome &outcome, uint64_t report_va,
+                                          ContextMemory &memory);
     Step copy(const uint32_t *body, const RingContext &context);
     Step fill(uint32_t header, const uint32_t *body, const RingContext &context);
     Step write_u64(uint32_t header, uint64_t addr, uint64_t value, const RingContext &context);
@@ -98,10 +127,8 @@ private:
     const DeviceConfig &config_;
     const Vram &vram_;
     const HostBus &bus_;
-    Dispatcher &dispatcher_;
+    GridScheduler &scheduler_;
     EngineCounters &counters_;
-    std::function<bool()> progress_;
-    LaunchOutcome last_launch_;
 };
 
 } // namespace simtgpu::sim

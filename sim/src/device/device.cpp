@@ -18,7 +18,10 @@ constexpr uint32_t kRingRegsEnd = SIMTGPU_RING_BASE(SIMTGPU_NUM_RINGS);
 constexpr uint32_t kPerfFirst = SIMTGPU_REG_PERF_CYCLES_LO;
 constexpr uint32_t kPerfCount = (SIMTGPU_REG_PERF_BYTES_DMA_HI + 4 - kPerfFirst) / 8;
 constexpr uint32_t kTimerLatch = 15;
-constexpr uint32_t kIrqBits = SIMTGPU_IRQ_FENCE | SIMTGPU_IRQ_EXCEPTION | SIMTGPU_IRQ_RING_ERROR;
+constexpr uint32_t kIrqBits =
+    SIMTGPU_IRQ_FENCE | SIMTGPU_IRQ_EXCEPTION | SIMTGPU_IRQ_RING_ERROR | SIMTGPU_IRQ_PARKED;
+constexpr uint32_t kSmMaskFirst = SIMTGPU_REG_SM_MASK(0, 0);
+constexpr uint32_t kSmMaskEnd = SIMTGPU_REG_SM_MASK(SIMTGPU_NUM_RINGS, 0);
 
 // A window of a ring: `size` dwords from byte offset `head`, wrapping.
 class RingSource final : public DwordSource {
@@ -58,9 +61,8 @@ Expected<std::unique_ptr<Device>> Device::create(const DeviceConfig &config, con
 }
 
 Device::Device(const DeviceConfig &config, const HostBus &bus, std::unique_ptr<Vram> vram)
-    : config_(config), bus_(bus), vram_(std::move(vram)), dispatcher_(config_),
-      cp_(config_, *vram_, bus_, dispatcher_, counters_,
-          [this] { return engine_progress(engine_generation_); }) {
+    : config_(config), bus_(bus), vram_(std::move(vram)), scheduler_(config_),
+      cp_(config_, *vram_, bus_, scheduler_, counters_) {
     published_.per_sm.resize(config_.num_sms);
     published_.temperature_mc = kAmbientMc;
     engine_ = std::thread([this] { engine_main(); });
@@ -79,54 +81,63 @@ Device::~Device() {
 // ------------------------------------------------------------- engine ---
 
 bool Device::ring_ready(const Ring &r) const {
-    return (r.ctrl & SIMTGPU_RING_CTRL_ENABLE) && !r.error && !r.stalled && r.head != r.tail;
+    return (r.ctrl & SIMTGPU_RING_CTRL_ENABLE) && !r.error && !r.stalled && !r.parked &&
+           r.head != r.tail;
 }
 
 bool Device::all_idle_locked() const {
-    return !engine_busy_ && engine_generation_ == generation_ && irqs_in_flight_ == 0 &&
+    return !engine_busy_ && !grids_busy_ && engine_generation_ == generation_ &&
+           irqs_in_flight_ == 0 &&
            std::none_of(rings_.begin(), rings_.end(), [this](auto &r) { return ring_ready(r); });
 }
 
-// Highest PRIORITY first; among equals, round robin from the ring after
-// the one serviced last. One packet per decision.
-std::optional<uint32_t> Device::pick_ring_locked() {
-    std::optional<uint32_t> best;
-    for (uint32_t k = 0; k < SIMTGPU_NUM_RINGS; ++k) {
-        const uint32_t i = (next_ring_ + k) % SIMTGPU_NUM_RINGS;
-        if (ring_ready(rings_[i]) && (!best || rings_[i].priority > rings_[*best].priority))
-            best = i;
+// Whether an engine step would do anything: a ring enabled, disabled or
+// preempted since the last step, a grid to settle, packets to execute, or
+// a grid to run.
+bool Device::engine_has_work_locked() const {
+    for (uint32_t i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
+        const Ring &r = rings_[i];
+        const RingEngine &e = ring_engines_[i];
+        if (r.epoch != e.epoch || bool(r.preempt) != e.preempt_seen)
+            return true;
+        if (!(r.ctrl & SIMTGPU_RING_CTRL_ENABLE) || r.error || r.stalled)
+            continue;
+        if (e.cursor.grid) {
+            if (e.cursor.grid->state == GridState::Done)
+                return true;
+        } else if (!r.preempt && r.head != r.tail) {
+            return true;
+        }
     }
-    return best;
+    return scheduler_.busy();
 }
 
 void Device::engine_main() {
     std::unique_lock lock(mutex_);
     for (;;) {
         work_cv_.wait(lock, [this] {
-            return stopping_ || engine_generation_ != generation_ || pick_ring_locked();
+            return stopping_ || engine_generation_ != generation_ || engine_has_work_locked();
         });
         if (stopping_)
             return;
         if (engine_generation_ != generation_) {
             // A reset happened: drop everything the engine holds.
             engine_generation_ = generation_;
-            dispatcher_.reset();
+            scheduler_.reset();
+            ring_engines_ = {};
             counters_ = {};
+            grids_busy_ = false;
             temperature_mc_ = kAmbientMc;
             idle_cv_.notify_all();
             continue;
         }
-        const uint32_t index = *pick_ring_locked();
-        next_ring_ = (index + 1) % SIMTGPU_NUM_RINGS;
-        const Ring ring = rings_[index];
+        const std::array<Ring, SIMTGPU_NUM_RINGS> rings = rings_;
+        const uint64_t preempt_timeout = preempt_timeout_;
         const uint64_t generation = generation_;
-        const uint64_t launches_before = counters_.launches;
         engine_busy_ = true;
         lock.unlock();
 
-        const uint32_t available = ((ring.tail - ring.head) & (ring.size - 1)) / 4;
-        RingSource source(*vram_, ring.addr, ring.size, ring.head, available);
-        const PacketResult result = cp_.execute_ring_packet(source, ring.context);
+        const auto outcomes = engine_step(rings, preempt_timeout);
 
         lock.lock();
         engine_busy_ = false;
@@ -134,19 +145,109 @@ void Device::engine_main() {
             idle_cv_.notify_all();
             continue; // reset while it ran: its effects on registers are dropped
         }
-        publish_locked();
-        if (counters_.launches != launches_before)
-            published_launch_ = cp_.last_launch();
-
         Vectors vectors;
-        Ring &r = rings_[index];
-        r.head = (ring.head + 4 * result.dwords) & (ring.size - 1);
-        if (result.context)
-            r.context = *result.context;
-        if (result.fence_irq)
+        apply_locked(rings, outcomes, vectors);
+        if (all_idle_locked())
+            idle_cv_.notify_all();
+        raise_unlocked(lock, vectors);
+    }
+}
+
+std::array<Device::RingOutcome, SIMTGPU_NUM_RINGS>
+Device::engine_step(const std::array<Ring, SIMTGPU_NUM_RINGS> &rings, uint64_t preempt_timeout) {
+    // Packets a ring may execute per step, so that a long run of small
+    // packets on one ring does not hold up the grids of the others.
+    constexpr uint32_t kPacketsPerStep = 64;
+    std::array<RingOutcome, SIMTGPU_NUM_RINGS> out{};
+    std::array<uint32_t, SIMTGPU_NUM_RINGS> order;
+    for (uint32_t i = 0; i < SIMTGPU_NUM_RINGS; ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return rings[a].priority > rings[b].priority; });
+
+    for (const uint32_t i : order) {
+        const Ring &r = rings[i];
+        RingEngine &e = ring_engines_[i];
+        RingCursor &cursor = e.cursor;
+        if (r.epoch != e.epoch) { // enabled or disabled: its work is dropped
+            if (cursor.grid) {
+                scheduler_.abort(*cursor.grid);
+                scheduler_.retire(cursor.grid);
+            }
+            e = RingEngine{};
+            e.epoch = r.epoch;
+        }
+        if (!(r.ctrl & SIMTGPU_RING_CTRL_ENABLE) || r.error || r.stalled)
+            continue;
+
+        RingSetup setup;
+        setup.index = i;
+        setup.priority = r.priority;
+        setup.sm_allowed.resize(config_.num_sms);
+        for (uint32_t sm = 0; sm < config_.num_sms; ++sm)
+            setup.sm_allowed[sm] = (r.sm_mask[sm / 32] >> (sm % 32)) & 1;
+        const uint32_t available = ((r.tail - r.head) & (r.size - 1)) / 4;
+        RingSource window(*vram_, r.addr, r.size, r.head, available);
+
+        if (bool(r.preempt) != e.preempt_seen) {
+            e.preempt_seen = r.preempt;
+            e.preempt_since = counters_.device_cycles;
+            e.preempt_timed_out = false;
+            if (cursor.grid)
+                r.preempt ? scheduler_.park(*cursor.grid) : scheduler_.resume(*cursor.grid);
+        }
+        if (!r.preempt) {
+            out[i].step = cp_.advance(setup, window, cursor, kPacketsPerStep);
+            continue;
+        }
+        // Preempted: settle a grid that finished while draining, fetch nothing.
+        out[i].step = cp_.advance(setup, window, cursor, 0);
+        out[i].parked = !cursor.grid || cursor.grid->state == GridState::Parked;
+        if (!out[i].parked && preempt_timeout && !e.preempt_timed_out &&
+            counters_.device_cycles - e.preempt_since >= preempt_timeout) {
+            e.preempt_timed_out = true;
+            Exception timeout;
+            timeout.kind = SIMTGPU_EXC_PREEMPT_TIMEOUT;
+            timeout.detail = cursor.grid->resident_ctas;
+            out[i].step.exception = timeout;
+        }
+    }
+
+    if (scheduler_.busy()) {
+        const uint64_t busy_before = scheduler_.total_stats().busy_cycles;
+        const uint64_t cycles = scheduler_.step(counters_.device_cycles);
+        counters_.device_cycles += cycles;
+        counters_.sample_cycles += cycles;
+        counters_.sample_sm_busy += scheduler_.total_stats().busy_cycles - busy_before;
+    }
+    counters_.ctas = 0;
+    for (uint32_t sm = 0; sm < scheduler_.num_sms(); ++sm)
+        counters_.ctas += scheduler_.ctas_completed(sm);
+    return out;
+}
+
+void Device::apply_locked(const std::array<Ring, SIMTGPU_NUM_RINGS> &rings,
+                          const std::array<RingOutcome, SIMTGPU_NUM_RINGS> &outcomes,
+                          Vectors &vectors) {
+    publish_locked();
+    grids_busy_ = scheduler_.busy();
+    for (uint32_t i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
+        Ring &r = rings_[i];
+        const RingOutcome &o = outcomes[i];
+        if (r.epoch != rings[i].epoch)
+            continue; // enabled or disabled meanwhile: the next step drops it
+        r.head = (rings[i].head + 4 * o.step.ring_dwords) & (r.size - 1);
+        r.progress = ring_engines_[i].cursor.progress();
+        if (o.step.finished)
+            published_launch_ = *o.step.finished;
+        if (o.parked && !r.parked)
+            raise_locked(SIMTGPU_IRQ_PARKED, vectors);
+        r.parked = o.parked && r.preempt;
+        if (o.step.fence_irq)
             raise_locked(SIMTGPU_IRQ_FENCE, vectors);
-        if (result.exception) {
-            ExceptionRecord record{*result.exception, index, r.context.id, ring.head};
+        if (o.step.exception) {
+            ExceptionRecord record{*o.step.exception, i, ring_engines_[i].cursor.context.id,
+                                   (rings[i].head + o.step.exception_offset) & (r.size - 1)};
             ++published_.exceptions;
             r.stalled = true;
             if (record_)
@@ -154,18 +255,7 @@ void Device::engine_main() {
             else
                 publish_exception_locked(record, vectors);
         }
-        if (all_idle_locked())
-            idle_cv_.notify_all();
-        raise_unlocked(lock, vectors);
     }
-}
-
-bool Device::engine_progress(uint64_t generation) {
-    std::lock_guard lock(mutex_);
-    if (generation_ != generation || stopping_)
-        return false;
-    publish_locked();
-    return true;
 }
 
 void Device::publish_locked() {
@@ -181,10 +271,10 @@ void Device::publish_locked() {
         counters_.sample_sm_busy = 0;
     }
     published_.engine = counters_;
-    published_.sms = dispatcher_.total_stats();
-    for (uint32_t i = 0; i < dispatcher_.num_sms(); ++i) {
-        published_.per_sm[i] = dispatcher_.sm(i).stats();
-        published_.per_sm[i].ctas = dispatcher_.ctas_completed(i);
+    published_.sms = scheduler_.total_stats();
+    for (uint32_t i = 0; i < scheduler_.num_sms(); ++i) {
+        published_.per_sm[i] = scheduler_.sm(i).stats();
+        published_.per_sm[i].ctas = scheduler_.ctas_completed(i);
     }
     published_.temperature_mc = uint32_t(std::lround(temperature_mc_));
 }
@@ -195,7 +285,7 @@ void Device::raise_locked(uint32_t bits, Vectors &vectors) {
     const uint32_t fresh = bits & ~irq_status_;
     irq_status_ |= bits;
     const uint32_t signalled = fresh & irq_mask_;
-    if (signalled & SIMTGPU_IRQ_FENCE)
+    if (signalled & (SIMTGPU_IRQ_FENCE | SIMTGPU_IRQ_PARKED))
         vectors.push_back(SIMTGPU_MSIX_VEC_FENCE);
     if (signalled & (SIMTGPU_IRQ_EXCEPTION | SIMTGPU_IRQ_RING_ERROR))
         vectors.push_back(SIMTGPU_MSIX_VEC_ERROR);
@@ -279,10 +369,14 @@ void Device::ring_write_locked(uint32_t index, uint32_t reg, uint32_t value, Vec
         }
         if (!enabled && (value & SIMTGPU_RING_CTRL_ENABLE)) {
             r.head = 0;
-            r.context = {};
+            r.preempt = 0;
+            r.parked = false;
+            r.progress = 0;
             if (!ring_setup_valid(r))
                 ring_error_locked(r, vectors);
         }
+        if (enabled != bool(value & SIMTGPU_RING_CTRL_ENABLE))
+            ++r.epoch; // the engine drops the ring's work: a per-ring reset
         r.ctrl = value;
         work_cv_.notify_all();
         return;
@@ -293,7 +387,17 @@ void Device::ring_write_locked(uint32_t index, uint32_t reg, uint32_t value, Vec
         }
         r.priority = value;
         return;
-    default: // HEAD and STATUS are read-only
+    case SIMTGPU_RING_PREEMPT:
+        if (value > 1) {
+            ++published_.bad_mmio_accesses;
+            return;
+        }
+        r.preempt = value;
+        if (!value)
+            r.parked = false;
+        work_cv_.notify_all();
+        return;
+    default: // HEAD, STATUS and PROGRESS are read-only
         ++published_.bad_mmio_accesses;
     }
 }
@@ -318,11 +422,15 @@ uint32_t Device::ring_read_locked(uint32_t index, uint32_t reg) const {
             return SIMTGPU_RING_STATUS_ERROR;
         if (r.stalled)
             return SIMTGPU_RING_STATUS_STALLED;
+        if (r.parked)
+            return SIMTGPU_RING_STATUS_PARKED;
         if (!(r.ctrl & SIMTGPU_RING_CTRL_ENABLE) || r.head == r.tail)
             return SIMTGPU_RING_STATUS_IDLE;
         return SIMTGPU_RING_STATUS_BUSY;
     case SIMTGPU_RING_PRIORITY:
         return r.priority;
+    case SIMTGPU_RING_PREEMPT:
+        return r.preempt;
     }
     return 0;
 }
@@ -441,13 +549,26 @@ uint64_t Device::mmio_read(uint64_t offset, unsigned size) {
                (record_ ? SIMTGPU_STATUS_EXCEPTION : 0);
     case SIMTGPU_REG_SCRATCH:
         return scratch_;
+    case SIMTGPU_REG_PREEMPT_TIMEOUT:
+        return preempt_timeout_;
     case SIMTGPU_REG_IRQ_STATUS:
         return irq_status_;
     case SIMTGPU_REG_IRQ_MASK:
         return irq_mask_;
     }
-    if (off >= SIMTGPU_RING_BASE(0) && off < kRingRegsEnd && (off & 0x3f) <= SIMTGPU_RING_PRIORITY)
-        return ring_read_locked((off - SIMTGPU_RING_BASE(0)) / 0x40, off & 0x3f);
+    if (off >= SIMTGPU_RING_BASE(0) && off < kRingRegsEnd) {
+        const uint32_t ring = (off - SIMTGPU_RING_BASE(0)) / 0x40, reg = off & 0x3f;
+        if (reg == SIMTGPU_RING_PROGRESS_LO) {
+            progress_high_[ring] = uint32_t(rings_[ring].progress >> 32);
+            return uint32_t(rings_[ring].progress);
+        }
+        if (reg == SIMTGPU_RING_PROGRESS_HI)
+            return progress_high_[ring];
+        if (reg <= SIMTGPU_RING_PREEMPT)
+            return ring_read_locked(ring, reg);
+    }
+    if (off >= kSmMaskFirst && off < kSmMaskEnd)
+        return rings_[(off - kSmMaskFirst) / 0x80].sm_mask[(off % 0x80) / 4];
     if (off >= SIMTGPU_REG_EXC_KIND && off <= SIMTGPU_REG_EXC_DETAIL)
         return exception_read_locked(off);
     if (off >= kPerfFirst && off < kPerfFirst + 8 * kPerfCount) {
@@ -479,6 +600,11 @@ void Device::mmio_write(uint64_t offset, uint64_t value, unsigned size) {
             ++published_.bad_mmio_accesses;
     } else if (off == SIMTGPU_REG_SCRATCH) {
         scratch_ = v;
+    } else if (off == SIMTGPU_REG_PREEMPT_TIMEOUT) {
+        preempt_timeout_ = v;
+    } else if (off >= kSmMaskFirst && off < kSmMaskEnd) {
+        rings_[(off - kSmMaskFirst) / 0x80].sm_mask[(off % 0x80) / 4] = v;
+        work_cv_.notify_all();
     } else if (off == SIMTGPU_REG_IRQ_MASK) {
         const uint32_t unmasked = v & ~irq_mask_;
         irq_mask_ = v & kIrqBits;
@@ -489,7 +615,7 @@ void Device::mmio_write(uint64_t offset, uint64_t value, unsigned size) {
     } else if (off == SIMTGPU_REG_IRQ_ACK) {
         acknowledge_locked(v & kIrqBits, vectors);
     } else if (off >= SIMTGPU_RING_BASE(0) && off < kRingRegsEnd &&
-               (off & 0x3f) <= SIMTGPU_RING_PRIORITY) {
+               (off & 0x3f) <= SIMTGPU_RING_PREEMPT) {
         ring_write_locked((off - SIMTGPU_RING_BASE(0)) / 0x40, off & 0x3f, v, vectors);
     } else {
         ++published_.bad_mmio_accesses; // read-only or unassigned
@@ -502,7 +628,8 @@ void Device::mmio_write(uint64_t offset, uint64_t value, unsigned size) {
 void Device::reset_locked() {
     ++generation_;
     rings_ = {};
-    next_ring_ = 0;
+    preempt_timeout_ = 0;
+    progress_high_ = {};
     irq_status_ = 0;
     irq_mask_ = 0;
     scratch_ = 0;

@@ -11,7 +11,7 @@
 
 #include "config.h"
 #include "device/command_processor.h"
-#include "device/dispatcher.h"
+#include "device/grid_scheduler.h"
 #include "device/host_bus.h"
 #include "device/vram.h"
 #include "support/expected.h"
@@ -78,19 +78,43 @@ private:
         uint32_t tail = 0;
         uint32_t ctrl = 0;
         uint32_t priority = 0;
+        uint32_t preempt = 0;
+        std::array<uint32_t, SIMTGPU_SM_MASK_WORDS> sm_mask;
         bool error = false;
         bool stalled = false;
-        RingContext context;
+        bool parked = false;  // published by the engine
+        uint64_t progress = 0; // published by the engine
+        uint64_t epoch = 0;    // bumped when the ring is enabled or disabled
         std::optional<ExceptionRecord> pending; // waits for the record to free
+        Ring() { sm_mask.fill(~0u); }
+    };
+    // What the engine keeps of each ring between steps.
+    struct RingEngine {
+        RingCursor cursor;
+        uint64_t epoch = 0;
+        bool preempt_seen = false;
+        uint64_t preempt_since = 0; // device cycle of the request
+        bool preempt_timed_out = false;
+    };
+    // What one engine step did to a ring, applied under the lock.
+    struct RingOutcome {
+        RingStep step;
+        bool parked = false;
     };
     using Vectors = std::vector<uint32_t>;
 
     Device(const DeviceConfig &config, const HostBus &bus, std::unique_ptr<Vram> vram);
 
     void engine_main();
-    bool engine_progress(uint64_t generation); // engine thread, takes the lock
-    void publish_locked();                      // engine thread, lock held
-    std::optional<uint32_t> pick_ring_locked();
+    // Engine thread: advances every ring, then the grid scheduler by one
+    // step, on a snapshot of the registers; the lock is not held.
+    std::array<RingOutcome, SIMTGPU_NUM_RINGS>
+    engine_step(const std::array<Ring, SIMTGPU_NUM_RINGS> &rings, uint64_t preempt_timeout);
+    void apply_locked(const std::array<Ring, SIMTGPU_NUM_RINGS> &rings,
+                      const std::array<RingOutcome, SIMTGPU_NUM_RINGS> &outcomes,
+                      Vectors &vectors); // engine thread
+    bool engine_has_work_locked() const; // engine thread
+    void publish_locked();               // engine thread, lock held
     bool ring_ready(const Ring &ring) const;
     bool all_idle_locked() const;
     void reset_locked();
@@ -111,7 +135,8 @@ private:
     std::unique_ptr<Vram> vram_;
 
     // Engine-owned state: touched only by the engine thread.
-    Dispatcher dispatcher_;
+    GridScheduler scheduler_;
+    std::array<RingEngine, SIMTGPU_NUM_RINGS> ring_engines_{};
     EngineCounters counters_;
     CommandProcessor cp_;
     uint64_t engine_generation_ = 0;
@@ -124,11 +149,12 @@ private:
     uint64_t generation_ = 0;         // bumped by reset: the engine drops what it ran
     bool stopping_ = false;
     bool engine_busy_ = false;
+    bool grids_busy_ = false; // the scheduler had work at the last step
     // Interrupts being delivered outside the lock: the device is not idle
     // until the host has seen them.
     uint32_t irqs_in_flight_ = 0;
-    std::array<Ring, 4> rings_{};
-    uint32_t next_ring_ = 0; // round-robin position among equal priorities
+    std::array<Ring, SIMTGPU_NUM_RINGS> rings_{};
+    uint32_t preempt_timeout_ = 0;
     uint32_t irq_status_ = 0;
     uint32_t irq_mask_ = 0;
     uint32_t scratch_ = 0;
@@ -136,6 +162,7 @@ private:
     // _HI halves latched by the last read of their _LO: perf counters by
     // index, the timer in the last slot.
     std::array<uint32_t, 16> latched_high_{};
+    std::array<uint32_t, SIMTGPU_NUM_RINGS> progress_high_{};
     DeviceStats published_;
     LaunchOutcome published_launch_;
 

@@ -1,0 +1,272 @@
+#include "device/grid_scheduler.h"
+
+#include <algorithm>
+
+namespace simtgpu::sim {
+namespace {
+
+Dim3 cta_coordinates(const LaunchDesc &launch, uint64_t linear) {
+    const uint64_t x = launch.grid[0], y = launch.grid[1];
+    return {uint32_t(linear % x), uint32_t(linear / x % y), uint32_t(linear / (x * y))};
+}
+
+uint64_t linear_cta(const LaunchDesc &launch, const Dim3 &c) {
+    return (uint64_t(c[2]) * launch.grid[1] + c[1]) * launch.grid[0] + c[0];
+}
+
+uint64_t linear_tid(const LaunchDesc &launch, const Dim3 &t) {
+    return (uint64_t(t[2]) * launch.block[1] + t[1]) * launch.block[0] + t[0];
+}
+
+// "First" non-zero exit across SMs: the lowest CTA, then the lowest thread,
+// so the answer does not depend on how CTAs were spread over SMs.
+void merge_exits(const LaunchDesc &launch, ExitRecord &into, const ExitRecord &from) {
+    if (from.nonzero_exits == 0)
+        return;
+    const bool earlier =
+        into.nonzero_exits == 0 ||
+        std::pair(linear_cta(launch, from.ctaid), linear_tid(launch, from.tid)) <
+            std::pair(linear_cta(launch, into.ctaid), linear_tid(launch, into.tid));
+    const uint32_t total = into.nonzero_exits + from.nonzero_exits;
+    if (earlier)
+        into = from;
+    into.nonzero_exits = total;
+}
+
+void add_stats(SmStats &into, const SmStats &s) {
+    into.busy_cycles += s.busy_cycles;
+    into.thread_instructions += s.thread_instructions;
+    into.warp_instructions += s.warp_instructions;
+    into.mem_reads += s.mem_reads;
+    into.mem_writes += s.mem_writes;
+    into.tlb_hits += s.tlb_hits;
+    into.tlb_misses += s.tlb_misses;
+    into.divergent_branches += s.divergent_branches;
+    into.barrier_waits += s.barrier_waits;
+    into.resident_warp_cycles += s.resident_warp_cycles;
+    into.ctas += s.ctas;
+}
+
+// Higher priority first, then launch order.
+bool offered_before(const Grid *a, const Grid *b) {
+    if (a->priority != b->priority)
+        return a->priority > b->priority;
+    return a->arrival < b->arrival;
+}
+
+} // namespace
+
+// The SMs one grid may use during one step.
+class GridScheduler::GridPlacement final : public Placement {
+public:
+    GridPlacement(GridScheduler &s, Grid &grid, const std::vector<const Grid *> &reserved,
+                  uint64_t now)
+        : s_(s), grid_(grid), reserved_(reserved), now_(now) {}
+
+    uint32_t num_sms() const override { return s_.num_sms(); }
+    bool more() const override { return grid_.unplaced(); }
+    bool fits(uint32_t sm) const override {
+        if (!grid_.sm_allowed[sm] || (reserved_[sm] && reserved_[sm] != &grid_))
+            return false;
+        const Sm &m = *s_.sms_[sm];
+        return s_.slots_[sm].owner == &grid_ ? m.can_accept_cta() : m.idle();
+    }
+    void place(uint32_t sm) override {
+        if (s_.slots_[sm].owner != &grid_)
+            s_.assign(sm, grid_, now_);
+        Sm &m = *s_.sms_[sm];
+        m.add_cta(cta_coordinates(grid_.desc, grid_.next_cta++));
+        ++grid_.resident_ctas;
+        ++grid_.outcome.ctas_per_sm[sm];
+        uint32_t &peak = grid_.outcome.peak_resident_ctas[sm];
+        peak = std::max(peak, ++s_.slots_[sm].resident);
+    }
+
+private:
+    GridScheduler &s_;
+    Grid &grid_;
+    const std::vector<const Grid *> &reserved_;
+    uint64_t now_;
+};
+
+GridScheduler::GridScheduler(const DeviceConfig &config)
+    : config_(config), policy_(make_placement_policy(config.placement)),
+      slots_(config.num_sms), ctas_completed_(config.num_sms, 0) {
+    for (uint32_t i = 0; i < config.num_sms; ++i)
+        sms_.push_back(std::make_unique<Sm>(config, i));
+}
+
+Grid *GridScheduler::add(std::unique_ptr<Grid> grid, uint64_t now) {
+    grid->arrival = arrivals_++;
+    grid->start_cycle = now;
+    grid->total_ctas = grid->desc.ctas();
+    grid->watchdog = LivelockWatchdog(config_.livelock_cycles);
+    grid->outcome.ctas_per_sm.assign(sms_.size(), 0);
+    grid->outcome.peak_resident_ctas.assign(sms_.size(), 0);
+    grids_.push_back(std::move(grid));
+    return grids_.back().get();
+}
+
+void GridScheduler::assign(uint32_t sm, Grid &grid, uint64_t now) {
+    release(sm);
+    sms_[sm]->begin_launch(grid.desc, *grid.memory, now);
+    slots_[sm] = {&grid, sms_[sm]->stats().thread_instructions, 0};
+}
+
+void GridScheduler::release(uint32_t sm) {
+    SmSlot &slot = slots_[sm];
+    if (!slot.owner)
+        return;
+    merge_exits(slot.owner->desc, slot.owner->outcome.exits, sms_[sm]->exit_record());
+    slot.owner->outcome.thread_instructions +=
+        sms_[sm]->stats().thread_instructions - slot.instructions_at_assign;
+    slot = {};
+}
+
+void GridScheduler::release_all(Grid &grid) {
+    for (uint32_t sm = 0; sm < sms_.size(); ++sm)
+        if (slots_[sm].owner == &grid)
+            release(sm);
+}
+
+// SMs that grids behind `grid` hold, as many as its unplaced CTAs need
+// beyond the SMs it holds itself, lowest index first.
+void GridScheduler::reserve(const Grid &grid, const std::vector<const Grid *> &order,
+                            std::vector<const Grid *> &reserved) const {
+    const auto behind = [&](const Grid *owner) {
+        return std::find(order.begin(), order.end(), owner) >
+               std::find(order.begin(), order.end(), &grid);
+    };
+    const uint64_t unplaced = grid.total_ctas - grid.next_cta;
+    uint64_t need = (unplaced + grid.ctas_per_sm - 1) / grid.ctas_per_sm;
+    for (uint32_t sm = 0; sm < sms_.size() && need; ++sm)
+        if (slots_[sm].owner == &grid)
+            --need;
+    for (uint32_t sm = 0; sm < sms_.size() && need; ++sm) {
+        const Grid *owner = slots_[sm].owner;
+        if (grid.sm_allowed[sm] && !reserved[sm] && owner && owner != &grid && behind(owner)) {
+            reserved[sm] = &grid;
+            --need;
+        }
+    }
+}
+
+uint64_t GridScheduler::step(uint64_t now) {
+    std::vector<const Grid *> order;
+    for (auto &g : grids_)
+        if (g->state == GridState::Running || g->state == GridState::Draining)
+            order.push_back(g.get());
+    std::sort(order.begin(), order.end(), offered_before);
+
+    std::vector<const Grid *> reserved(sms_.size(), nullptr);
+    for (size_t i = 0; i < order.size(); ++i) {
+        Grid &grid = const_cast<Grid &>(*order[i]);
+        if (grid.state != GridState::Running || !grid.unplaced() ||
+            !policy_->may_place(grid, std::span(order.data(), i)))
+            continue;
+        GridPlacement placement(*this, grid, reserved, now);
+        policy_->place(placement);
+        if (grid.unplaced())
+            reserve(grid, order, reserved);
+    }
+
+    uint64_t advanced = 0;
+    for (uint32_t i = 0; i < sms_.size(); ++i) {
+        Sm &sm = *sms_[i];
+        Grid *grid = slots_[i].owner;
+        if (!grid || sm.idle())
+            continue;
+        const uint64_t before = sm.clock();
+        const SmRunResult r = sm.run(kQuantum);
+        advanced = std::max(advanced, sm.clock() - before);
+        grid->resident_ctas -= r.ctas_completed;
+        slots_[i].resident -= r.ctas_completed;
+        grid->outcome.ctas_completed += r.ctas_completed;
+        ctas_completed_[i] += r.ctas_completed;
+        if (r.exception && !grid->outcome.exception)
+            fail(*grid, *r.exception);
+    }
+
+    for (auto &g : grids_)
+        settle(*g, now + advanced);
+    return advanced;
+}
+
+// After a step: a livelock fails the grid; a grid with nothing resident is
+// done or parked.
+void GridScheduler::settle(Grid &grid, uint64_t now) {
+    if (grid.state == GridState::Done || grid.state == GridState::Parked)
+        return;
+    if (grid.resident_ctas) {
+        std::vector<const Sm *> held;
+        for (uint32_t sm = 0; sm < sms_.size(); ++sm)
+            if (slots_[sm].owner == &grid)
+                held.push_back(sms_[sm].get());
+        if (auto livelock = grid.watchdog.check(now - grid.start_cycle, held))
+            fail(grid, *livelock);
+        return;
+    }
+    if (grid.state == GridState::Draining) {
+        grid.state = GridState::Parked;
+        release_all(grid);
+    } else if (!grid.unplaced()) {
+        grid.state = GridState::Done;
+        grid.outcome.cycles = now - grid.start_cycle;
+        release_all(grid);
+    }
+}
+
+void GridScheduler::fail(Grid &grid, const Exception &e) {
+    grid.outcome.exception = e;
+    abort(grid);
+}
+
+bool GridScheduler::busy() const {
+    return std::any_of(grids_.begin(), grids_.end(), [](auto &g) {
+        return g->state == GridState::Running || g->state == GridState::Draining;
+    });
+}
+
+void GridScheduler::park(Grid &grid) {
+    if (grid.state == GridState::Running)
+        grid.state = GridState::Draining;
+}
+
+void GridScheduler::resume(Grid &grid) {
+    if (grid.state == GridState::Draining || grid.state == GridState::Parked)
+        grid.state = GridState::Running;
+}
+
+void GridScheduler::abort(Grid &grid) {
+    for (uint32_t sm = 0; sm < sms_.size(); ++sm) {
+        if (slots_[sm].owner == &grid) {
+            sms_[sm]->abort();
+            release(sm);
+        }
+    }
+    grid.resident_ctas = 0;
+    grid.state = GridState::Done;
+}
+
+void GridScheduler::retire(Grid *grid) {
+    std::erase_if(grids_, [grid](auto &g) { return g.get() == grid; });
+}
+
+SmStats GridScheduler::total_stats() const {
+    SmStats total;
+    for (auto &sm : sms_)
+        add_stats(total, sm->stats());
+    return total;
+}
+
+void GridScheduler::reset() {
+    for (uint32_t sm = 0; sm < sms_.size(); ++sm) {
+        sms_[sm]->abort();
+        sms_[sm]->reset_stats();
+        slots_[sm] = {};
+    }
+    grids_.clear();
+    std::fill(ctas_completed_.begin(), ctas_completed_.end(), 0);
+}
+
+} // namespace simtgpu::sim

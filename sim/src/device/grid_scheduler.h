@@ -1,0 +1,88 @@
+// The grid scheduler (the GigaThread engine's part in a real GPU): holds
+// every grid in flight on the device, from any ring and context, places
+// their CTAs on SMs through a placement policy (device/placement.h), runs
+// the SMs in lockstep quanta and collects completions, exits and exceptions.
+//
+// Rules, in the order step() applies them:
+// - Grids are offered in priority order: higher ring PRIORITY first, launch
+//   order among equals. An SM holds CTAs of one grid at a time; it goes to
+//   another grid only when it is idle.
+// - A grid with CTAs left that could not place them all reserves SMs that
+//   grids behind it hold: those SMs take no more CTAs from their grid, drain,
+//   and are its on a later step. That is block-level priority: a
+//   high-priority grid waits for CTAs to finish, never for a whole grid.
+// - A grid asked to park (PREEMPT) places nothing more; once its last CTA has
+//   finished it is parked with its next CTA saved, and resumes from there.
+//
+// Deterministic by construction: one thread, grids and SMs in a fixed order,
+// a fixed quantum. The device clock advances per step by the most cycles any
+// SM advanced in it.
+#pragma once
+
+#include "config.h"
+#include "core/sm.h"
+#include "device/grid.h"
+#include "device/placement.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace simtgpu::sim {
+
+class GridScheduler {
+public:
+    // Cycles each SM runs between two placement decisions.
+    static constexpr uint64_t kQuantum = 256;
+
+    explicit GridScheduler(const DeviceConfig &config);
+
+    // Takes a grid that refuse_launch() accepted; it starts at device cycle
+    // `now`. The pointer stays valid until retire().
+    Grid *add(std::unique_ptr<Grid> grid, uint64_t now);
+    // Places CTAs, runs every SM that holds some for one quantum, and
+    // settles grids that finished, parked or failed. Returns the device
+    // cycles it advanced (0 when no SM had work).
+    uint64_t step(uint64_t now);
+    // Whether step() has anything to do: a grid running or draining.
+    bool busy() const;
+
+    void park(Grid &grid);   // Running -> Draining -> Parked
+    void resume(Grid &grid); // Draining or Parked -> Running
+    void abort(Grid &grid);  // drop its CTAs; Done
+    void retire(Grid *grid); // forget a Done grid
+
+    uint32_t num_sms() const { return uint32_t(sms_.size()); }
+    const Sm &sm(uint32_t index) const { return *sms_[index]; }
+    // Sum of every SM's statistics since the last reset().
+    SmStats total_stats() const;
+    // CTAs each SM completed since the last reset().
+    uint64_t ctas_completed(uint32_t sm) const { return ctas_completed_[sm]; }
+    void reset(); // drop every grid, abort every SM, clear statistics
+
+private:
+    class GridPlacement;
+    struct SmSlot {
+        Grid *owner = nullptr;
+        uint64_t instructions_at_assign = 0;
+        uint32_t resident = 0; // CTAs of the owner on this SM
+    };
+
+    void assign(uint32_t sm, Grid &grid, uint64_t now);
+    void release(uint32_t sm); // folds the SM's exits into its owner
+    void release_all(Grid &grid);
+    void reserve(const Grid &grid, const std::vector<const Grid *> &order,
+                 std::vector<const Grid *> &reserved) const;
+    void fail(Grid &grid, const Exception &e);
+    void settle(Grid &grid, uint64_t now);
+
+    const DeviceConfig config_;
+    std::unique_ptr<PlacementPolicy> policy_;
+    std::vector<std::unique_ptr<Sm>> sms_;
+    std::vector<SmSlot> slots_;
+    std::vector<std::unique_ptr<Grid>> grids_;
+    uint64_t arrivals_ = 0;
+    std::vector<uint64_t> ctas_completed_;
+};
+
+} // namespace simtgpu::sim

@@ -1,0 +1,44 @@
+// Block placement: which SMs the next CTAs of a grid go to. The grid
+// scheduler (device/grid_scheduler.h) offers each grid in turn, highest ring
+// priority first and in launch order among equals, a Placement: the SMs
+// that grid may use now and a way to put its next CTA on one. A policy only
+// decides the order; the scheduler enforces masks, occupancy and ownership.
+#pragma once
+
+#include "device/grid.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+namespace simtgpu::sim {
+
+class Placement {
+public:
+    virtual ~Placement() = default;
+    virtual uint32_t num_sms() const = 0;
+    // Whether the grid has CTAs left to place.
+    virtual bool more() const = 0;
+    // Whether SM `sm` takes one more CTA of this grid now.
+    virtual bool fits(uint32_t sm) const = 0;
+    // Puts the grid's next CTA on `sm` (fits(sm) must hold).
+    virtual void place(uint32_t sm) = 0;
+};
+
+class PlacementPolicy {
+public:
+    virtual ~PlacementPolicy() = default;
+    // Whether `grid` may place at all now; `ahead` are the unfinished grids
+    // the scheduler offers before it (higher priority, or earlier).
+    virtual bool may_place(const Grid &grid, std::span<const Grid *const> ahead) const = 0;
+    virtual void place(Placement &p) const = 0;
+};
+
+// The names DeviceConfig accepts, the default first; tests run under each.
+inline constexpr std::array<std::string_view, 3> kPlacementPolicies{
+    "breadth-first", "fill-first", "strict-priority"};
+std::unique_ptr<PlacementPolicy> make_placement_policy(std::string_view name);
+
+} // namespace simtgpu::sim
