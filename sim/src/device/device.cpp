@@ -98,10 +98,12 @@ bool Device::engine_has_work_locked() const {
     for (uint32_t i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
         const Ring &r = rings_[i];
         const RingEngine &e = ring_engines_[i];
-        if (r.epoch != e.epoch || bool(r.preempt) != e.preempt_seen)
+        if (r.epoch != e.epoch)
             return true;
         if (!(r.ctrl & SIMTGPU_RING_CTRL_ENABLE) || r.error || r.stalled)
             continue;
+        if (bool(r.preempt) != e.preempt_seen)
+            return true;
         if (e.cursor.grid) {
             if (e.cursor.grid->state == GridState::Done)
                 return true;
@@ -202,15 +204,6 @@ Device::engine_step(const std::array<Ring, SIMTGPU_NUM_RINGS> &rings, uint64_t p
         }
         // Preempted: settle a grid that finished while draining, fetch nothing.
         out[i].step = cp_.advance(setup, window, cursor, 0);
-        out[i].parked = !cursor.grid || cursor.grid->state == GridState::Parked;
-        if (!out[i].parked && preempt_timeout && !e.preempt_timed_out &&
-            counters_.device_cycles - e.preempt_since >= preempt_timeout) {
-            e.preempt_timed_out = true;
-            Exception timeout;
-            timeout.kind = SIMTGPU_EXC_PREEMPT_TIMEOUT;
-            timeout.detail = cursor.grid->resident_ctas;
-            out[i].step.exception = timeout;
-        }
     }
 
     if (scheduler_.busy()) {
@@ -219,6 +212,24 @@ Device::engine_step(const std::array<Ring, SIMTGPU_NUM_RINGS> &rings, uint64_t p
         counters_.device_cycles += cycles;
         counters_.sample_cycles += cycles;
         counters_.sample_sm_busy += scheduler_.total_stats().busy_cycles - busy_before;
+    }
+
+    // Parked once its grid is (after this step), or at once with none.
+    for (uint32_t i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
+        const Ring &r = rings[i];
+        RingEngine &e = ring_engines_[i];
+        if (!r.preempt || !(r.ctrl & SIMTGPU_RING_CTRL_ENABLE) || r.error || r.stalled)
+            continue;
+        const Grid *grid = e.cursor.grid;
+        out[i].parked = !grid || grid->state == GridState::Parked;
+        if (!out[i].parked && preempt_timeout && !e.preempt_timed_out &&
+            counters_.device_cycles - e.preempt_since >= preempt_timeout) {
+            e.preempt_timed_out = true;
+            Exception timeout;
+            timeout.kind = SIMTGPU_EXC_PREEMPT_TIMEOUT;
+            timeout.detail = grid->resident_ctas;
+            out[i].step.exception = timeout;
+        }
     }
     counters_.ctas = 0;
     for (uint32_t sm = 0; sm < scheduler_.num_sms(); ++sm)
@@ -375,8 +386,11 @@ void Device::ring_write_locked(uint32_t index, uint32_t reg, uint32_t value, Vec
             if (!ring_setup_valid(r))
                 ring_error_locked(r, vectors);
         }
-        if (enabled != bool(value & SIMTGPU_RING_CTRL_ENABLE))
+        if (enabled != bool(value & SIMTGPU_RING_CTRL_ENABLE)) {
             ++r.epoch; // the engine drops the ring's work: a per-ring reset
+            r.preempt = 0;
+            r.parked = false;
+        }
         r.ctrl = value;
         work_cv_.notify_all();
         return;
