@@ -62,6 +62,11 @@ static int simtgpu_debugfs_rings(struct seq_file *m, void *unused)
 			   simtgpu_ring_read(ring, SIMTGPU_RING_STATUS));
 		seq_printf(m, "  seqno emitted %llu completed %llu fence slot %llu\n",
 			   emitted, completed, slot);
+		seq_printf(m, "  progress %llu resident ctas %u preempt %u\n",
+			   simtgpu_read64(sdev, SIMTGPU_RING_BASE(i) +
+						SIMTGPU_RING_PROGRESS_LO),
+			   simtgpu_ring_read(ring, SIMTGPU_RING_RESIDENT),
+			   simtgpu_ring_read(ring, SIMTGPU_RING_PREEMPT));
 	}
 	seq_printf(m, "irq status %#x mask %#x, device status %#x, resets %u\n",
 		   simtgpu_read(sdev, SIMTGPU_REG_IRQ_STATUS),

@@ -78,6 +78,8 @@ struct simtgpu_ring {
 	u64 emitted;
 	u64 completed;
 	ktime_t last_end; /* when the ring last finished a job */
+	/* PROGRESS seen by the previous timeout check (simtgpu_ring_hung()) */
+	struct simtgpu_ring_watch watch;
 };
 
 struct simtgpu_device {
@@ -110,8 +112,6 @@ struct simtgpu_device {
 	struct workqueue_struct *reset_wq; /* ordered: one reset at a time */
 	struct workqueue_struct *free_wq; /* deferred BO and VM release */
 	unsigned int resets;
-	/* Ring progress seen by the previous timeout check, any ring's. */
-	struct simtgpu_progress progress_seen;
 
 	struct mutex clients_lock; /* clients */
 	struct list_head clients; /* simtgpu_file_priv */

@@ -25,10 +25,10 @@
  *
  * A job that runs past the timeout (module parameter timeout_ms, host time,
  * so large by default: the GPU is simulated) is checked for progress: the
- * device's one engine runs one packet at a time for all rings, so if any
- * ring's head or fence has moved since the last check the job gets another
- * period. Otherwise the engine is stuck in one packet, that of the job first
- * in line the longest, which is the guilty one. These rules, the ring
+ * rings run side by side, so if its ring's PROGRESS moved since the last
+ * check, or the ring holds no SMs while another one does, the job gets
+ * another period. Otherwise the ring is hung and its oldest job is the
+ * guilty one. These rules, the ring
  * choice, the job's packets, the limits and the fault-to-job match are the
  * shared driver policy (simtgpu/driver_policy.h), which the userspace
  * driver's in-process transport applies too. The whole device is reset
@@ -489,7 +489,7 @@ void simtgpu_rings_fini(struct simtgpu_device *sdev)
 
 /* ---------------------------------------------------- reset/timeout --- */
 
-/* The job the engine is stuck in (simtgpu_hang_culprit_ring()). */
+/* The job that hung a ring: its oldest (simtgpu_ring_hung()). */
 struct simtgpu_culprit {
 	struct dma_fence *finished;
 	struct simtgpu_queue *queue;
@@ -498,69 +498,43 @@ struct simtgpu_culprit {
 	const char *ring;
 };
 
-static bool simtgpu_find_culprit(struct simtgpu_device *sdev,
+static bool simtgpu_find_culprit(struct simtgpu_ring *ring,
 				 struct simtgpu_culprit *c)
 {
-	u64 first_in_line_ns[SIMTGPU_NUM_RINGS] = { 0 };
-	u64 seqno[SIMTGPU_NUM_RINGS] = { 0 };
 	struct simtgpu_fence *f;
-	struct simtgpu_ring *best;
 	unsigned long flags;
-	unsigned int i;
 	bool found = false;
-	int culprit;
 
-	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
-		struct simtgpu_ring *ring = &sdev->rings[i];
-
-		spin_lock_irqsave(&ring->lock, flags);
-		f = list_first_entry_or_null(&ring->pending,
-					     struct simtgpu_fence, link);
-		if (f && f->job) {
-			first_in_line_ns[i] =
-				simtgpu_first_in_line_ns(ktime_to_ns(f->emitted),
-							 ktime_to_ns(ring->last_end));
-			seqno[i] = f->seqno;
-		}
-		spin_unlock_irqrestore(&ring->lock, flags);
-	}
-	culprit = simtgpu_hang_culprit_ring(first_in_line_ns);
-	if (culprit < 0)
-		return false;
-	best = &sdev->rings[culprit];
-
-	spin_lock_irqsave(&best->lock, flags);
-	f = list_first_entry_or_null(&best->pending, struct simtgpu_fence,
+	spin_lock_irqsave(&ring->lock, flags);
+	f = list_first_entry_or_null(&ring->pending, struct simtgpu_fence,
 				     link);
-	if (f && f->job && f->seqno == seqno[culprit]) {
+	if (f && f->job) {
 		c->finished = dma_fence_get(&f->job->base.s_fence->finished);
 		c->queue = f->job->queue;
 		kref_get(&c->queue->refcount);
 		c->pid = f->job->pid;
 		memcpy(c->comm, f->job->comm, sizeof(c->comm));
-		c->ring = best->name;
+		c->ring = ring->name;
 		found = true;
 	}
-	spin_unlock_irqrestore(&best->lock, flags);
+	spin_unlock_irqrestore(&ring->lock, flags);
 	return found;
 }
 
-/* Whether any ring's head or fence moved since the previous check. */
-static bool simtgpu_device_progressed(struct simtgpu_device *sdev)
+/* The shared hang rule on @ring, from its PROGRESS and every RESIDENT. */
+static bool simtgpu_ring_is_hung(struct simtgpu_ring *ring)
 {
-	struct simtgpu_progress now;
-	unsigned long flags;
+	struct simtgpu_device *sdev = ring->sdev;
+	u32 resident[SIMTGPU_NUM_RINGS];
 	unsigned int i;
 
-	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
-		struct simtgpu_ring *ring = &sdev->rings[i];
-
-		now.head[i] = simtgpu_ring_read(ring, SIMTGPU_RING_HEAD);
-		spin_lock_irqsave(&ring->lock, flags);
-		now.completed[i] = ring->completed;
-		spin_unlock_irqrestore(&ring->lock, flags);
-	}
-	return simtgpu_progressed(&sdev->progress_seen, &now);
+	for (i = 0; i < SIMTGPU_NUM_RINGS; i++)
+		resident[i] = simtgpu_ring_read(&sdev->rings[i],
+						SIMTGPU_RING_RESIDENT);
+	return simtgpu_ring_hung(&ring->watch, ring->index,
+				 simtgpu_read64(sdev, SIMTGPU_RING_BASE(ring->index) +
+						      SIMTGPU_RING_PROGRESS_LO),
+				 resident);
 }
 
 /*
@@ -599,7 +573,8 @@ static void simtgpu_reset(struct simtgpu_device *sdev,
 	}
 	simtgpu_rings_hw_init(sdev);
 	simtgpu_irq_enable(sdev);
-	simtgpu_device_progressed(sdev); /* a fresh baseline */
+	for (i = 0; i < SIMTGPU_NUM_RINGS; i++)
+		sdev->rings[i].watch.progress = 0; /* the rings start again */
 
 	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
 		drm_sched_resubmit_jobs(&sdev->rings[i].sched);
@@ -633,22 +608,22 @@ simtgpu_timedout_job(struct drm_sched_job *sched_job)
 	int idx;
 
 	/*
-	 * Slow is not hung: while any ring moves, the engine is not stuck
-	 * (it is shared, so this job may just be waiting its turn). Gone is
-	 * not hung either: the unplug completed every job on the rings.
+	 * Slow is not hung: while this ring's PROGRESS moves, or it waits for
+	 * SMs that another ring holds, it is not stuck. Gone is not hung
+	 * either: the unplug completed every job on the rings.
 	 */
 	if (!drm_dev_enter(&sdev->drm, &idx)) {
 		simtgpu_sched_reinsert(sched_job);
 		return DRM_GPU_SCHED_STAT_ENODEV;
 	}
-	if (simtgpu_device_progressed(sdev) || !job->hw_fence ||
+	if (!simtgpu_ring_is_hung(ring) || !job->hw_fence ||
 	    dma_fence_is_signaled(job->hw_fence)) {
 		simtgpu_sched_reinsert(sched_job);
 		drm_dev_exit(idx);
 		return DRM_GPU_SCHED_STAT_NOMINAL;
 	}
 
-	found = simtgpu_find_culprit(sdev, &culprit);
+	found = simtgpu_find_culprit(ring, &culprit);
 	if (found)
 		drm_err(&sdev->drm,
 			"GPU hang: pid=%d, name=%s, queue %u, %s: no progress for %u ms, resetting the GPU\n",

@@ -86,6 +86,7 @@ struct SimtgpuState {
     uint32_t arch;
     char *warp_scheduler;
     char *reconvergence;
+    char *placement;
 
     void *sim_handle; /* from dlopen() */
     SimtgpuSimOps ops;
@@ -339,6 +340,7 @@ static bool simtgpu_create_sim(SimtgpuState *s, Error **errp)
         .mem_latency = s->mem_latency,
         .warp_scheduler = s->warp_scheduler,
         .reconvergence = s->reconvergence,
+        .placement = s->placement,
         .vram = memory_region_get_ram_ptr(&s->vram),
         .opaque = s,
         .dma_read = simtgpu_dma_read,
@@ -468,6 +470,7 @@ static Property simtgpu_properties[] = {
     DEFINE_PROP_UINT32("arch", SimtgpuState, arch, 0),
     DEFINE_PROP_STRING("warp-scheduler", SimtgpuState, warp_scheduler),
     DEFINE_PROP_STRING("reconvergence", SimtgpuState, reconvergence),
+    DEFINE_PROP_STRING("placement", SimtgpuState, placement),
     DEFINE_PROP_END_OF_LIST(),
 };
 
@@ -490,6 +493,7 @@ static const SimtgpuPropertyHelp simtgpu_property_help[] = {
     { "arch", "SIMTGPU_ARCH_* of the SMs (0: newest)" },
     { "warp-scheduler", "warp scheduling policy name (default round-robin)" },
     { "reconvergence", "reconvergence policy name (default min-pc)" },
+    { "placement", "block placement policy name (default breadth-first)" },
     { }
 };
 

@@ -238,64 +238,40 @@ static inline void simtgpu_queue_record_hang(struct simtgpu_queue_health *h)
 /* -------------------------------------------------------------- hangs --- */
 
 /*
- * A hang is "no progress": each ring's timer fires once its oldest job has
- * been first in line for the timeout (and again every timeout while it
- * stays there), and the device is hung if no ring's HEAD or completed
- * sequence number moved since the previous check, whichever ring made it.
- * The device's one engine serves the rings a packet at a time, so a job
- * that is merely waiting behind another ring's long packet is not hung
- * while anything moves. A hang is declared one to two timeouts after the
- * engine stopped. (A PROGRESS register will replace HEAD and the sequence
- * numbers here.)
+ * A hang is "no progress" on a ring. Each ring's timer fires once its
+ * oldest job has been first on the ring for the timeout, and again every
+ * timeout while it stays first. The ring is then hung if its PROGRESS
+ * register (hw.h: packets and CTAs completed, and the device's samples of
+ * its CTAs' state changing) has not moved since the previous check, unless
+ * it holds no CTAs on the SMs (RESIDENT) while another ring holds some: its
+ * grid is then waiting for SMs behind higher-priority or earlier work. The
+ * rings run side by side, so a job is judged by its own ring alone and the
+ * guilty job is that ring's oldest. A long kernel that computes is never
+ * hung; one that spins on a flag nothing sets is, one to two timeouts after
+ * it stopped changing anything.
  */
-struct simtgpu_progress {
-	uint32_t head[SIMTGPU_NUM_RINGS];
-	uint64_t completed[SIMTGPU_NUM_RINGS];
+struct simtgpu_ring_watch {
+	uint64_t progress; /* PROGRESS at the previous check */
 };
 
-/* Records @now as the baseline; true if it differs from the previous one. */
-static inline bool simtgpu_progressed(struct simtgpu_progress *seen,
-				      const struct simtgpu_progress *now)
+/* Records @progress; true if ring @ring is hung by the rule above, given
+ * every ring's RESIDENT. */
+static inline bool simtgpu_ring_hung(struct simtgpu_ring_watch *watch,
+				     unsigned int ring, uint64_t progress,
+				     const uint32_t resident[SIMTGPU_NUM_RINGS])
 {
-	bool moved = false;
+	bool moved = watch->progress != progress;
 	unsigned int i;
 
-	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
-		if (seen->head[i] != now->head[i] ||
-		    seen->completed[i] != now->completed[i])
-			moved = true;
-		seen->head[i] = now->head[i];
-		seen->completed[i] = now->completed[i];
-	}
-	return moved;
-}
-
-/*
- * The guilty job, once the device is hung: of each ring's oldest unfinished
- * job, the one that has been first in line the longest, since the engine
- * runs one packet at a time and the others queued up behind it. A job is
- * first in line from when it was pushed or its ring's previous job ended,
- * whichever is later; on a tie the ring the engine prefers (higher
- * PRIORITY) is the one executing. @first_in_line_ns is 0 for a ring with no
- * job. Returns the ring, or -1 when no ring has a job.
- */
-static inline uint64_t simtgpu_first_in_line_ns(uint64_t pushed_ns,
-						uint64_t ring_last_end_ns)
-{
-	return pushed_ns > ring_last_end_ns ? pushed_ns : ring_last_end_ns;
-}
-
-static inline int
-simtgpu_hang_culprit_ring(const uint64_t first_in_line_ns[SIMTGPU_NUM_RINGS])
-{
-	int best = -1;
-	int i;
-
-	for (i = SIMTGPU_NUM_RINGS - 1; i >= 0; i--)
-		if (first_in_line_ns[i] &&
-		    (best < 0 || first_in_line_ns[i] < first_in_line_ns[best]))
-			best = i;
-	return best;
+	watch->progress = progress;
+	if (moved)
+		return false;
+	if (resident[ring])
+		return true;
+	for (i = 0; i < SIMTGPU_NUM_RINGS; i++)
+		if (resident[i])
+			return false;
+	return true;
 }
 
 #endif /* SIMTGPU_DRIVER_POLICY_H */

@@ -130,10 +130,16 @@
  * SIMTGPU_IRQ_PARKED. Writing 0 resumes where it stopped.
  */
 #define SIMTGPU_RING_PREEMPT 0x20
-/* PROGRESS (RO, 64-bit): CTAs and packets this ring has completed since it
- * was enabled; monotonic. A driver's hang check is "PROGRESS did not move". */
+/* PROGRESS (RO, 64-bit, read _LO first): packets and CTAs this ring has
+ * completed since it was enabled, plus the device's samples at which the
+ * state of its resident CTAs had changed (so a long CTA that computes moves
+ * it, one that spins on an unchanging flag does not); monotonic. A driver's
+ * hang check is "PROGRESS did not move". */
 #define SIMTGPU_RING_PROGRESS_LO 0x24
 #define SIMTGPU_RING_PROGRESS_HI 0x28
+/* RESIDENT (RO): CTAs of this ring's grid on the SMs now. A ring holding
+ * none while another ring holds some is waiting for SMs, not hung. */
+#define SIMTGPU_RING_RESIDENT 0x2c
 
 /*
  * SM masks (RW): which SMs the grids of ring n may use, one bit per SM, 32

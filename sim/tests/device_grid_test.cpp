@@ -247,13 +247,13 @@ TEST_F(Grids, PreemptParksAndResumeFinishesTheGrid) {
     const auto while_parked = records(g);
     const auto done = std::count_if(while_parked.begin(), while_parked.end(),
                                     [](const Record &r) { return r.tag == 0x7; });
-    EXPECT_EQ(uint64_t(done), parked_at - 1);
+    EXPECT_GE(parked_at - 1, uint64_t(done)); // CTAs, and state changes seen
     EXPECT_LT(done, 96);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     EXPECT_EQ(progress(0), parked_at);
 
     h.write_ring_reg(0, SIMTGPU_RING_PREEMPT, 0);
-    ASSERT_TRUE(eventually([&] { return progress(0) == 1 + 96 + 1; }));
+    ASSERT_TRUE(eventually([&] { return progress(0) >= 1 + 96 + 1; }));
     ASSERT_TRUE(h.wait_idle());
     EXPECT_TRUE(all_tagged(records(g), 0x7));
     const simtgpu_launch_report r = report(g);

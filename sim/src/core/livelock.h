@@ -12,7 +12,8 @@
 //   memory, CTAs completed) at intervals of window / 8, and it is the same at
 //   every sample. A legitimate loop, however long, changes that state (its
 //   counter, its accumulator, the clock it polls); a thread exiting or a
-//   barrier releasing changes it too;
+//   barrier releasing changes it too (each sample that differs from the one
+//   before counts as progress in the ring's PROGRESS register);
 // - starvation: some warp could issue and has not (Sm::starved_warp).
 // A kernel that spins for ever while every warp gets its turn (a flag nobody
 // sets, `while (1);`) is the program's hang, not the scheduler's: it runs on
@@ -29,8 +30,14 @@ namespace simtgpu::sim {
 
 class LivelockWatchdog {
 public:
+    // Samples every window / 8 cycles, at most kMaxInterval: changes() is
+    // also the device's measure of forward progress in a long CTA.
+    static constexpr uint64_t kMaxInterval = 1u << 20;
     explicit LivelockWatchdog(uint64_t window)
-        : window_(window), interval_(std::max<uint64_t>(1, window / 8)) {}
+        : window_(window), interval_(std::clamp<uint64_t>(window / 8, 1, kMaxInterval)) {}
+
+    // Samples at which the state differed from the sample before.
+    uint64_t changes() const { return changes_; }
 
     // Called as the launch advances, at launch cycle `cycle`, with the SMs
     // of the launch (pointers of any kind); the fingerprints are only taken
@@ -44,6 +51,7 @@ public:
         for (const auto &sm : sms)
             now = now * 31 + sm->state_fingerprint();
         if (!sampled_ || now != fingerprint_) {
+            changes_ += sampled_;
             sampled_ = true;
             fingerprint_ = now;
             unchanged_since_ = cycle;
@@ -59,7 +67,7 @@ public:
 
 private:
     uint64_t window_, interval_;
-    uint64_t next_sample_ = 0, unchanged_since_ = 0, fingerprint_ = 0;
+    uint64_t next_sample_ = 0, unchanged_since_ = 0, fingerprint_ = 0, changes_ = 0;
     bool sampled_ = false;
 };
 

@@ -132,7 +132,7 @@ RingStep CommandProcessor::advance(const RingSetup &setup, const DwordSource &ri
         if (auto f = write_report(outcome, grid.report_va, *grid.memory); f && !outcome.exception)
             outcome.exception = f;
         counters_.dma_bytes += grid.memory->dma_bytes() - grid.dma_counted;
-        cursor.ctas_completed += outcome.ctas_completed;
+        cursor.grids_progress += grid.progress();
         cursor.grid = nullptr;
         scheduler_.retire(&grid);
         out.finished = outcome;

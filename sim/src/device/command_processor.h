@@ -45,9 +45,10 @@ struct RingCursor {
     uint32_t ring_packet_dwords = 0; // the INDIRECT or LAUNCH at HEAD
     Grid *grid = nullptr;
     uint64_t packets_completed = 0;
-    uint64_t ctas_completed = 0; // of grids already finished
+    uint64_t grids_progress = 0; // of grids already finished
+    // PROGRESS: packets, and what Grid::progress() counts.
     uint64_t progress() const {
-        return packets_completed + ctas_completed + (grid ? grid->outcome.ctas_completed : 0);
+        return packets_completed + grids_progress + (grid ? grid->progress() : 0);
     }
 };
 

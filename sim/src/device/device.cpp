@@ -248,7 +248,9 @@ void Device::apply_locked(const std::array<Ring, SIMTGPU_NUM_RINGS> &rings,
         if (r.epoch != rings[i].epoch)
             continue; // enabled or disabled meanwhile: the next step drops it
         r.head = (rings[i].head + 4 * o.step.ring_dwords) & (r.size - 1);
-        r.progress = ring_engines_[i].cursor.progress();
+        const RingCursor &cursor = ring_engines_[i].cursor;
+        r.progress = cursor.progress();
+        r.resident = cursor.grid ? cursor.grid->resident_ctas : 0;
         if (o.step.finished)
             published_launch_ = *o.step.finished;
         if (o.parked && !r.parked)
@@ -383,6 +385,7 @@ void Device::ring_write_locked(uint32_t index, uint32_t reg, uint32_t value, Vec
             r.preempt = 0;
             r.parked = false;
             r.progress = 0;
+            r.resident = 0;
             if (!ring_setup_valid(r))
                 ring_error_locked(r, vectors);
         }
@@ -445,6 +448,8 @@ uint32_t Device::ring_read_locked(uint32_t index, uint32_t reg) const {
         return r.priority;
     case SIMTGPU_RING_PREEMPT:
         return r.preempt;
+    case SIMTGPU_RING_RESIDENT:
+        return r.resident;
     }
     return 0;
 }
@@ -578,7 +583,7 @@ uint64_t Device::mmio_read(uint64_t offset, unsigned size) {
         }
         if (reg == SIMTGPU_RING_PROGRESS_HI)
             return progress_high_[ring];
-        if (reg <= SIMTGPU_RING_PREEMPT)
+        if (reg <= SIMTGPU_RING_RESIDENT)
             return ring_read_locked(ring, reg);
     }
     if (off >= kSmMaskFirst && off < kSmMaskEnd)

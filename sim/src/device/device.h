@@ -84,6 +84,7 @@ private:
         bool stalled = false;
         bool parked = false;  // published by the engine
         uint64_t progress = 0; // published by the engine
+        uint32_t resident = 0; // published by the engine
         uint64_t epoch = 0;    // bumped when the ring is enabled or disabled
         std::optional<ExceptionRecord> pending; // waits for the record to free
         Ring() { sm_mask.fill(~0u); }

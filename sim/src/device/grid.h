@@ -49,6 +49,9 @@ struct Grid {
     LaunchOutcome outcome;
 
     bool unplaced() const { return next_cta < total_ctas; }
+    // What PROGRESS counts of it: CTAs completed, and the samples at which
+    // the state of its CTAs had changed (a long CTA computing moves it).
+    uint64_t progress() const { return outcome.ctas_completed + watchdog.changes(); }
 };
 
 } // namespace simtgpu::sim

@@ -40,11 +40,6 @@ constexpr uint32_t kRingBytes = SIMTGPU_KERNEL_RING_BYTES;
 // its padding, so pushing only waits for a job slot, as in kmd.
 static_assert((SIMTGPU_JOBS_IN_FLIGHT_PER_RING + 2) * SIMTGPU_JOB_DWORDS * 4 < kRingBytes);
 
-uint64_t ns_since_boot(Clock::time_point t) {
-    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch())
-                        .count());
-}
-
 uint64_t env_u64(const char *name, uint64_t fallback) {
     const char *text = std::getenv(name);
     if (!text || !*text)
@@ -369,7 +364,7 @@ private:
         // drm_sched's timeout timer: (re)started when running.front() became
         // first, and at each timeout check.
         Clock::time_point front_since;
-        Clock::time_point last_end; // when the ring last finished a job
+        simtgpu_ring_watch watch{}; // PROGRESS at the previous timeout check
     };
 
     int init(std::string *error);
@@ -397,9 +392,9 @@ private:
     }
     void push_job(const std::shared_ptr<Job> &job);
     unsigned pick_ring(const Queue &queue);
-    simtgpu_progress current_progress();
+    uint64_t ring_progress(unsigned index);
     void check_timeouts();
-    void reset_after_hang();
+    void reset_after_hang(unsigned hung_ring);
     void finish_job(const std::shared_ptr<Job> &job);
     void wake_scheduler();
     static void on_irq(void *opaque, uint32_t vector);
@@ -439,7 +434,6 @@ private:
     std::condition_variable done_; // a job finished or a syncobj changed
     RangeAllocator vram_alloc_;
     Ring rings_[SIMTGPU_NUM_RINGS];
-    simtgpu_progress progress_seen_{}; // by the previous timeout check
     std::vector<FileState *> files_;
     uint32_t next_context_id_ = 1;
 
@@ -505,7 +499,6 @@ int SimDevice::init(std::string *error) {
     for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
         rings_[i].base = vram_alloc_.allocate(kRingBytes);
         rings_[i].fence_offset = fences + 8 * i;
-        rings_[i].last_end = Clock::now();
     }
     program_rings();
     scheduler_ = std::thread([this] { scheduler_main(); });
@@ -1259,7 +1252,7 @@ void SimDevice::retire_completed() {
         while (!ring.running.empty() && ring.running.front()->seqno <= completed) {
             finish_job(ring.running.front());
             ring.running.pop_front();
-            ring.last_end = ring.front_since = Clock::now();
+            ring.front_since = Clock::now();
             any = true;
         }
     }
@@ -1319,47 +1312,41 @@ void SimDevice::push_ready_jobs() {
     }
 }
 
-simtgpu_progress SimDevice::current_progress() {
-    simtgpu_progress now{};
-    for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
-        now.head[i] = reg(SIMTGPU_RING_BASE(i) + SIMTGPU_RING_HEAD);
-        now.completed[i] = fence_value(rings_[i]);
-    }
-    return now;
+uint64_t SimDevice::ring_progress(unsigned index) {
+    const uint32_t lo = reg(SIMTGPU_RING_BASE(index) + SIMTGPU_RING_PROGRESS_LO);
+    return lo | uint64_t(reg(SIMTGPU_RING_BASE(index) + SIMTGPU_RING_PROGRESS_HI)) << 32;
 }
 
 // As drm_sched's timeout: a ring whose first job has been first for the
-// timeout has the device checked for progress (the shared hang rule), and
-// its timer restarts; without progress the device is reset.
+// timeout is checked by the shared hang rule, and its timer restarts; a
+// hung ring's first job is guilty and the device is reset.
 void SimDevice::check_timeouts() {
     auto now = Clock::now();
-    for (Ring &ring : rings_) {
+    for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
+        Ring &ring = rings_[i];
         if (ring.running.empty() || now - ring.front_since < job_timeout_)
             continue;
         ring.front_since = now;
-        simtgpu_progress progress = current_progress();
-        if (simtgpu_progressed(&progress_seen_, &progress))
-            continue;
-        reset_after_hang();
-        return;
+        uint32_t resident[SIMTGPU_NUM_RINGS];
+        for (unsigned k = 0; k < SIMTGPU_NUM_RINGS; ++k)
+            resident[k] = reg(SIMTGPU_RING_BASE(k) + SIMTGPU_RING_RESIDENT);
+        if (simtgpu_ring_hung(&ring.watch, i, ring_progress(i), resident)) {
+            reset_after_hang(i);
+            return;
+        }
     }
 }
 
-// The culprit fails with -ETIMEDOUT and its queue is guilty; the device is
-// reset; the other jobs that were on the rings run again, unless their
-// queue is faulted or guilty (-ECANCELED), as kmd's resubmission.
-void SimDevice::reset_after_hang() {
-    uint64_t first_in_line_ns[SIMTGPU_NUM_RINGS] = {};
-    for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i)
-        if (!rings_[i].running.empty())
-            first_in_line_ns[i] = simtgpu_first_in_line_ns(
-                ns_since_boot(rings_[i].running.front()->pushed), ns_since_boot(rings_[i].last_end));
-    std::shared_ptr<Job> guilty = rings_[simtgpu_hang_culprit_ring(first_in_line_ns)].running.front();
+// The hung ring's first job fails with -ETIMEDOUT and its queue is guilty;
+// the device is reset; the other jobs that were on the rings run again,
+// unless their queue is faulted or guilty (-ECANCELED), as kmd's
+// resubmission.
+void SimDevice::reset_after_hang(unsigned hung_ring) {
+    std::shared_ptr<Job> guilty = rings_[hung_ring].running.front();
     guilty->error = -ETIMEDOUT;
     simtgpu_queue_record_hang(&guilty->queue->health);
 
     lib_.reset(sim_);
-    auto now = Clock::now();
     std::vector<std::shared_ptr<Job>> innocent[SIMTGPU_NUM_RINGS];
     for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
         uint64_t completed = fence_value(rings_[i]);
@@ -1375,14 +1362,12 @@ void SimDevice::reset_after_hang() {
         }
         rings_[i].running.clear();
         rings_[i].seqno = std::max(rings_[i].seqno, completed);
-        rings_[i].last_end = now;
+        rings_[i].watch = {}; // PROGRESS starts again from 0
     }
     program_rings();
     for (auto &jobs : innocent)
         for (auto &job : jobs)
             push_job(job);
-    simtgpu_progress progress = current_progress();
-    simtgpu_progressed(&progress_seen_, &progress); // a fresh baseline
     done_.notify_all();
 }
 

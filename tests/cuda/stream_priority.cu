@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+// Streams of different priorities and concurrent kernels (docs/hardware.md,
+// "Grids"). A long kernel of many waves on the lowest-priority stream holds
+// every SM; a short kernel on the highest-priority stream, launched after
+// it, takes SMs as the long kernel's blocks finish and completes in a small
+// fraction of the long kernel's time. Two kernels that each fill half the
+// SMs, on two streams, overlap: together they take less than the sum of
+// their times alone. Times are device time (events); results are checked
+// against the CPU.
+#include "test_util.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+__global__ void spin(unsigned *out, int iterations)
+{
+	unsigned v = blockIdx.x * blockDim.x + threadIdx.x;
+	for (int i = 0; i < iterations; ++i)
+		v = v * 1664525u + 1013904223u;
+	out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
+static bool matches(const unsigned *device_out, int n, int iterations)
+{
+	std::vector<unsigned> got(n);
+	CHECK_CUDA(cudaMemcpy(got.data(), device_out, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
+	for (int t = 0; t < n; ++t) {
+		unsigned v = t;
+		for (int i = 0; i < iterations; ++i)
+			v = v * 1664525u + 1013904223u;
+		if (got[t] != v) {
+			std::printf("thread %d: %u, expected %u\n", t, got[t], v);
+			return false;
+		}
+	}
+	return true;
+}
+
+static float elapsed_ms(cudaEvent_t from, cudaEvent_t to)
+{
+	float ms = 0;
+	CHECK_CUDA(cudaEventElapsedTime(&ms, from, to));
+	return ms;
+}
+
+int main()
+{
+	cudaDeviceProp prop;
+	CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+	const int sms = prop.multiProcessorCount, threads = 128;
+	int least = 0, greatest = 0;
+	CHECK_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+	cudaStream_t low, high, a, b;
+	CHECK_CUDA(cudaStreamCreateWithPriority(&low, cudaStreamNonBlocking, least));
+	CHECK_CUDA(cudaStreamCreateWithPriority(&high, cudaStreamNonBlocking, greatest));
+	CHECK_CUDA(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+	CHECK_CUDA(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+	cudaEvent_t ev[8];
+	for (cudaEvent_t &e : ev)
+		CHECK_CUDA(cudaEventCreate(&e));
+
+	// Priority: 64 blocks per SM of the long kernel, 4 of the short one.
+	const int long_blocks = 64 * sms, long_iterations = 1500;
+	const int short_blocks = 4, short_iterations = 150;
+	unsigned *long_out, *short_out;
+	CHECK_CUDA(cudaMalloc(&long_out, long_blocks * threads * sizeof(unsigned)));
+	CHECK_CUDA(cudaMalloc(&short_out, short_blocks * threads * sizeof(unsigned)));
+	CHECK_CUDA(cudaEventRecord(ev[0], low));
+	spin<<<long_blocks, threads, 0, low>>>(long_out, long_iterations);
+	CHECK_CUDA(cudaEventRecord(ev[1], low));
+	// Let the long kernel take every SM before the short one arrives.
+	std::this_thread::sleep_for(std::chrono::milliseconds(20));
+	if (cudaStreamQuery(low) != cudaErrorNotReady) {
+		std::printf("the long kernel ended before the short one was launched\n");
+		return report("stream_priority", false);
+	}
+	CHECK_CUDA(cudaEventRecord(ev[2], high));
+	spin<<<short_blocks, threads, 0, high>>>(short_out, short_iterations);
+	CHECK_CUDA(cudaEventRecord(ev[3], high));
+	CHECK_CUDA(cudaGetLastError());
+	CHECK_CUDA(cudaDeviceSynchronize());
+	const float long_ms = elapsed_ms(ev[0], ev[1]), short_ms = elapsed_ms(ev[2], ev[3]);
+	const float short_done_ms = elapsed_ms(ev[0], ev[3]);
+	std::printf("long kernel, low priority: %.3f ms; short kernel, high priority: %.3f ms, "
+		    "done %.3f ms after the long one started\n",
+		    long_ms, short_ms, short_done_ms);
+	bool ok = matches(long_out, long_blocks * threads, long_iterations) &&
+		  matches(short_out, short_blocks * threads, short_iterations);
+	if (!(short_ms < long_ms / 5 && short_done_ms < long_ms)) {
+		std::printf("the high-priority kernel waited for the low-priority one\n");
+		ok = false;
+	}
+
+	// Concurrency: each kernel one block per SM on half the SMs.
+	if (sms >= 2) {
+		const int half = sms / 2, iterations = 20000;
+		unsigned *out_a, *out_b;
+		CHECK_CUDA(cudaMalloc(&out_a, half * threads * sizeof(unsigned)));
+		CHECK_CUDA(cudaMalloc(&out_b, half * threads * sizeof(unsigned)));
+		auto alone = [&](cudaStream_t s, unsigned *out) {
+			CHECK_CUDA(cudaEventRecord(ev[4], s));
+			spin<<<half, threads, 0, s>>>(out, iterations);
+			CHECK_CUDA(cudaEventRecord(ev[5], s));
+			CHECK_CUDA(cudaStreamSynchronize(s));
+			return elapsed_ms(ev[4], ev[5]);
+		};
+		const float a_ms = alone(a, out_a), b_ms = alone(b, out_b);
+		CHECK_CUDA(cudaEventRecord(ev[4], a));
+		CHECK_CUDA(cudaEventRecord(ev[6], b));
+		spin<<<half, threads, 0, a>>>(out_a, iterations);
+		spin<<<half, threads, 0, b>>>(out_b, iterations);
+		CHECK_CUDA(cudaEventRecord(ev[5], a));
+		CHECK_CUDA(cudaEventRecord(ev[7], b));
+		CHECK_CUDA(cudaDeviceSynchronize());
+		// From the first start to the last end, relative to a's start.
+		const float together_ms =
+			std::max(elapsed_ms(ev[4], ev[5]), elapsed_ms(ev[4], ev[7])) -
+			std::min(0.0f, elapsed_ms(ev[4], ev[6]));
+		std::printf("two kernels on half the SMs each: %.3f ms and %.3f ms alone, %.3f ms "
+			    "together\n",
+			    a_ms, b_ms, together_ms);
+		ok = ok && matches(out_a, half * threads, iterations) &&
+		     matches(out_b, half * threads, iterations);
+		if (!(together_ms < 0.75f * (a_ms + b_ms))) {
+			std::printf("the kernels on two streams did not overlap\n");
+			ok = false;
+		}
+	}
+	return report("stream_priority", ok);
+}
