@@ -1,0 +1,110 @@
+// The device's engine: launch throughput, and how long a high-priority
+// kernel takes while a long low-priority one holds every SM
+// (docs/simulator-performance.md, "The engine"). Counters:
+//   launches/s             LAUNCH + FENCE pairs the device retires per second of
+//                          host wall time (empty kernel, one CTA of one thread)
+//   device_cycles/launch   device time per launch
+//   high_cycles            device cycles from the short kernel's LAUNCH to its
+//                          last CTA (its launch report), under load
+//   alone_cycles           the same kernel on an idle device
+//   load_cycles            the long low-priority kernel's own time
+#include "device_harness.h"
+#include "device_kernels.h"
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <thread>
+
+namespace {
+
+using namespace simtgpu::test;
+
+constexpr uint64_t kCode = 0x10000;
+constexpr uint64_t kData = 0x10'0000'0000ull;
+constexpr uint32_t kThreads = 32;
+
+// A device with the record kernel loaded and ring n at priority n.
+struct Bench {
+    DeviceHarness h;
+    Bench() {
+        const uint64_t pa = h.map_new(kCode, 4096, SIMTGPU_PTE_R | SIMTGPU_PTE_X);
+        std::memcpy(h.vram + pa, kRecordKernel.data(), kRecordKernel.size() * 4);
+        for (uint32_t ring = 0; ring < SIMTGPU_NUM_RINGS; ++ring) {
+            h.setup_ring(ring, ring);
+            h.submit({pkt_set_context(1, h.root)}, ring);
+        }
+    }
+    // Parameters, report and records of a grid at va; returns its LAUNCH.
+    std::vector<uint32_t> grid(uint64_t va, uint32_t ctas, uint64_t iterations, uint64_t &pa) {
+        pa = h.map_new(va, 128 + 32ull * ctas, SIMTGPU_PTE_R | SIMTGPU_PTE_W);
+        const uint64_t params[3] = {va + 128, iterations, 1};
+        std::memcpy(h.vram + pa + 64, params, sizeof params);
+        simtgpu_pkt_launch l = launch_1d(kCode, ctas, kThreads);
+        l.param_va = va + 64;
+        l.report_va = va;
+        return pkt_launch(l);
+    }
+    uint64_t report_cycles(uint64_t pa) { return h.read_pa<simtgpu_launch_report>(pa).cycles; }
+};
+
+void BM_LaunchThroughput(benchmark::State &state) {
+    Bench b;
+    uint64_t pa = 0;
+    const std::vector<uint32_t> launch = b.grid(kData, 1, 1, pa);
+    const uint64_t fence_va = kData + 4096 - 8;
+    const uint32_t batch = 64;
+    uint64_t launches = 0;
+    const uint64_t cycles_before = b.h.stats().cycles;
+    for (auto _ : state) {
+        for (uint32_t i = 0; i < batch; ++i) {
+            b.h.emit(0, launch);
+            b.h.emit(0, pkt_fence(fence_va, launches + i + 1));
+        }
+        b.h.doorbell(0);
+        if (!b.h.wait_idle()) {
+            state.SkipWithError("the device did not go idle");
+            return;
+        }
+        launches += batch;
+    }
+    state.counters["launches/s"] = benchmark::Counter(double(launches), benchmark::Counter::kIsRate);
+    state.counters["device_cycles/launch"] =
+        double(b.h.stats().cycles - cycles_before) / double(launches ? launches : 1);
+}
+BENCHMARK(BM_LaunchThroughput)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// A 4-CTA kernel on ring 3 (priority 3) submitted once a 64-CTAs-per-SM
+// kernel on ring 0 (priority 0) is running.
+void BM_HighPriorityLatencyUnderLoad(benchmark::State &state) {
+    uint64_t high = 0, alone = 0, load = 0;
+    for (auto _ : state) {
+        Bench b;
+        uint64_t load_pa = 0, high_pa = 0, alone_pa = 0;
+        const uint32_t sms = b.h.reg(SIMTGPU_REG_NUM_SMS);
+        const auto load_launch = b.grid(kData, 64 * sms, 3000, load_pa);
+        const auto high_launch = b.grid(kData + (1ull << 30), 4, 300, high_pa);
+        b.h.emit(0, load_launch);
+        b.h.doorbell(0);
+        while (b.h.reg(SIMTGPU_REG_PERF_SM_BUSY_CYCLES_LO) == 0) // the load is running
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+        b.h.emit(3, high_launch);
+        b.h.doorbell(3);
+        if (!b.h.wait_idle()) {
+            state.SkipWithError("the device did not go idle");
+            return;
+        }
+        b.h.submit({b.grid(kData + (2ull << 30), 4, 300, alone_pa)}, 3);
+        high = b.report_cycles(high_pa);
+        alone = b.report_cycles(alone_pa);
+        load = b.report_cycles(load_pa);
+    }
+    state.counters["high_cycles"] = double(high);
+    state.counters["alone_cycles"] = double(alone);
+    state.counters["load_cycles"] = double(load);
+}
+BENCHMARK(BM_HighPriorityLatencyUnderLoad)->Iterations(3)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+} // namespace
+
+BENCHMARK_MAIN();
