@@ -1,12 +1,14 @@
 // A kernel that never ends is stopped by the driver's job timeout (300 ms
 // here, for the in-process driver; kmd's timeout_ms module parameter in the
 // guest): the launch fails with SIMTGPU_ERROR_LAUNCH_TIMEOUT, the device is
-// reset, and other contexts keep working.
+// reset, and other contexts keep working. A kernel that computes for many
+// timeouts is not stopped (the hang rule of simtgpu/driver_policy.h).
 #include "simtgpu/simtgpu.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 
 using namespace simtgpu::umd::test;
@@ -40,5 +42,40 @@ TEST(JobTimeout, EndlessKernelTimesOutAndTheDeviceRecovers) {
     for (uint8_t b : back)
         ASSERT_EQ(b, 0x3c);
     simtgpuCtxDestroy(other);
+    simtgpuCtxDestroy(ctx);
+}
+
+TEST(JobTimeout, KernelThatComputesPastTheTimeoutIsNotAHang) {
+    setenv("SIMTGPU_JOB_TIMEOUT_MS", "300", 0);
+    ASSERT_EQ(simtgpuInit(0), SIMTGPU_SUCCESS) << simtgpuGetErrorDetail();
+    simtgpuContext ctx;
+    ASSERT_EQ(simtgpuCtxCreate(&ctx, 0, 0), SIMTGPU_SUCCESS);
+    std::vector<uint8_t> image = kernels_image();
+    simtgpuModule module;
+    ASSERT_EQ(simtgpuModuleLoadData(&module, ctx, image.data(), image.size()), SIMTGPU_SUCCESS)
+        << simtgpuGetErrorDetail();
+    simtgpuFunction compute;
+    ASSERT_EQ(simtgpuModuleGetFunction(&compute, module, "compute"), SIMTGPU_SUCCESS);
+    const int threads = 32;
+    simtgpuDevicePtr out;
+    ASSERT_EQ(simtgpuMemAlloc(ctx, &out, threads * 8), SIMTGPU_SUCCESS);
+    uint64_t iterations = 6'000'000;
+    void *params[] = {&out, &iterations};
+    const auto start = std::chrono::steady_clock::now();
+    ASSERT_EQ(simtgpuLaunchKernel(compute, 1, 1, 1, threads, 1, 1, 0, nullptr, params, nullptr),
+              SIMTGPU_SUCCESS);
+    EXPECT_EQ(simtgpuCtxSynchronize(ctx), SIMTGPU_SUCCESS) << simtgpuGetErrorDetail();
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+    EXPECT_GT(ms, 3 * 300) << "the kernel was too short to test the rule";
+    std::vector<uint64_t> got(threads);
+    ASSERT_EQ(simtgpuMemcpyDtoH(ctx, got.data(), out, threads * 8), SIMTGPU_SUCCESS);
+    for (int t = 0; t < threads; ++t) {
+        uint64_t v = uint64_t(t);
+        for (uint64_t i = 0; i < iterations; ++i)
+            v = v * 6364136223846793005ull + 1442695040888963407ull;
+        EXPECT_EQ(got[t], v) << "thread " << t;
+    }
     simtgpuCtxDestroy(ctx);
 }

@@ -182,6 +182,22 @@ NORETURN void spin_entry(const struct spin_params *p)
 		__asm__ volatile("" ::: "memory");
 }
 
+/* Computes for as long as it is asked: longer than the job timeout, yet
+ * not a hang, since its registers keep changing. */
+struct compute_params {
+	uint64_t *out;
+	uint64_t iterations;
+};
+NORETURN void compute_entry(const struct compute_params *p)
+{
+	uint64_t v = simt_tid_x();
+
+	for (uint64_t i = 0; i < p->iterations; ++i)
+		v = v * 6364136223846793005ull + 1442695040888963407ull;
+	p->out[simt_tid_x()] = v;
+	simt_exit(0);
+}
+
 /* The linker wants an entry symbol; kernels have their own. */
 NORETURN void _start(void)
 {
@@ -208,9 +224,11 @@ struct strings {
 	NAME(assert_entry);
 	NAME(spin);
 	NAME(spin_entry);
+	NAME(compute);
+	NAME(compute_entry);
 };
-#define KERNELS 8
-#define PARAMS 13
+#define KERNELS 9
+#define PARAMS 15
 struct kernel_table {
 	struct simtgpu_ktab_header header;
 	struct simtgpu_ktab_entry entries[KERNELS];
@@ -242,6 +260,7 @@ const struct kernel_table simt_kernel_table = {
 		{ S(printf_kernel), S(printf_entry), 1, 10, 4, 0, 256, 0 },
 		{ S(assert_kernel), S(assert_entry), 1, 11, 4, 0, 256, 0 },
 		{ S(spin), S(spin_entry), 1, 12, 4, 0, 256, 0 },
+		{ S(compute), S(compute_entry), 2, 13, 16, 0, 256, 0 },
 	},
 	.params = {
 		P(0, 8), P(8, 8), P(16, 8), P(24, 4), /* vec_add */
@@ -252,11 +271,13 @@ const struct kernel_table simt_kernel_table = {
 		P(0, 4),                              /* printf_kernel */
 		P(0, 4),                              /* assert_kernel */
 		P(0, 4),                              /* spin */
+		P(0, 8), P(8, 8),                     /* compute */
 	},
 	.strtab = {
 		"vec_add", "vec_add_entry", "index2d", "index2d_entry",
 		"read_table", "read_table_entry", "store", "store_entry",
 		"block_sum", "block_sum_entry", "printf_kernel", "printf_entry",
 		"assert_kernel", "assert_entry", "spin", "spin_entry",
+		"compute", "compute_entry",
 	},
 };
