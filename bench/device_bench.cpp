@@ -4,10 +4,12 @@
 //   launches/s             LAUNCH + FENCE pairs the device retires per second of
 //                          host wall time (empty kernel, one CTA of one thread)
 //   device_cycles/launch   device time per launch
-//   high_cycles            device cycles from the short kernel's LAUNCH to its
-//                          last CTA (its launch report), under load
-//   alone_cycles           the same kernel on an idle device
-//   load_cycles            the long low-priority kernel's own time
+//   high_latency_us        device time from the doorbell of a short
+//                          high-priority kernel (the timer read then) to a
+//                          TIMESTAMP after it, while a long low-priority
+//                          kernel holds every SM
+//   alone_us               the short kernel's own time on an idle device
+//   load_us                the long kernel's own time (its launch report)
 #include "device_harness.h"
 #include "device_kernels.h"
 
@@ -77,31 +79,36 @@ BENCHMARK(BM_LaunchThroughput)->UseRealTime()->Unit(benchmark::kMillisecond);
 // A 4-CTA kernel on ring 3 (priority 3) submitted once a 64-CTAs-per-SM
 // kernel on ring 0 (priority 0) is running.
 void BM_HighPriorityLatencyUnderLoad(benchmark::State &state) {
-    uint64_t high = 0, alone = 0, load = 0;
+    double high_us = 0, alone_us = 0, load_us = 0;
     for (auto _ : state) {
         Bench b;
         uint64_t load_pa = 0, high_pa = 0, alone_pa = 0;
         const uint32_t sms = b.h.reg(SIMTGPU_REG_NUM_SMS);
+        const double cycles_per_us = b.h.reg(SIMTGPU_REG_CLOCK_KHZ) / 1000.0;
         const auto load_launch = b.grid(kData, 64 * sms, 3000, load_pa);
         const auto high_launch = b.grid(kData + (1ull << 30), 4, 300, high_pa);
+        const uint64_t stamp_va = kData + (1ull << 30) + 4096 - 8;
         b.h.emit(0, load_launch);
         b.h.doorbell(0);
         while (b.h.reg(SIMTGPU_REG_PERF_SM_BUSY_CYCLES_LO) == 0) // the load is running
             std::this_thread::sleep_for(std::chrono::microseconds(50));
         b.h.emit(3, high_launch);
+        b.h.emit(3, pkt_timestamp(stamp_va));
         b.h.doorbell(3);
+        const uint64_t lo = b.h.reg(SIMTGPU_REG_TIMER_LO);
+        const uint64_t doorbell_ns = lo | uint64_t(b.h.reg(SIMTGPU_REG_TIMER_HI)) << 32;
         if (!b.h.wait_idle()) {
             state.SkipWithError("the device did not go idle");
             return;
         }
+        high_us = double(b.h.read_pa<uint64_t>(high_pa + 4096 - 8) - doorbell_ns) / 1000.0;
+        load_us = double(b.report_cycles(load_pa)) / cycles_per_us;
         b.h.submit({b.grid(kData + (2ull << 30), 4, 300, alone_pa)}, 3);
-        high = b.report_cycles(high_pa);
-        alone = b.report_cycles(alone_pa);
-        load = b.report_cycles(load_pa);
+        alone_us = double(b.report_cycles(alone_pa)) / cycles_per_us;
     }
-    state.counters["high_cycles"] = double(high);
-    state.counters["alone_cycles"] = double(alone);
-    state.counters["load_cycles"] = double(load);
+    state.counters["high_latency_us"] = high_us;
+    state.counters["alone_us"] = alone_us;
+    state.counters["load_us"] = load_us;
 }
 BENCHMARK(BM_HighPriorityLatencyUnderLoad)->Iterations(3)->UseRealTime()->Unit(benchmark::kMillisecond);
 
