@@ -638,9 +638,12 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
-	/* One page holds every ring's 64-bit fence slot. */
-	ret = simtgpu_vram_alloc(sdev, SIMTGPU_PAGE_SIZE, SIMTGPU_PAGE_SIZE,
-				 &sdev->fence_vram);
+	/* One page holds every ring's 64-bit fence slot, the next the jobs'
+	 * device times.
+	 */
+	BUILD_BUG_ON(SIMTGPU_JOB_TIMES_BYTES != SIMTGPU_PAGE_SIZE);
+	ret = simtgpu_vram_alloc(sdev, 2 * SIMTGPU_PAGE_SIZE,
+				 2 * SIMTGPU_PAGE_SIZE, &sdev->fence_vram);
 	if (ret)
 		return ret;
 	ret = drmm_add_action_or_reset(&sdev->drm, simtgpu_fence_page_fini,
@@ -649,6 +652,7 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return ret;
 	simtgpu_vram_clear(sdev, &sdev->fence_vram);
 	sdev->fence_page = simtgpu_vram_first_offset(&sdev->fence_vram);
+	sdev->job_times = sdev->fence_page + SIMTGPU_PAGE_SIZE;
 
 	ret = simtgpu_rings_init(sdev);
 	if (ret)

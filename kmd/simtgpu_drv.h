@@ -77,7 +77,6 @@ struct simtgpu_ring {
 	u64 fence_context;
 	u64 emitted;
 	u64 completed;
-	ktime_t last_end; /* when the ring last finished a job */
 	/* PROGRESS seen by the previous timeout check (simtgpu_ring_hung()) */
 	struct simtgpu_ring_watch watch;
 };
@@ -108,6 +107,7 @@ struct simtgpu_device {
 
 	struct list_head fence_vram; /* the fence page */
 	u64 fence_page;
+	u64 job_times; /* SIMTGPU_JOB_TIMES_BYTES after the fence page */
 	struct simtgpu_ring rings[SIMTGPU_NUM_RINGS];
 	struct workqueue_struct *reset_wq; /* ordered: one reset at a time */
 	struct workqueue_struct *free_wq; /* deferred BO and VM release */

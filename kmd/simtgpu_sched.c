@@ -104,13 +104,14 @@ static void simtgpu_util_end(struct simtgpu_device *sdev, ktime_t now)
 static void simtgpu_fence_complete(struct simtgpu_ring *ring,
 				   struct simtgpu_fence *f, int error)
 {
+	struct simtgpu_device *sdev = ring->sdev;
+	u64 slot = simtgpu_job_time_slot(sdev->job_times, ring->index,
+					 f->seqno);
 	ktime_t now = ktime_get();
-	ktime_t start = ktime_after(ring->last_end, f->emitted) ?
-			ring->last_end : f->emitted;
 
-	/* A job queued behind another starts when that one ends. */
-	f->busy_ns = ktime_to_ns(ktime_sub(now, start));
-	ring->last_end = now;
+	/* Device time, from the job's TIMESTAMPs (0 if it was cancelled). */
+	f->busy_ns = simtgpu_job_device_ns(readq(sdev->vram + slot),
+					   readq(sdev->vram + slot + 8));
 	list_del(&f->link);
 	if (error)
 		dma_fence_set_error(&f->base, error);
@@ -278,11 +279,15 @@ static void simtgpu_ring_emit_job(struct simtgpu_ring *ring,
 {
 	u32 pad = simtgpu_ring_pad_header(ring->tail,
 					  SIMTGPU_KERNEL_RING_BYTES);
+	u64 slot = simtgpu_job_time_slot(ring->sdev->job_times, ring->index,
+					 seqno);
 	u32 packets[SIMTGPU_JOB_DWORDS];
 
 	simtgpu_job_packets(packets, job->vm->id, simtgpu_vm_root(job->vm),
 			    job->ib_va, job->ib_dwords, ring->fence_offset,
-			    seqno);
+			    seqno, slot);
+	writeq(0, ring->sdev->vram + slot);
+	writeq(0, ring->sdev->vram + slot + 8);
 	if (pad) {
 		simtgpu_ring_emit(ring, &pad, 1);
 		ring->tail = 0;
@@ -441,7 +446,6 @@ int simtgpu_rings_init(struct simtgpu_device *sdev)
 		ring->fence_context = dma_fence_context_alloc(1);
 		ring->fence_offset = sdev->fence_page + i * sizeof(u64);
 		ring->hw_priority = simtgpu_ring_priority(i);
-		ring->last_end = ktime_get();
 
 		ret = simtgpu_vram_alloc(sdev, SIMTGPU_KERNEL_RING_BYTES,
 					 SIMTGPU_KERNEL_RING_BYTES, &ring->vram);

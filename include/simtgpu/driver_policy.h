@@ -28,7 +28,7 @@
 #define SIMTGPU_MAX_QUEUES_PER_FILE 64u
 
 /*
- * Each kernel ring is 16 KiB and holds at most 64 jobs: 64 jobs of 60 bytes
+ * Each kernel ring is 16 KiB and holds at most 64 jobs: 64 jobs of 84 bytes
  * and the NOP padding one of them may need fit, so pushing never waits for
  * ring space, only for a job slot.
  */
@@ -125,33 +125,68 @@ simtgpu_pick_ring(uint32_t priority, const uint32_t load[SIMTGPU_NUM_RINGS])
 
 /*
  * A job on a kernel ring: SET_CONTEXT (the file's context id and page
- * tables), INDIRECT (the user's buffer, at user privilege), FENCE (IRQ |
- * PHYSICAL: the ring's next sequence number into its fence slot).
+ * tables), TIMESTAMP (PHYSICAL: device time into the job's time slot),
+ * INDIRECT (the user's buffer, at user privilege), TIMESTAMP (the end, 8
+ * bytes further), FENCE (IRQ | PHYSICAL: the ring's next sequence number
+ * into its fence slot). The two timestamps give the job's device time, the
+ * GPU time a driver reports per client (kmd's fdinfo): it includes the time
+ * the job's grids waited for SMs, as a GPU's engine time does.
  */
-#define SIMTGPU_JOB_DWORDS 15u
+#define SIMTGPU_JOB_DWORDS 21u
+
+/* The drivers' job-time area in VRAM: 16 bytes (start, end ns) per job slot
+ * of each ring; the slot of a job is its sequence number modulo the jobs a
+ * ring holds. */
+#define SIMTGPU_JOB_TIMES_BYTES (SIMTGPU_NUM_RINGS * SIMTGPU_JOBS_IN_FLIGHT_PER_RING * 16u)
+
+static inline uint64_t simtgpu_job_time_slot(uint64_t job_times, unsigned int ring,
+					     uint64_t seqno)
+{
+	return job_times + 16u * (ring * SIMTGPU_JOBS_IN_FLIGHT_PER_RING +
+				  seqno % SIMTGPU_JOBS_IN_FLIGHT_PER_RING);
+}
 
 static inline void simtgpu_job_packets(uint32_t packets[SIMTGPU_JOB_DWORDS],
 				       uint32_t context, uint64_t page_table,
 				       uint64_t ib_va, uint32_t ib_dwords,
-				       uint64_t fence_addr, uint64_t seqno)
+				       uint64_t fence_addr, uint64_t seqno,
+				       uint64_t time_slot)
 {
 	packets[0] = SIMTGPU_PKT_HEADER(SIMTGPU_PKT_SET_CONTEXT, 0, 4);
 	packets[1] = context;
 	packets[2] = 0;
 	packets[3] = (uint32_t)page_table;
 	packets[4] = (uint32_t)(page_table >> 32);
-	packets[5] = SIMTGPU_PKT_HEADER(SIMTGPU_PKT_INDIRECT, 0, 4);
-	packets[6] = (uint32_t)ib_va;
-	packets[7] = (uint32_t)(ib_va >> 32);
-	packets[8] = ib_dwords;
-	packets[9] = 0;
-	packets[10] = SIMTGPU_PKT_HEADER(SIMTGPU_PKT_FENCE,
+	packets[5] = SIMTGPU_PKT_HEADER(SIMTGPU_PKT_TIMESTAMP,
+					SIMTGPU_PKTF_PHYSICAL, 2);
+	packets[6] = (uint32_t)time_slot;
+	packets[7] = (uint32_t)(time_slot >> 32);
+	packets[8] = SIMTGPU_PKT_HEADER(SIMTGPU_PKT_INDIRECT, 0, 4);
+	packets[9] = (uint32_t)ib_va;
+	packets[10] = (uint32_t)(ib_va >> 32);
+	packets[11] = ib_dwords;
+	packets[12] = 0;
+	packets[13] = SIMTGPU_PKT_HEADER(SIMTGPU_PKT_TIMESTAMP,
+					 SIMTGPU_PKTF_PHYSICAL, 2);
+	packets[14] = (uint32_t)(time_slot + 8);
+	packets[15] = (uint32_t)((time_slot + 8) >> 32);
+	packets[16] = SIMTGPU_PKT_HEADER(SIMTGPU_PKT_FENCE,
 					 SIMTGPU_PKTF_IRQ | SIMTGPU_PKTF_PHYSICAL,
 					 4);
-	packets[11] = (uint32_t)fence_addr;
-	packets[12] = (uint32_t)(fence_addr >> 32);
-	packets[13] = (uint32_t)seqno;
-	packets[14] = (uint32_t)(seqno >> 32);
+	packets[17] = (uint32_t)fence_addr;
+	packets[18] = (uint32_t)(fence_addr >> 32);
+	packets[19] = (uint32_t)seqno;
+	packets[20] = (uint32_t)(seqno >> 32);
+}
+
+/*
+ * A job's device time from its slot, or 0 when the slot does not hold a
+ * finished pair (the job was cancelled by a reset): a driver clears the
+ * slot when it emits the job.
+ */
+static inline uint64_t simtgpu_job_device_ns(uint64_t start_ns, uint64_t end_ns)
+{
+	return start_ns && end_ns >= start_ns ? end_ns - start_ns : 0;
 }
 
 /*

@@ -433,6 +433,7 @@ private:
     std::mutex mu_;                // the driver lock
     std::condition_variable done_; // a job finished or a syncobj changed
     RangeAllocator vram_alloc_;
+    uint64_t job_times_ = 0; // VRAM: SIMTGPU_JOB_TIMES_BYTES of job device times
     Ring rings_[SIMTGPU_NUM_RINGS];
     std::vector<FileState *> files_;
     uint32_t next_context_id_ = 1;
@@ -496,6 +497,7 @@ int SimDevice::init(std::string *error) {
     vram_alloc_.init(0, vram_size_);
     uint64_t fences = vram_alloc_.allocate(SIMTGPU_PAGE_SIZE);
     std::memset(vram_ + fences, 0, SIMTGPU_PAGE_SIZE);
+    job_times_ = vram_alloc_.allocate(SIMTGPU_JOB_TIMES_BYTES);
     for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i) {
         rings_[i].base = vram_alloc_.allocate(kRingBytes);
         rings_[i].fence_offset = fences + 8 * i;
@@ -1264,9 +1266,11 @@ void SimDevice::retire_completed() {
 void SimDevice::push_job(const std::shared_ptr<Job> &job) {
     Ring &ring = rings_[job->ring];
     job->seqno = ++ring.seqno;
+    const uint64_t slot = simtgpu_job_time_slot(job_times_, job->ring, job->seqno);
+    std::memset(vram_ + slot, 0, 16);
     uint32_t packets[SIMTGPU_JOB_DWORDS];
     simtgpu_job_packets(packets, job->file->context_id, job->file->root_table, job->ib_va,
-                        job->ib_dwords, ring.fence_offset, job->seqno);
+                        job->ib_dwords, ring.fence_offset, job->seqno, slot);
     if (uint32_t pad = simtgpu_ring_pad_header(ring.tail, kRingBytes)) {
         std::memcpy(vram_ + ring.base + ring.tail, &pad, 4);
         ring.tail = 0;
