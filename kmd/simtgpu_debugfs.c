@@ -175,7 +175,7 @@ static int simtgpu_debugfs_objects(struct seq_file *m, void *unused)
 	seq_printf(m, "vram_used %llu\n", used);
 	seq_printf(m, "vram_kernel %llu\n",
 		   (u64)SIMTGPU_NUM_RINGS * SIMTGPU_KERNEL_RING_BYTES +
-		   SIMTGPU_PAGE_SIZE);
+		   SIMTGPU_PAGE_SIZE + SIMTGPU_JOB_TIMES_BYTES);
 	return 0;
 }
 

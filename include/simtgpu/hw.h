@@ -116,6 +116,10 @@
 #define SIMTGPU_RING_TAIL 0x10 /* RW: byte offset past last packet */
 #define SIMTGPU_RING_CTRL 0x14 /* RW: SIMTGPU_RING_CTRL_* */
 #define SIMTGPU_RING_CTRL_ENABLE (1u << 0)
+/* Write 1 (with ENABLE) to drop the ring's grid and indirect buffer: HEAD
+ * moves past the packet at HEAD, PREEMPT clears, the ring goes on; other
+ * rings are not touched. Reads as 0. A per-ring reset. */
+#define SIMTGPU_RING_CTRL_ABORT (1u << 1)
 #define SIMTGPU_RING_STATUS 0x18 /* RO: SIMTGPU_RING_STATUS_* */
 #define SIMTGPU_RING_STATUS_IDLE 0 /* disabled or HEAD == TAIL */
 #define SIMTGPU_RING_STATUS_BUSY 1

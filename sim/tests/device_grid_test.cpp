@@ -231,8 +231,9 @@ TEST_F(Grids, PreemptParksAndResumeFinishesTheGrid) {
 }
 
 // A CTA that never ends cannot be drained: the bound reports it on its
-// ring, and disabling that ring drops its grid while another ring goes on.
-TEST_F(Grids, PreemptThatCannotDrainIsReportedAndTheRingIsReset) {
+// ring; CTRL.ABORT drops that ring's grid, the ring goes on with the packet
+// after it, and the other ring's grid was never touched.
+TEST_F(Grids, PreemptThatCannotDrainIsReportedAndTheRingIsAborted) {
     const uint64_t spin_pa = h.map_new(0x30000, 4096, SIMTGPU_PTE_R | SIMTGPU_PTE_X);
     h.write_pa(spin_pa, kJumpSelf);
     h.setup_ring(0, 0);
@@ -241,22 +242,48 @@ TEST_F(Grids, PreemptThatCannotDrainIsReportedAndTheRingIsReset) {
     h.submit({pkt_set_context(1, h.root)}, 1);
     h.write_reg(SIMTGPU_REG_PREEMPT_TIMEOUT, 20000);
     const GridBuffers spin = buffers(1, 1, 0, 0x10'0000'0000ull);
+    const GridBuffers other = buffers(2, 200000, 0x9, 0x20'0000'0000ull);
     h.emit(0, launch(spin, 32, 0x30000));
+    h.emit(0, pkt_fence(spin.va + GridBuffers::kParams + 32, 5));
+    h.emit(1, launch(other));
     h.doorbell(0);
-    ASSERT_TRUE(eventually([&] { return h.reg(SIMTGPU_REG_PERF_SM_BUSY_CYCLES_LO) > 0; }));
+    h.doorbell(1);
+    ASSERT_TRUE(eventually([&] { return h.ring_reg(0, SIMTGPU_RING_RESIDENT) == 1; }));
     h.write_ring_reg(0, SIMTGPU_RING_PREEMPT, 1);
     ASSERT_TRUE(eventually([&] { return h.reg(SIMTGPU_REG_STATUS) & SIMTGPU_STATUS_EXCEPTION; }));
     EXPECT_EQ(h.reg(SIMTGPU_REG_EXC_KIND), uint32_t(SIMTGPU_EXC_PREEMPT_TIMEOUT));
     EXPECT_EQ(h.reg(SIMTGPU_REG_EXC_RING), 0u);
     EXPECT_EQ(h.reg(SIMTGPU_REG_EXC_DETAIL), 1u); // CTAs still resident
     EXPECT_EQ(h.ring_reg(0, SIMTGPU_RING_STATUS), uint32_t(SIMTGPU_RING_STATUS_STALLED));
+    EXPECT_EQ(h.ring_reg(1, SIMTGPU_RING_STATUS), uint32_t(SIMTGPU_RING_STATUS_BUSY));
 
-    h.write_ring_reg(0, SIMTGPU_RING_CTRL, 0);
+    h.write_ring_reg(0, SIMTGPU_RING_CTRL, SIMTGPU_RING_CTRL_ENABLE | SIMTGPU_RING_CTRL_ABORT);
     h.write_reg(SIMTGPU_REG_IRQ_ACK, SIMTGPU_IRQ_EXCEPTION);
     ASSERT_TRUE(h.wait_idle());
-    const GridBuffers other = buffers(8, 100, 0x9, 0x20'0000'0000ull);
-    h.submit({launch(other)}, 1);
+    EXPECT_EQ(h.read_pa<uint64_t>(spin.pa + GridBuffers::kParams + 32), 5u); // the FENCE ran
+    EXPECT_EQ(h.ring_reg(0, SIMTGPU_RING_CTRL), uint32_t(SIMTGPU_RING_CTRL_ENABLE));
+    EXPECT_EQ(h.ring_reg(0, SIMTGPU_RING_PREEMPT), 0u);
     EXPECT_TRUE(all_tagged(records(other), 0x9));
+    EXPECT_EQ(report(other).exception, 0u);
+    const GridBuffers after = buffers(8, 100, 0x3, 0x30'0000'0000ull);
+    h.submit({launch(after)}, 0);
+    EXPECT_TRUE(all_tagged(records(after), 0x3));
+}
+
+// Disabling a ring drops its grid too; the ring starts again from HEAD 0.
+TEST_F(Grids, DisablingARingDropsItsGrid) {
+    const uint64_t spin_pa = h.map_new(0x30000, 4096, SIMTGPU_PTE_R | SIMTGPU_PTE_X);
+    h.write_pa(spin_pa, kJumpSelf);
+    h.setup_ring(0, 0);
+    h.submit({pkt_set_context(1, h.root)}, 0);
+    const GridBuffers spin = buffers(1, 1, 0, 0x10'0000'0000ull);
+    h.emit(0, launch(spin, 32, 0x30000));
+    h.doorbell(0);
+    ASSERT_TRUE(eventually([&] { return h.ring_reg(0, SIMTGPU_RING_RESIDENT) == 1; }));
+    h.write_ring_reg(0, SIMTGPU_RING_CTRL, 0);
+    ASSERT_TRUE(h.wait_idle());
+    EXPECT_EQ(h.stats().ctas, 0u);
+    EXPECT_EQ(h.ring_reg(0, SIMTGPU_RING_RESIDENT), 0u);
 }
 
 // The same two concurrent grids give the same records, clocks included.

@@ -7,6 +7,10 @@
 // SMs, on two streams, overlap: together they take less than the sum of
 // their times alone. Times are device time (events); results are checked
 // against the CPU.
+//
+// --role long / --role short run one kernel each, for the same case across
+// two processes on one device (the guest suite 40-cuda.sh): the long one
+// prints "launched" once it runs, each prints its device time.
 #include "test_util.h"
 
 #include <algorithm>
@@ -45,11 +49,45 @@ static float elapsed_ms(cudaEvent_t from, cudaEvent_t to)
 	return ms;
 }
 
-int main()
+// One kernel of the priority case, on its own, for a test across processes.
+static int run_role(const char *role, int sms)
+{
+	const bool is_long = std::strcmp(role, "long") == 0;
+	if (!is_long && std::strcmp(role, "short") != 0) {
+		std::printf("stream_priority: --role is 'long' or 'short', not '%s'\n", role);
+		return 2;
+	}
+	int least = 0, greatest = 0;
+	CHECK_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+	cudaStream_t s;
+	CHECK_CUDA(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, is_long ? least : greatest));
+	cudaEvent_t start, end;
+	CHECK_CUDA(cudaEventCreate(&start));
+	CHECK_CUDA(cudaEventCreate(&end));
+	const int threads = 128, blocks = is_long ? 64 * sms : 4, iterations = is_long ? 15000 : 150;
+	unsigned *out;
+	CHECK_CUDA(cudaMalloc(&out, blocks * threads * sizeof(unsigned)));
+	CHECK_CUDA(cudaEventRecord(start, s));
+	spin<<<blocks, threads, 0, s>>>(out, iterations);
+	CHECK_CUDA(cudaEventRecord(end, s));
+	CHECK_CUDA(cudaGetLastError());
+	if (is_long) {
+		std::this_thread::sleep_for(std::chrono::milliseconds(20));
+		std::printf("launched\n");
+		std::fflush(stdout);
+	}
+	CHECK_CUDA(cudaStreamSynchronize(s));
+	std::printf("%s: %.3f ms\n", role, elapsed_ms(start, end));
+	return report("stream_priority", matches(out, blocks * threads, iterations));
+}
+
+int main(int argc, char **argv)
 {
 	cudaDeviceProp prop;
 	CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
 	const int sms = prop.multiProcessorCount, threads = 128;
+	if (argc == 3 && std::strcmp(argv[1], "--role") == 0)
+		return run_role(argv[2], sms);
 	int least = 0, greatest = 0;
 	CHECK_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
 	cudaStream_t low, high, a, b;

@@ -196,6 +196,20 @@ RingStep CommandProcessor::advance(const RingSetup &setup, const DwordSource &ri
     return out;
 }
 
+uint32_t CommandProcessor::abort(RingCursor &cursor) {
+    if (cursor.grid) {
+        scheduler_.abort(*cursor.grid);
+        cursor.grids_progress += cursor.grid->progress();
+        scheduler_.retire(cursor.grid);
+        cursor.grid = nullptr;
+    }
+    const uint32_t dwords = cursor.ring_packet_dwords;
+    cursor.ring_packet_dwords = 0;
+    cursor.in_ib = false;
+    cursor.ib.clear();
+    return dwords;
+}
+
 CommandProcessor::Step CommandProcessor::execute(const DwordSource &src, bool privileged,
                                                  const RingSetup &setup, RingCursor &cursor) {
     Step step;

@@ -102,6 +102,10 @@ public:
     RingStep advance(const RingSetup &setup, const DwordSource &ring, RingCursor &cursor,
                      uint32_t budget);
 
+    // CTRL.ABORT: drops the ring's grid and indirect buffer; returns the
+    // ring dwords HEAD moves past (the packet at HEAD, if one was running).
+    uint32_t abort(RingCursor &cursor);
+
     uint64_t timer_ns() const;
 
 private:

@@ -102,7 +102,7 @@ bool Device::engine_has_work_locked() const {
             return true;
         if (!(r.ctrl & SIMTGPU_RING_CTRL_ENABLE) || r.error || r.stalled)
             continue;
-        if (bool(r.preempt) != e.preempt_seen)
+        if (bool(r.preempt) != e.preempt_seen || r.aborts != e.aborts)
             return true;
         if (e.cursor.grid) {
             if (e.cursor.grid->state == GridState::Done)
@@ -181,6 +181,12 @@ Device::engine_step(const std::array<Ring, SIMTGPU_NUM_RINGS> &rings, uint64_t p
         }
         if (!(r.ctrl & SIMTGPU_RING_CTRL_ENABLE) || r.error || r.stalled)
             continue;
+        uint32_t aborted_dwords = 0;
+        if (r.aborts != e.aborts) { // CTRL.ABORT: drop what is at HEAD
+            e.aborts = r.aborts;
+            aborted_dwords = cp_.abort(cursor);
+            e.preempt_seen = false;
+        }
 
         RingSetup setup;
         setup.index = i;
@@ -188,8 +194,9 @@ Device::engine_step(const std::array<Ring, SIMTGPU_NUM_RINGS> &rings, uint64_t p
         setup.sm_allowed.resize(config_.num_sms);
         for (uint32_t sm = 0; sm < config_.num_sms; ++sm)
             setup.sm_allowed[sm] = (r.sm_mask[sm / 32] >> (sm % 32)) & 1;
-        const uint32_t available = ((r.tail - r.head) & (r.size - 1)) / 4;
-        RingSource window(*vram_, r.addr, r.size, r.head, available);
+        const uint32_t head = (r.head + 4 * aborted_dwords) & (r.size - 1);
+        const uint32_t available = ((r.tail - head) & (r.size - 1)) / 4;
+        RingSource window(*vram_, r.addr, r.size, head, available);
 
         if (bool(r.preempt) != e.preempt_seen) {
             e.preempt_seen = r.preempt;
@@ -198,12 +205,11 @@ Device::engine_step(const std::array<Ring, SIMTGPU_NUM_RINGS> &rings, uint64_t p
             if (cursor.grid)
                 r.preempt ? scheduler_.park(*cursor.grid) : scheduler_.resume(*cursor.grid);
         }
-        if (!r.preempt) {
-            out[i].step = cp_.advance(setup, window, cursor, kPacketsPerStep);
-            continue;
-        }
-        // Preempted: settle a grid that finished while draining, fetch nothing.
-        out[i].step = cp_.advance(setup, window, cursor, 0);
+        out[i].step = cp_.advance(setup, window, cursor, r.preempt ? 0 : kPacketsPerStep);
+        // Preempted: only a grid that finished while draining was settled.
+        out[i].step.ring_dwords += aborted_dwords;
+        if (out[i].step.exception)
+            out[i].step.exception_offset += 4 * aborted_dwords;
     }
 
     if (scheduler_.busy()) {
@@ -376,8 +382,16 @@ void Device::ring_write_locked(uint32_t index, uint32_t reg, uint32_t value, Vec
         work_cv_.notify_all();
         return;
     case SIMTGPU_RING_CTRL:
-        if (value & ~SIMTGPU_RING_CTRL_ENABLE) {
+        if ((value & ~(SIMTGPU_RING_CTRL_ENABLE | SIMTGPU_RING_CTRL_ABORT)) ||
+            ((value & SIMTGPU_RING_CTRL_ABORT) && !(enabled && (value & SIMTGPU_RING_CTRL_ENABLE)))) {
             ++published_.bad_mmio_accesses;
+            return;
+        }
+        if (value & SIMTGPU_RING_CTRL_ABORT) {
+            ++r.aborts;
+            r.preempt = 0;
+            r.parked = false;
+            work_cv_.notify_all();
             return;
         }
         if (!enabled && (value & SIMTGPU_RING_CTRL_ENABLE)) {

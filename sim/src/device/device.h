@@ -86,6 +86,7 @@ private:
         uint64_t progress = 0; // published by the engine
         uint32_t resident = 0; // published by the engine
         uint64_t epoch = 0;    // bumped when the ring is enabled or disabled
+        uint64_t aborts = 0;   // CTRL.ABORT writes
         std::optional<ExceptionRecord> pending; // waits for the record to free
         Ring() { sm_mask.fill(~0u); }
     };
@@ -93,6 +94,7 @@ private:
     struct RingEngine {
         RingCursor cursor;
         uint64_t epoch = 0;
+        uint64_t aborts = 0;
         bool preempt_seen = false;
         uint64_t preempt_since = 0; // device cycle of the request
         bool preempt_timed_out = false;

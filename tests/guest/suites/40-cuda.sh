@@ -85,5 +85,43 @@ for program in $programs; do
 	fi
 done
 rm -f "$log"
+
+# Priorities across two processes (hardware.md, "Grids"): a long kernel on
+# the least-priority stream of one process holds every SM; a short kernel on
+# the greatest-priority stream of another, started while it runs, finishes
+# in a small fraction of the long one's device time, and before it.
+two_processes() {
+	program=$build/tests/cuda/stream_priority
+	long_log=$(mktemp)
+	short_log=$(mktemp)
+	SIMTGPU_TRANSPORT=drm timeout "$per_program_timeout" "$program" --role long >"$long_log" 2>&1 &
+	long_pid=$!
+	waited=0
+	while ! grep -q '^launched' "$long_log" && [ $waited -lt 600 ]; do
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	SIMTGPU_TRANSPORT=drm timeout "$per_program_timeout" "$program" --role short >"$short_log" 2>&1
+	short_status=$?
+	kill -0 $long_pid 2>/dev/null
+	long_running=$?
+	wait $long_pid
+	long_status=$?
+	long_ms=$(sed -n 's/^long: \([0-9.]*\) ms$/\1/p' "$long_log")
+	short_ms=$(sed -n 's/^short: \([0-9.]*\) ms$/\1/p' "$short_log")
+	cat "$long_log" "$short_log"
+	rm -f "$long_log" "$short_log"
+	[ $long_status -eq 0 ] && [ $short_status -eq 0 ] && [ $long_running -eq 0 ] &&
+		[ -n "$long_ms" ] && [ -n "$short_ms" ] &&
+		awk -v s="$short_ms" -v l="$long_ms" 'BEGIN { exit !(s < l / 5) }'
+}
+if two_processes; then
+	echo "stream priorities across two processes: PASS"
+	passed=$((passed + 1))
+else
+	echo "stream priorities across two processes: FAIL (the short kernel must end while the long one runs, in under a fifth of its time)"
+	failed=$((failed + 1))
+	failing="$failing two-process-priority"
+fi
 dmesg | grep -E 'simtgpu [0-9a-f]{4}:' | tail -n 10
 result
