@@ -14,11 +14,16 @@
  * - objects: how many BOs, address spaces, page tables, queues, jobs and
  *   fences exist, and VRAM in use; with no client open, every count is 0
  *   and VRAM holds only the rings and the fence page (a leak check);
- * - vram: the buddy allocator's state.
+ * - vram: the buddy allocator's state;
+ * - preempt: write "RING 1" to park a ring (its grid stops placing CTAs and
+ *   drains) and "RING 0" to resume it; reading shows each ring's PREEMPT,
+ *   STATUS (4: parked), RESIDENT and how often it alone was reset. What a
+ *   scheduling policy does, by hand.
  */
 
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/uaccess.h>
 #include <drm/drm_debugfs.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -62,11 +67,12 @@ static int simtgpu_debugfs_rings(struct seq_file *m, void *unused)
 			   simtgpu_ring_read(ring, SIMTGPU_RING_STATUS));
 		seq_printf(m, "  seqno emitted %llu completed %llu fence slot %llu\n",
 			   emitted, completed, slot);
-		seq_printf(m, "  progress %llu resident ctas %u preempt %u\n",
+		seq_printf(m, "  progress %llu resident ctas %u preempt %u ring resets %u\n",
 			   simtgpu_read64(sdev, SIMTGPU_RING_BASE(i) +
 						SIMTGPU_RING_PROGRESS_LO),
 			   simtgpu_ring_read(ring, SIMTGPU_RING_RESIDENT),
-			   simtgpu_ring_read(ring, SIMTGPU_RING_PREEMPT));
+			   simtgpu_ring_read(ring, SIMTGPU_RING_PREEMPT),
+			   ring->resets);
 	}
 	seq_printf(m, "irq status %#x mask %#x, device status %#x, resets %u\n",
 		   simtgpu_read(sdev, SIMTGPU_REG_IRQ_STATUS),
@@ -199,9 +205,72 @@ static const struct drm_info_list simtgpu_debugfs_list[] = {
 	{ "vram", simtgpu_debugfs_vram, 0 },
 };
 
+static int simtgpu_preempt_show(struct seq_file *m, void *unused)
+{
+	struct simtgpu_device *sdev = m->private;
+	unsigned int i;
+	int idx;
+
+	if (!drm_dev_enter(&sdev->drm, &idx))
+		return -ENODEV;
+	for (i = 0; i < SIMTGPU_NUM_RINGS; i++) {
+		struct simtgpu_ring *ring = &sdev->rings[i];
+
+		seq_printf(m, "%u preempt %u status %u resident %u resets %u\n",
+			   i, simtgpu_ring_read(ring, SIMTGPU_RING_PREEMPT),
+			   simtgpu_ring_read(ring, SIMTGPU_RING_STATUS),
+			   simtgpu_ring_read(ring, SIMTGPU_RING_RESIDENT),
+			   ring->resets);
+	}
+	drm_dev_exit(idx);
+	return 0;
+}
+
+static int simtgpu_preempt_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, simtgpu_preempt_show, inode->i_private);
+}
+
+static ssize_t simtgpu_preempt_write(struct file *file,
+				     const char __user *ubuf, size_t len,
+				     loff_t *offp)
+{
+	struct seq_file *m = file->private_data;
+	struct simtgpu_device *sdev = m->private;
+	unsigned int ring, park;
+	char buf[32];
+	int idx;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u %u", &ring, &park) != 2 ||
+	    ring >= SIMTGPU_NUM_RINGS || park > 1)
+		return -EINVAL;
+	if (!drm_dev_enter(&sdev->drm, &idx))
+		return -ENODEV;
+	simtgpu_ring_preempt(&sdev->rings[ring], park);
+	drm_dev_exit(idx);
+	return len;
+}
+
+static const struct file_operations simtgpu_preempt_fops = {
+	.owner = THIS_MODULE,
+	.open = simtgpu_preempt_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = simtgpu_preempt_write,
+};
+
 void simtgpu_debugfs_init(struct drm_minor *minor)
 {
 	drm_debugfs_create_files(simtgpu_debugfs_list,
 				 ARRAY_SIZE(simtgpu_debugfs_list),
 				 minor->debugfs_root, minor);
+	debugfs_create_file("preempt", 0600, minor->debugfs_root,
+			    to_simtgpu_device(minor->dev),
+			    &simtgpu_preempt_fops);
 }

@@ -37,6 +37,11 @@ module_param_named(timeout_ms, simtgpu_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms,
 		 "Job timeout in ms of host time before an engine reset (default 20000: a simulated GPU is slow)");
 
+unsigned int simtgpu_preempt_timeout_ms = 100;
+module_param_named(preempt_timeout_ms, simtgpu_preempt_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(preempt_timeout_ms,
+		 "Device ms a preempted ring has to park before only that ring is reset (default 100; 0: no bound)");
+
 unsigned int simtgpu_vram_limit_mb = SIMTGPU_DEFAULT_VRAM_LIMIT_MB;
 module_param_named(vram_limit_mb, simtgpu_vram_limit_mb, uint, 0644);
 MODULE_PARM_DESC(vram_limit_mb,

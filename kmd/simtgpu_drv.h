@@ -27,6 +27,7 @@ struct simtgpu_vm;
 
 /* Module parameters (simtgpu_drv.c). */
 extern unsigned int simtgpu_timeout_ms;
+extern unsigned int simtgpu_preempt_timeout_ms;
 extern unsigned int simtgpu_vram_limit_mb;
 
 /* Objects alive now, shown in debugfs "objects" to find leaks. */
@@ -79,6 +80,7 @@ struct simtgpu_ring {
 	u64 completed;
 	/* PROGRESS seen by the previous timeout check (simtgpu_ring_hung()) */
 	struct simtgpu_ring_watch watch;
+	unsigned int resets; /* per-ring resets (CTRL.ABORT) */
 };
 
 struct simtgpu_device {
@@ -284,6 +286,8 @@ void simtgpu_rings_hw_init(struct simtgpu_device *sdev);
 void simtgpu_ring_signal_fences(struct simtgpu_ring *ring);
 void simtgpu_ring_cancel_fences(struct simtgpu_ring *ring, int error,
 				bool fail_jobs);
+void simtgpu_ring_abort_current(struct simtgpu_ring *ring, u32 context);
+void simtgpu_ring_preempt(struct simtgpu_ring *ring, bool park);
 void simtgpu_ring_fail_current(struct simtgpu_ring *ring,
 			       const struct drm_simtgpu_fault_info *fault,
 			       u32 context);

@@ -73,7 +73,10 @@ static irqreturn_t simtgpu_irq_error(int irq, void *arg)
 		u32 context = simtgpu_read(sdev, SIMTGPU_REG_EXC_CONTEXT);
 
 		simtgpu_read_exception(sdev, &fault);
-		if (ring < SIMTGPU_NUM_RINGS)
+		if (ring < SIMTGPU_NUM_RINGS &&
+		    fault.kind == SIMTGPU_EXC_PREEMPT_TIMEOUT)
+			simtgpu_ring_abort_current(&sdev->rings[ring], context);
+		else if (ring < SIMTGPU_NUM_RINGS)
 			simtgpu_ring_fail_current(&sdev->rings[ring], &fault,
 						  context);
 		else

@@ -259,6 +259,53 @@ void simtgpu_ring_fail_current(struct simtgpu_ring *ring,
 				    fault->tid[1], fault->tid[2]);
 }
 
+/*
+ * A preemption of @ring did not complete within preempt_timeout_ms (a CTA
+ * that never ends): the job executing on it fails with -ETIMEDOUT, its
+ * queue is guilty, and CTRL.ABORT drops its grid. Once the exception is
+ * acknowledged the ring goes on with the job's FENCE and its next jobs; the
+ * other rings and their grids are not touched. Error interrupt context.
+ */
+void simtgpu_ring_abort_current(struct simtgpu_ring *ring, u32 context)
+{
+	struct simtgpu_device *sdev = ring->sdev;
+	struct simtgpu_fence *f;
+	struct simtgpu_job *job = NULL;
+	unsigned long flags;
+
+	simtgpu_ring_signal_fences(ring);
+	spin_lock_irqsave(&ring->lock, flags);
+	f = list_first_entry_or_null(&ring->pending, struct simtgpu_fence,
+				     link);
+	if (f && f->job &&
+	    simtgpu_exception_belongs_to_job(f->seqno, ring->completed,
+					     f->job->vm->id, context)) {
+		job = f->job;
+		dma_fence_set_error(&f->base, -ETIMEDOUT);
+		dma_fence_set_error(&job->base.s_fence->finished, -ETIMEDOUT);
+		simtgpu_queue_mark_guilty(job->queue);
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+	simtgpu_ring_write(ring, SIMTGPU_RING_CTRL,
+			   SIMTGPU_RING_CTRL_ENABLE | SIMTGPU_RING_CTRL_ABORT);
+	ring->resets++;
+	if (job)
+		dev_err_ratelimited(sdev->drm.dev,
+				    "preemption timed out: pid=%d, name=%s, queue %u, %s: its grid does not drain, resetting the ring\n",
+				    job->pid, job->comm, job->queue->id,
+				    ring->name);
+	else
+		dev_err_ratelimited(sdev->drm.dev,
+				    "preemption of %s timed out with no job: resetting the ring\n",
+				    ring->name);
+}
+
+/* Park (@park) or resume @ring: its grid stops placing CTAs and drains. */
+void simtgpu_ring_preempt(struct simtgpu_ring *ring, bool park)
+{
+	simtgpu_ring_write(ring, SIMTGPU_RING_PREEMPT, park);
+}
+
 /* ------------------------------------------------------------- rings --- */
 
 static void simtgpu_ring_emit(struct simtgpu_ring *ring, const u32 *dwords,
@@ -398,6 +445,10 @@ void simtgpu_rings_hw_init(struct simtgpu_device *sdev)
 		simtgpu_ring_write(ring, SIMTGPU_RING_SIZE, SIMTGPU_KERNEL_RING_BYTES);
 		simtgpu_ring_write(ring, SIMTGPU_RING_PRIORITY,
 				   ring->hw_priority);
+		/* Device cycles of simtgpu_preempt_timeout_ms, at most 2^32-1. */
+		simtgpu_write(sdev, SIMTGPU_REG_PREEMPT_TIMEOUT,
+			      min_t(u64, (u64)simtgpu_preempt_timeout_ms *
+					 sdev->clock_khz, U32_MAX));
 		simtgpu_ring_write(ring, SIMTGPU_RING_TAIL, 0);
 		simtgpu_ring_write(ring, SIMTGPU_RING_CTRL,
 				   SIMTGPU_RING_CTRL_ENABLE);
@@ -538,6 +589,8 @@ static bool simtgpu_ring_is_hung(struct simtgpu_ring *ring)
 	return simtgpu_ring_hung(&ring->watch, ring->index,
 				 simtgpu_read64(sdev, SIMTGPU_RING_BASE(ring->index) +
 						      SIMTGPU_RING_PROGRESS_LO),
+				 simtgpu_ring_read(ring, SIMTGPU_RING_STATUS) ==
+					 SIMTGPU_RING_STATUS_PARKED,
 				 resident);
 }
 

@@ -279,7 +279,9 @@ static inline void simtgpu_queue_record_hang(struct simtgpu_queue_health *h)
  * register (hw.h: packets and CTAs completed, and the device's samples of
  * its CTAs' state changing) has not moved since the previous check, unless
  * it holds no CTAs on the SMs (RESIDENT) while another ring holds some: its
- * grid is then waiting for SMs behind higher-priority or earlier work. The
+ * grid is then waiting for SMs behind higher-priority or earlier work; or
+ * unless the driver parked it (STATUS PARKED: it is waiting for the driver).
+ * The
  * rings run side by side, so a job is judged by its own ring alone and the
  * guilty job is that ring's oldest. A long kernel that computes is never
  * hung; one that spins on a flag nothing sets is, one to two timeouts after
@@ -290,16 +292,17 @@ struct simtgpu_ring_watch {
 };
 
 /* Records @progress; true if ring @ring is hung by the rule above, given
- * every ring's RESIDENT. */
+ * whether it is parked and every ring's RESIDENT. */
 static inline bool simtgpu_ring_hung(struct simtgpu_ring_watch *watch,
 				     unsigned int ring, uint64_t progress,
+				     bool parked,
 				     const uint32_t resident[SIMTGPU_NUM_RINGS])
 {
 	bool moved = watch->progress != progress;
 	unsigned int i;
 
 	watch->progress = progress;
-	if (moved)
+	if (moved || parked)
 		return false;
 	if (resident[ring])
 		return true;

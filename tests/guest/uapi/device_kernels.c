@@ -26,6 +26,15 @@ static void run(const struct uapi_kernel_params *p)
 		if (i == 0)
 			*(volatile uint32_t *)(uintptr_t)p->out_va = p->value;
 		break;
+	case UAPI_KERNEL_WORK: {
+		/* Long but finite: for preemption, which lets CTAs finish. */
+		uint32_t v = p->value + i;
+
+		for (uint32_t k = 0; k < p->count; k++)
+			v = v * 1664525u + 1013904223u;
+		((volatile uint32_t *)(uintptr_t)p->out_va)[i] = v;
+		break;
+	}
 	case UAPI_KERNEL_SPIN:
 		/* Never ends: the driver's timeout must reset the engine. */
 		for (;;)

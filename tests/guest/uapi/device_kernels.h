@@ -9,6 +9,7 @@ enum uapi_kernel_mode {
 	UAPI_KERNEL_FILL = 1, /* out[i] = value + i * i for i < count */
 	UAPI_KERNEL_STORE = 2, /* *out = value, by thread 0 */
 	UAPI_KERNEL_SPIN = 3, /* loop forever */
+	UAPI_KERNEL_WORK = 4, /* out[i] = count LCG steps from value + i */
 };
 
 struct uapi_kernel_params {

@@ -1229,6 +1229,155 @@ static void test_timeout_reset(void)
 	ib_fini(fd, &fill);
 }
 
+/* Writes "RING PARK" to debugfs' preempt file. */
+static bool preempt_ring(unsigned int ring, int park)
+{
+	char dir[256], path[300], line[16];
+	int f, n;
+	bool ok;
+
+	if (!debugfs_dir(dir, sizeof(dir)))
+		return false;
+	snprintf(path, sizeof(path), "%s/preempt", dir);
+	f = open(path, O_WRONLY);
+	if (f < 0)
+		return false;
+	n = snprintf(line, sizeof(line), "%u %d\n", ring, park);
+	ok = write(f, line, n) == n;
+	close(f);
+	return ok;
+}
+
+/* Ring @ring's value of @key ("status", "resident") in debugfs' preempt. */
+static long long ring_preempt_value(unsigned int ring, const char *key)
+{
+	char dir[256], path[300], prefix[16];
+	const char *line;
+	char *text;
+
+	if (!debugfs_dir(dir, sizeof(dir)))
+		return -1;
+	snprintf(path, sizeof(path), "%s/preempt", dir);
+	text = read_file(path);
+	snprintf(prefix, sizeof(prefix), "%u preempt", ring);
+	line = text ? strstr(text, prefix) : NULL;
+	return line ? file_value(line, key) : -1;
+}
+
+/*
+ * The driver parks a busy ring (a high queue's job: ring 3) in the middle
+ * of a grid of many waves: its CTAs drain, it is parked, the job does not
+ * finish while parked; resumed, the grid goes on from its next CTA and every
+ * result is right (hardware.md, "Grids").
+ */
+static void test_preempt_park_resume(void)
+{
+	const uint32_t ctas = 256, threads = 32, steps = 20000;
+	struct uapi_kernel_params params = { .mode = UAPI_KERNEL_WORK,
+					     .count = steps, .value = 7 };
+	uint32_t q, out, done = syncobj_new(fd);
+	struct launch l;
+	uint64_t out_va;
+	uint32_t *p;
+	struct ib ib;
+	bool ok = true;
+	int i;
+
+	CHECK(program_load(fd, &prog));
+	CHECK(ib_init(fd, &ib));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_HIGH, &q));
+	CHECK_OK(bo_create(fd, ctas * threads * 4, 0, &out, &out_va));
+	params.out_va = out_va;
+	CHECK(ib_launch(fd, &ib, &prog, &params, ctas, threads, &l));
+	struct drm_simtgpu_sync sync = { .handle = done };
+	struct submit_opts o = { .queue = q, .out = &sync, .out_count = 1 };
+	CHECK_OK(submit(fd, &ib, &o));
+	for (i = 0; i < 6000 && ring_preempt_value(3, "resident") <= 0; i++)
+		usleep(1000);
+	CHECK(preempt_ring(3, 1));
+	for (i = 0; i < 6000 && ring_preempt_value(3, "status") !=
+				    SIMTGPU_RING_STATUS_PARKED; i++)
+		usleep(1000);
+	CHECK(ring_preempt_value(3, "status") == SIMTGPU_RING_STATUS_PARKED);
+	CHECK(ring_preempt_value(3, "resident") == 0);
+	usleep(200000);
+	CHECK(syncobj_status(fd, done) == 0); /* parked, not finished */
+	CHECK(preempt_ring(3, 0));
+	CHECK_OK(syncobj_wait(fd, done, 120));
+	CHECK(syncobj_status(fd, done) == 1);
+	p = bo_map(fd, out, ctas * threads * 4);
+	CHECK(p != NULL);
+	for (uint32_t t = 0; p && t < ctas * threads; t++) {
+		uint32_t v = 7 + t;
+
+		for (uint32_t k = 0; k < steps; k++)
+			v = v * 1664525u + 1013904223u;
+		ok &= p[t] == v;
+	}
+	CHECK(ok);
+	if (p)
+		munmap(p, ctas * threads * 4);
+	drmSyncobjDestroy(fd, done);
+	drmCloseBufferHandle(fd, out);
+	drmCloseBufferHandle(fd, l.params_handle);
+	ib_fini(fd, &ib);
+}
+
+/*
+ * A grid whose CTA never ends cannot be parked: after preempt_timeout_ms
+ * the driver resets that ring alone (CTRL.ABORT). The job fails with
+ * -ETIMEDOUT and its queue is guilty; a job of another ring that ran
+ * meanwhile is untouched, and the device was not reset.
+ */
+static void test_preempt_timeout(void)
+{
+	struct uapi_kernel_params spin = { .mode = UAPI_KERNEL_SPIN };
+	char dir[256], path[300];
+	long long resets_before;
+	struct drm_simtgpu_queue_get_state s;
+	uint32_t spin_q, good_q, spun = syncobj_new(fd), h;
+	struct launch l;
+	struct ib ib, fill;
+	uint64_t va;
+	int status = 0, i;
+
+	CHECK(debugfs_dir(dir, sizeof(dir)));
+	snprintf(path, sizeof(path), "%s/rings", dir);
+	resets_before = file_value(read_file(path), ", resets");
+	CHECK(program_load(fd, &prog));
+	CHECK(ib_init(fd, &ib) && ib_init(fd, &fill));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_HIGH, &spin_q));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_LOW, &good_q));
+	CHECK(ib_launch(fd, &ib, &prog, &spin, 1, 32, &l));
+	struct drm_simtgpu_sync out = { .handle = spun };
+	struct submit_opts o = { .queue = spin_q, .out = &out, .out_count = 1 };
+	CHECK_OK(submit(fd, &ib, &o));
+	for (i = 0; i < 6000 && ring_preempt_value(3, "resident") <= 0; i++)
+		usleep(1000);
+	CHECK(preempt_ring(3, 1));
+	CHECK_OK(syncobj_wait(fd, spun, 60));
+	status = syncobj_status(fd, spun);
+	CHECK(status == -ETIMEDOUT);
+	if (status != -ETIMEDOUT)
+		printf("  unpreemptable job status %d\n", status);
+	CHECK_OK(queue_state(fd, spin_q, &s));
+	CHECK(s.state & SIMTGPU_QUEUE_STATE_GUILTY);
+	CHECK_OK(bo_create(fd, 4096, 0, &h, &va));
+	ib_fill(&fill, va, 4096, 0x5a5a5a5a);
+	CHECK_OK(run_ib(fd, &fill, good_q, &status));
+	CHECK(status == 1);
+	CHECK_OK(queue_state(fd, good_q, &s));
+	CHECK(s.state == 0);
+	CHECK(file_value(read_file(path), ", resets") == resets_before);
+	CHECK(ring_preempt_value(3, "resets") >= 1);
+
+	drmSyncobjDestroy(fd, spun);
+	drmCloseBufferHandle(fd, h);
+	drmCloseBufferHandle(fd, l.params_handle);
+	ib_fini(fd, &ib);
+	ib_fini(fd, &fill);
+}
+
 static void test_vram_limit(void)
 {
 	uint32_t a, b, c;
@@ -1494,6 +1643,8 @@ int main(int argc, char **argv)
 	run_test("fdinfo", test_fdinfo);
 	run_test("sysfs", test_sysfs);
 	run_test("debugfs", test_debugfs);
+	run_test("the driver parks a busy ring and resumes it", test_preempt_park_resume);
+	run_test("a grid that cannot be parked: only its ring is reset", test_preempt_timeout);
 	if (reload) {
 		run_test("nothing leaked", test_nothing_leaked);
 		run_test("reload with timeout_ms=2000 vram_limit_mb=16",

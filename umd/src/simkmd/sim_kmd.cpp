@@ -1334,7 +1334,9 @@ void SimDevice::check_timeouts() {
         uint32_t resident[SIMTGPU_NUM_RINGS];
         for (unsigned k = 0; k < SIMTGPU_NUM_RINGS; ++k)
             resident[k] = reg(SIMTGPU_RING_BASE(k) + SIMTGPU_RING_RESIDENT);
-        if (simtgpu_ring_hung(&ring.watch, i, ring_progress(i), resident)) {
+        const bool parked = reg(SIMTGPU_RING_BASE(i) + SIMTGPU_RING_STATUS) ==
+                            SIMTGPU_RING_STATUS_PARKED;
+        if (simtgpu_ring_hung(&ring.watch, i, ring_progress(i), parked, resident)) {
             reset_after_hang(i);
             return;
         }
