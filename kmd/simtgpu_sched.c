@@ -195,18 +195,19 @@ static bool simtgpu_queue_is_usable(struct simtgpu_queue *queue)
 	return usable;
 }
 
-/**
- * simtgpu_ring_fail_current - the exception interrupt's verdict on the job
- * executing on @ring: its fences carry -EFAULT, its queue is faulted, and
- * one line names the process, the queue, the address and the access.
+/*
+ * The job that was executing on @ring when the device reported an exception
+ * of @context, failed: its fences carry -EFAULT and its queue is faulted
+ * with @fault, or, for a NULL @fault (a preemption that timed out),
+ * -ETIMEDOUT and guilty. NULL when no pending job is the exception's.
  */
-void simtgpu_ring_fail_current(struct simtgpu_ring *ring,
-			       const struct drm_simtgpu_fault_info *fault,
-			       u32 context)
+static struct simtgpu_job *
+simtgpu_ring_fail_executing(struct simtgpu_ring *ring, u32 context,
+			    const struct drm_simtgpu_fault_info *fault)
 {
-	struct simtgpu_device *sdev = ring->sdev;
-	struct simtgpu_fence *f;
+	int error = fault ? -EFAULT : -ETIMEDOUT;
 	struct simtgpu_job *job = NULL;
+	struct simtgpu_fence *f;
 	unsigned long flags;
 
 	/* The previous job's fence interrupt may not have run yet: retire
@@ -221,11 +222,29 @@ void simtgpu_ring_fail_current(struct simtgpu_ring *ring,
 	    simtgpu_exception_belongs_to_job(f->seqno, ring->completed,
 					     f->job->vm->id, context)) {
 		job = f->job;
-		dma_fence_set_error(&f->base, -EFAULT);
-		dma_fence_set_error(&job->base.s_fence->finished, -EFAULT);
-		simtgpu_queue_mark_faulted(job->queue, fault);
+		dma_fence_set_error(&f->base, error);
+		dma_fence_set_error(&job->base.s_fence->finished, error);
+		if (fault)
+			simtgpu_queue_mark_faulted(job->queue, fault);
+		else
+			simtgpu_queue_mark_guilty(job->queue);
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
+	return job;
+}
+
+/**
+ * simtgpu_ring_fail_current - the exception interrupt's verdict on the job
+ * executing on @ring: its fences carry -EFAULT, its queue is faulted, and
+ * one line names the process, the queue, the address and the access.
+ */
+void simtgpu_ring_fail_current(struct simtgpu_ring *ring,
+			       const struct drm_simtgpu_fault_info *fault,
+			       u32 context)
+{
+	struct simtgpu_device *sdev = ring->sdev;
+	struct simtgpu_job *job = simtgpu_ring_fail_executing(ring, context,
+							      fault);
 
 	if (!job) {
 		dev_err_ratelimited(sdev->drm.dev,
@@ -269,23 +288,9 @@ void simtgpu_ring_fail_current(struct simtgpu_ring *ring,
 void simtgpu_ring_abort_current(struct simtgpu_ring *ring, u32 context)
 {
 	struct simtgpu_device *sdev = ring->sdev;
-	struct simtgpu_fence *f;
-	struct simtgpu_job *job = NULL;
-	unsigned long flags;
+	struct simtgpu_job *job = simtgpu_ring_fail_executing(ring, context,
+							      NULL);
 
-	simtgpu_ring_signal_fences(ring);
-	spin_lock_irqsave(&ring->lock, flags);
-	f = list_first_entry_or_null(&ring->pending, struct simtgpu_fence,
-				     link);
-	if (f && f->job &&
-	    simtgpu_exception_belongs_to_job(f->seqno, ring->completed,
-					     f->job->vm->id, context)) {
-		job = f->job;
-		dma_fence_set_error(&f->base, -ETIMEDOUT);
-		dma_fence_set_error(&job->base.s_fence->finished, -ETIMEDOUT);
-		simtgpu_queue_mark_guilty(job->queue);
-	}
-	spin_unlock_irqrestore(&ring->lock, flags);
 	simtgpu_ring_write(ring, SIMTGPU_RING_CTRL,
 			   SIMTGPU_RING_CTRL_ENABLE | SIMTGPU_RING_CTRL_ABORT);
 	ring->resets++;
