@@ -10,7 +10,10 @@
 //
 // --role long / --role short run one kernel each, for the same case across
 // two processes on one device (the guest suite 40-cuda.sh): the long one
-// prints "launched" once it runs, each prints its device time.
+// prints "launched" once it runs, each prints its device time. --role half
+// runs one kernel on half the SMs and prints the device timer (ns) at its
+// first block's start and its last block's end, so that two processes can
+// show their kernels overlapped.
 #include "test_util.h"
 
 #include <algorithm>
@@ -49,12 +52,53 @@ static float elapsed_ms(cudaEvent_t from, cudaEvent_t to)
 	return ms;
 }
 
+// The device's global timer (ns), as PTX's %globaltimer.
+extern "C" __device__ unsigned long long globaltimer_ns() __asm("llvm.nvvm.read.ptx.sreg.globaltimer");
+
+__global__ void timed_spin(unsigned *out, int iterations, unsigned long long *times)
+{
+	if (threadIdx.x == 0)
+		times[2 * blockIdx.x] = globaltimer_ns();
+	unsigned v = blockIdx.x * blockDim.x + threadIdx.x;
+	for (int i = 0; i < iterations; ++i)
+		v = v * 1664525u + 1013904223u;
+	out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+	__syncthreads();
+	if (threadIdx.x == 0)
+		times[2 * blockIdx.x + 1] = globaltimer_ns();
+}
+
+// Half the SMs for a long time; prints when it ran, in device time.
+static int run_half(int sms)
+{
+	const int blocks = sms / 2 > 0 ? sms / 2 : 1, threads = 128, iterations = 3000000;
+	unsigned *out;
+	unsigned long long *times;
+	CHECK_CUDA(cudaMalloc(&out, blocks * threads * sizeof(unsigned)));
+	CHECK_CUDA(cudaMalloc(&times, 2 * blocks * sizeof(unsigned long long)));
+	timed_spin<<<blocks, threads>>>(out, iterations, times);
+	CHECK_CUDA(cudaGetLastError());
+	std::this_thread::sleep_for(std::chrono::milliseconds(20));
+	std::printf("launched\n");
+	std::fflush(stdout);
+	CHECK_CUDA(cudaDeviceSynchronize());
+	std::vector<unsigned long long> t(2 * blocks);
+	CHECK_CUDA(cudaMemcpy(t.data(), times, t.size() * sizeof(t[0]), cudaMemcpyDeviceToHost));
+	unsigned long long start = ~0ull, end = 0;
+	for (int b = 0; b < blocks; ++b) {
+		start = std::min(start, t[2 * b]);
+		end = std::max(end, t[2 * b + 1]);
+	}
+	std::printf("half: %llu %llu\n", start, end);
+	return report("stream_priority", matches(out, blocks * threads, iterations));
+}
+
 // One kernel of the priority case, on its own, for a test across processes.
 static int run_role(const char *role, int sms)
 {
 	const bool is_long = std::strcmp(role, "long") == 0;
 	if (!is_long && std::strcmp(role, "short") != 0) {
-		std::printf("stream_priority: --role is 'long' or 'short', not '%s'\n", role);
+		std::printf("stream_priority: --role is 'long', 'short' or 'half', not '%s'\n", role);
 		return 2;
 	}
 	int least = 0, greatest = 0;
@@ -87,7 +131,7 @@ int main(int argc, char **argv)
 	CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
 	const int sms = prop.multiProcessorCount, threads = 128;
 	if (argc == 3 && std::strcmp(argv[1], "--role") == 0)
-		return run_role(argv[2], sms);
+		return std::strcmp(argv[2], "half") == 0 ? run_half(sms) : run_role(argv[2], sms);
 	int least = 0, greatest = 0;
 	CHECK_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
 	cudaStream_t low, high, a, b;

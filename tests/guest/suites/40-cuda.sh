@@ -115,6 +115,38 @@ two_processes() {
 		[ -n "$long_ms" ] && [ -n "$short_ms" ] &&
 		awk -v s="$short_ms" -v l="$long_ms" 'BEGIN { exit !(s < l / 5) }'
 }
+# Two processes' kernels, each on half the SMs, run at the same time: the
+# second one starts (device time) before the first one ends.
+two_processes_overlap() {
+	program=$build/tests/cuda/stream_priority
+	first_log=$(mktemp)
+	second_log=$(mktemp)
+	SIMTGPU_TRANSPORT=drm timeout "$per_program_timeout" "$program" --role half >"$first_log" 2>&1 &
+	first_pid=$!
+	waited=0
+	while ! grep -q '^launched' "$first_log" && [ $waited -lt 600 ]; do
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	SIMTGPU_TRANSPORT=drm timeout "$per_program_timeout" "$program" --role half >"$second_log" 2>&1
+	second_status=$?
+	wait $first_pid
+	first_status=$?
+	first=$(sed -n 's/^half: //p' "$first_log")
+	second=$(sed -n 's/^half: //p' "$second_log")
+	cat "$first_log" "$second_log"
+	rm -f "$first_log" "$second_log"
+	[ $first_status -eq 0 ] && [ $second_status -eq 0 ] && [ -n "$first" ] && [ -n "$second" ] &&
+		echo "$first $second" | awk '{ exit !($3 < $2 && $1 < $4) }'
+}
+if two_processes_overlap; then
+	echo "kernels of two processes overlap: PASS"
+	passed=$((passed + 1))
+else
+	echo "kernels of two processes overlap: FAIL (the second kernel must start before the first one ends, in device time)"
+	failed=$((failed + 1))
+	failing="$failing two-process-overlap"
+fi
 if two_processes; then
 	echo "stream priorities across two processes: PASS"
 	passed=$((passed + 1))
