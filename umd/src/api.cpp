@@ -763,8 +763,11 @@ SIMTGPU_API simtgpuResult simtgpuLaunchKernel(simtgpuFunction f, unsigned gx, un
     if (simtgpuResult r = c.ensure_env(s))
         return r;
     c.launched = true;
+    // Parameters, then the launch report the device writes.
+    const uint32_t report_offset = (std::max<uint32_t>(k.param_bytes, 16) + 15) & ~15u;
     Bo param_bo;
-    if (simtgpuResult r = c.create_bo(std::max<uint32_t>(k.param_bytes, 16), 0, &param_bo))
+    if (simtgpuResult r =
+            c.create_bo(report_offset + sizeof(simtgpu_launch_report), 0, &param_bo))
         return r;
     for (size_t i = 0; i < k.params.size(); ++i)
         std::memcpy(param_bo.cpu + k.params[i].offset, params[i], k.params[i].size);
@@ -781,10 +784,22 @@ SIMTGPU_API simtgpuResult simtgpuLaunchKernel(simtgpuFunction f, unsigned gx, un
     launch.shared_bytes = uint32_t(shared);
     launch.stack_bytes = stack;
     launch.env_va = s.env.va;
+    launch.report_va = param_bo.va + report_offset;
     launch.arch = f->module->image.arch;
     std::vector<uint32_t> ib;
     put_packet(ib, SIMTGPU_PKT_LAUNCH, launch);
-    return c.submit(s, ib, {param_bo});
+    return c.submit_launch(s, ib, param_bo, k.name, report_offset);
+}
+
+SIMTGPU_API simtgpuResult simtgpuCtxGetKernelStats(simtgpuContext ctx, const char *kernel,
+                                                  simtgpuKernelStats *stats) {
+    CHECK_ARG(ctx && kernel && stats, "ctx, kernel or stats is NULL");
+    LOCK(ctx->impl);
+    ctx->impl->poll_all();
+    const auto &all = ctx->impl->kernel_stats();
+    auto it = all.find(kernel);
+    *stats = it == all.end() ? simtgpuKernelStats{} : it->second;
+    return SIMTGPU_SUCCESS;
 }
 
 // ------------------------------------------------------------ streams ---

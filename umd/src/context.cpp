@@ -7,8 +7,10 @@
 #include "uapi/drm/simtgpu_drm.h"
 
 #include <cerrno>
+#include <cxxabi.h>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace simtgpu::umd {
@@ -63,6 +65,27 @@ Context::~Context() {
     for (auto &[ptr, bo] : host_bos_)
         if (!bo.handle)
             std::free(bo.cpu);
+    if (const char *profile = std::getenv("SIMTGPU_PROFILE"); profile && *profile == '1')
+        print_kernel_stats();
+}
+
+// SIMTGPU_PROFILE=1: each kernel's device time, from the launch reports, as
+// nvprof's GPU summary gives it.
+void Context::print_kernel_stats() const {
+    const double cycles_per_us = props().clock_khz / 1000.0;
+    std::fprintf(stderr, "simtgpu profile (device time from launch reports):\n");
+    std::fprintf(stderr, "  %-32s %9s %14s %12s %16s\n", "kernel", "launches", "total us",
+                 "avg us", "thread instrs");
+    for (const auto &[name, k] : kernel_stats_) {
+        int status = 0;
+        char *demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+        std::fprintf(stderr, "  %-32s %9llu %14.3f %12.3f %16llu\n",
+                     status == 0 && demangled ? demangled : name.c_str(),
+                     (unsigned long long)k.launches, double(k.device_cycles) / cycles_per_us,
+                     double(k.device_cycles) / cycles_per_us / double(k.launches),
+                     (unsigned long long)k.thread_instructions);
+        std::free(demangled);
+    }
 }
 
 // ------------------------------------------------------------- memory ---
@@ -278,8 +301,26 @@ simtgpuResult Context::poison(simtgpuResult code, const std::string &detail) {
 simtgpuResult Context::submit(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
                               std::vector<Bo> transient,
                               const std::vector<uint32_t> &extra_out_syncobjs) {
+    Submission sub;
+    sub.transient = std::move(transient);
+    return submit_work(s, packets, std::move(sub), extra_out_syncobjs);
+}
+
+simtgpuResult Context::submit_launch(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
+                                     Bo params, const std::string &kernel,
+                                     uint32_t report_offset) {
+    Submission sub;
+    sub.transient = {params};
+    sub.kernel = kernel;
+    sub.report_offset = report_offset;
+    return submit_work(s, packets, std::move(sub), {});
+}
+
+simtgpuResult Context::submit_work(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
+                                   Submission sub,
+                                   const std::vector<uint32_t> &extra_out_syncobjs) {
     auto release = [&] {
-        for (auto &bo : transient)
+        for (auto &bo : sub.transient)
             destroy_bo(bo);
     };
     if (sticky_) {
@@ -296,8 +337,6 @@ simtgpuResult Context::submit(simtgpuStream_st &s, const std::vector<uint32_t> &
         }
         s.queue_id = create.queue_id;
     }
-    Submission sub;
-    sub.transient = std::move(transient);
     if (simtgpuResult r = create_bo(packets.size() * 4, 0, &sub.ib)) {
         for (auto &bo : sub.transient)
             destroy_bo(bo);
@@ -374,6 +413,14 @@ simtgpuResult Context::retire(simtgpuStream_st &s, bool block) {
             return SIMTGPU_ERROR_NOT_READY;
         drm_syncobj_destroy d{sub.syncobj, 0};
         transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+        if (!sub.kernel.empty()) {
+            simtgpu_launch_report report;
+            std::memcpy(&report, sub.transient[0].cpu + sub.report_offset, sizeof report);
+            simtgpuKernelStats &k = kernel_stats_[sub.kernel];
+            ++k.launches;
+            k.device_cycles += report.cycles;
+            k.thread_instructions += report.thread_instructions;
+        }
         destroy_bo(sub.ib);
         for (auto &bo : sub.transient)
             destroy_bo(bo);

@@ -59,6 +59,10 @@ struct Submission {
     uint32_t syncobj = 0;
     Bo ib;
     std::vector<Bo> transient; // staging and parameter buffers
+    // A launch: its kernel, and where in transient[0] the device writes its
+    // simtgpu_launch_report.
+    std::string kernel;
+    uint32_t report_offset = 0;
 };
 
 }  // namespace simtgpu::umd
@@ -132,6 +136,11 @@ public:
     simtgpuResult submit(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
                          std::vector<Bo> transient,
                          const std::vector<uint32_t> &extra_out_syncobjs = {});
+    // A launch: as submit, with the kernel and its report in transient[0].
+    simtgpuResult submit_launch(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
+                                Bo params, const std::string &kernel, uint32_t report_offset);
+    // Launch reports summed per kernel, as they complete.
+    const std::map<std::string, simtgpuKernelStats> &kernel_stats() const { return kernel_stats_; }
     simtgpuResult synchronize(simtgpuStream_st &s);
     simtgpuResult synchronize_all();
     // Retires whatever has completed on every stream, without waiting: idle
@@ -151,6 +160,11 @@ public:
     bool launched = false; // printf_bytes is fixed from the first launch
 
 private:
+    // What submit and submit_launch share: `sub` brings the transient BOs
+    // and the launch, if it is one.
+    simtgpuResult submit_work(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
+                              Submission sub, const std::vector<uint32_t> &extra_out_syncobjs);
+    void print_kernel_stats() const;
     simtgpuResult retire(simtgpuStream_st &s, bool block);
     simtgpuResult check_queue(simtgpuStream_st &s);
     void drain_printf(simtgpuStream_st &s);
@@ -165,6 +179,7 @@ private:
     std::map<uint64_t, Bo> host_bos_;   // by CPU address
     simtgpuResult sticky_ = SIMTGPU_SUCCESS;
     std::string sticky_detail_;
+    std::map<std::string, simtgpuKernelStats> kernel_stats_;
 };
 
 } // namespace simtgpu::umd

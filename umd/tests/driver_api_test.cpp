@@ -145,6 +145,46 @@ TEST_F(DriverApi, VectorAddMatchesTheCpu) {
         ASSERT_EQ(c[i], a[i] + b[i]) << i;
 }
 
+// Every launch asks the device for its launch report: per kernel, launches,
+// device cycles (within the events around them) and thread instructions
+// (an affine function of the kernel's loop count, so equal steps add equal
+// counts).
+TEST_F(DriverApi, LaunchReportsGiveEachKernelsDeviceTime) {
+    simtgpuDevicePtr out = alloc(32 * 8);
+    simtgpuEvent start, end;
+    ASSERT_OK(simtgpuEventCreate(&start, ctx_, 0));
+    ASSERT_OK(simtgpuEventCreate(&end, ctx_, 0));
+    std::vector<uint64_t> instructions;
+    uint64_t cycles_before = 0;
+    for (uint64_t iterations : {1000, 2000, 3000}) {
+        void *params[] = {&out, &iterations};
+        ASSERT_OK(simtgpuEventRecord(start, nullptr));
+        ASSERT_OK(simtgpuLaunchKernel(kernel("compute"), 1, 1, 1, 32, 1, 1, 0, nullptr, params,
+                                      nullptr));
+        ASSERT_OK(simtgpuEventRecord(end, nullptr));
+        ASSERT_OK(simtgpuCtxSynchronize(ctx_));
+        simtgpuKernelStats stats;
+        ASSERT_OK(simtgpuCtxGetKernelStats(ctx_, "compute", &stats));
+        EXPECT_EQ(stats.launches, instructions.size() + 1);
+        const uint64_t cycles = stats.device_cycles - cycles_before;
+        cycles_before = stats.device_cycles;
+        float ms = 0;
+        ASSERT_OK(simtgpuEventElapsedTime(&ms, start, end));
+        EXPECT_GT(cycles, iterations); // at least one cycle per iteration
+        EXPECT_LE(double(cycles), double(ms) * 1e3 * props_.clock_khz / 1000.0 + 1);
+        instructions.push_back(stats.thread_instructions);
+    }
+    const uint64_t first = instructions[0], second = instructions[1] - instructions[0],
+                   third = instructions[2] - instructions[1];
+    EXPECT_GT(first, 32u * 1000);
+    EXPECT_EQ(third - second, second - first) << "not affine in the loop count";
+    simtgpuKernelStats none;
+    ASSERT_OK(simtgpuCtxGetKernelStats(ctx_, "vec_add", &none));
+    EXPECT_EQ(none.launches, 0u);
+    simtgpuEventDestroy(start);
+    simtgpuEventDestroy(end);
+}
+
 TEST_F(DriverApi, TwoDimensionalGridsIndexEveryThread) {
     const uint32_t bx = 8, by = 4, gx = 3, gy = 5, width = bx * gx, height = by * gy;
     simtgpuDevicePtr out = alloc(width * height * 4);

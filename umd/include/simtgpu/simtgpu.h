@@ -118,6 +118,19 @@ SIMTGPU_API simtgpuResult simtgpuCtxSynchronize(simtgpuContext ctx);
 SIMTGPU_API simtgpuResult simtgpuCtxGetStickyError(simtgpuContext ctx);
 SIMTGPU_API simtgpuResult simtgpuCtxGetDevice(simtgpuContext ctx, simtgpuDevice *device);
 
+/* What the device's launch reports said of one kernel's launches that have
+ * completed in this context: device cycles from each LAUNCH to its last
+ * block (time spent waiting for SMs included), thread instructions. With
+ * SIMTGPU_PROFILE=1 in the environment the context prints every kernel's
+ * figures on stderr when it is destroyed. */
+typedef struct simtgpuKernelStats {
+    uint64_t launches;
+    uint64_t device_cycles;
+    uint64_t thread_instructions;
+} simtgpuKernelStats;
+SIMTGPU_API simtgpuResult simtgpuCtxGetKernelStats(simtgpuContext ctx, const char *kernel,
+                                                  simtgpuKernelStats *stats);
+
 typedef enum simtgpuLimit {
     /* Minimum stack bytes per thread for launches (0: each kernel's own
      * stack size from the kernel table, which is always honoured). */
