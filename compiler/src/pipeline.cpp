@@ -273,11 +273,22 @@ void Pipeline::trace(const std::vector<std::string> &args) const
 std::vector<std::string> Pipeline::frontendArgs(const std::string &source, Language language,
 						bool device) const
 {
+	// The CUDA version the runtime headers model (CUDART_VERSION 11080):
+	// nvcc 11.8's predefined macros, in both passes, as nvcc defines them
+	// for every .cu (clang's own CUDA headers would define __CUDACC__; we
+	// use ours).
+	constexpr int kCudaMajor = 11, kCudaMinor = 8, kCudaBuild = 89;
 	std::vector<std::string> args = {toolchain_.clang};
 	if (language == Language::Cuda) {
 		args.insert(args.end(),
 			    {"-x", "cuda", "-nocudainc", "-nocudalib", "--cuda-path=/nonexistent",
-			     "--cuda-gpu-arch=sm_70", "-Xclang", "-target-sdk-version=11.8",
+			     "--cuda-gpu-arch=sm_70", "-Xclang",
+			     "-target-sdk-version=" + std::to_string(kCudaMajor) + "." +
+				     std::to_string(kCudaMinor),
+			     "-D__CUDACC__", "-D__NVCC__",
+			     "-D__CUDACC_VER_MAJOR__=" + std::to_string(kCudaMajor),
+			     "-D__CUDACC_VER_MINOR__=" + std::to_string(kCudaMinor),
+			     "-D__CUDACC_VER_BUILD__=" + std::to_string(kCudaBuild),
 			     "-D__SIMTGPU__=1",
 			     "-D__SIMTGPU_ARCH__=" + std::to_string(options_.arch), "-I",
 			     toolchain_.device_include});

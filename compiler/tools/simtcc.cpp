@@ -39,9 +39,15 @@ runtime (libsimtcudart).
   -I DIR, -D M[=V], -U M, -include FILE, -std=STD
                      passed to the front end
   -O0 .. -O3         optimisation level (default -O2)
-  -g                 debug information
+  -g, -G             debug information
+  -lineinfo          accepted: device code always keeps its source lines
   -L DIR, -l LIB, -Wl,ARGS
                      passed to the host link
+
+Options are read as nvcc reads them: long names (--output-file, --library,
+--include-path, --define-macro, --gpu-architecture, --optimize, ...), a value
+after '=' or as the next argument, and -I -D -U -L -l -O also joined to their
+value (-Idir); an exact option name always wins over such a prefix.
   -v                 show every step
   --version          show the version
   --help             show this text
@@ -74,81 +80,146 @@ std::optional<Language> languageOf(StringRef path)
 	return std::nullopt;
 }
 
+Error optionError(const Twine &message)
+{
+	return createStringError(inconvertibleErrorCode(), "simtcc: error: " + message);
+}
+
+// One option as nvcc spells it (`nvcc --help`): its short and long names,
+// whether it takes a value, and what it does to the plan. A value follows
+// as the next argument or after '='; the one-letter options below that nvcc
+// lets run into their value (-Idir, -DM, -Ldir, -llib, -O3) also take it
+// that way, but only after every exact name failed to match, so -lineinfo
+// is -lineinfo and not -l ineinfo.
+struct NvccOption {
+	StringRef short_name, long_name;
+	bool takes_value;
+	Error (*apply)(Plan &plan, StringRef flag, StringRef value);
+};
+
+Error setArch(Plan &plan, StringRef, StringRef name)
+{
+	unsigned arch = 0;
+	StringRef number = name;
+	if (!number.consume_front("simt_") || number.getAsInteger(10, arch) ||
+	    arch < SIMTGPU_ARCH_SIMT1 || arch > SIMTGPU_ARCH_NEWEST)
+		return optionError("unknown device architecture '" + name + "' (known: simt_1 .. simt_" +
+				   Twine(SIMTGPU_ARCH_NEWEST) + ")");
+	plan.options.arch = arch;
+	return Error::success();
+}
+
+Error setOptLevel(Plan &plan, StringRef flag, StringRef level)
+{
+	if (level.empty())
+		level = "2"; // -O without a level
+	if (level.size() != 1 || level[0] < '0' || level[0] > '3')
+		return optionError("unsupported optimisation level '" + flag + level +
+				   "' (use -O0 to -O3)");
+	plan.options.opt_level = level[0] - '0';
+	return Error::success();
+}
+
+// -I, -D, -U as clang spells them, whichever of nvcc's spellings came in.
+template <char Letter> Error frontendPair(Plan &plan, StringRef, StringRef value)
+{
+	plan.options.frontend_args.push_back(std::string("-") + Letter + value.str());
+	return Error::success();
+}
+
+template <char Letter> Error linkPair(Plan &plan, StringRef, StringRef value)
+{
+	plan.options.extra_link_args.push_back(std::string("-") + Letter + value.str());
+	return Error::success();
+}
+
+Error nothing(Plan &, StringRef, StringRef) { return Error::success(); }
+
+const NvccOption kNvccOptions[] = {
+	{"-h", "--help", false, [](Plan &p, StringRef, StringRef) -> Error { p.help = true; return Error::success(); }},
+	{"", "--version", false, [](Plan &p, StringRef, StringRef) -> Error { p.version = true; return Error::success(); }},
+	{"-v", "--verbose", false, [](Plan &p, StringRef, StringRef) -> Error { p.options.verbose = true; return Error::success(); }},
+	{"-c", "--compile", false, [](Plan &p, StringRef, StringRef) -> Error { p.mode = Mode::Compile; return Error::success(); }},
+	{"-S", "", false, [](Plan &p, StringRef, StringRef) -> Error { p.mode = Mode::Assembly; return Error::success(); }},
+	{"-emit-llvm", "--emit-llvm", false, [](Plan &p, StringRef, StringRef) -> Error { p.mode = Mode::EmitLlvm; return Error::success(); }},
+	{"", "--device-only", false, [](Plan &p, StringRef, StringRef) -> Error { p.mode = Mode::DeviceOnly; return Error::success(); }},
+	{"", "--cuda-device-only", false, [](Plan &p, StringRef, StringRef) -> Error { p.mode = Mode::DeviceOnly; return Error::success(); }},
+	{"-link", "--link", false, nothing}, // the default mode
+	{"-g", "--debug", false, [](Plan &p, StringRef, StringRef) -> Error { p.options.debug = true; return Error::success(); }},
+	{"-G", "--device-debug", false, [](Plan &p, StringRef, StringRef) -> Error { p.options.debug = true; return Error::success(); }},
+	// Device code always keeps its source lines (simtcc.md): nothing to do.
+	{"-lineinfo", "--generate-line-info", false, nothing},
+	{"-o", "--output-file", true, [](Plan &p, StringRef, StringRef v) -> Error { p.output = v.str(); return Error::success(); }},
+	{"-arch", "--gpu-architecture", true, setArch},
+	{"-O", "--optimize", true, setOptLevel},
+	{"-I", "--include-path", true, frontendPair<'I'>},
+	{"-D", "--define-macro", true, frontendPair<'D'>},
+	{"-U", "--undefine-macro", true, frontendPair<'U'>},
+	{"-include", "--pre-include", true, [](Plan &p, StringRef, StringRef v) -> Error {
+		 p.options.frontend_args.insert(p.options.frontend_args.end(), {"-include", v.str()});
+		 return Error::success();
+	 }},
+	{"-std", "--std", true, [](Plan &p, StringRef, StringRef v) -> Error {
+		 p.options.frontend_args.push_back("-std=" + v.str());
+		 return Error::success();
+	 }},
+	{"-L", "--library-path", true, linkPair<'L'>},
+	{"-l", "--library", true, linkPair<'l'>},
+};
+
+// The one-letter options nvcc lets run into their value.
+bool joinsItsValue(StringRef short_name)
+{
+	return short_name == "-I" || short_name == "-D" || short_name == "-U" || short_name == "-L" ||
+	       short_name == "-l" || short_name == "-O";
+}
+
 Expected<Plan> parse(int argc, char **argv)
 {
 	Plan plan;
-	auto error = [](const Twine &message) {
-		return createStringError(inconvertibleErrorCode(), "simtcc: error: " + message);
-	};
 	for (int i = 1; i < argc; ++i) {
 		StringRef arg = argv[i];
-		auto value = [&](StringRef flag) -> Expected<std::string> {
-			if (arg.size() > flag.size())
-				return arg.drop_front(flag.size()).str();
-			if (i + 1 >= argc)
-				return error("missing argument to '" + flag + "'");
-			return std::string(argv[++i]);
-		};
-		if (arg == "--help" || arg == "-h") {
-			plan.help = true;
-		} else if (arg == "--version") {
-			plan.version = true;
-		} else if (arg == "-v") {
-			plan.options.verbose = true;
-		} else if (arg == "-c") {
-			plan.mode = Mode::Compile;
-		} else if (arg == "-S") {
-			plan.mode = Mode::Assembly;
-		} else if (arg == "--emit-llvm" || arg == "-emit-llvm") {
-			plan.mode = Mode::EmitLlvm;
-		} else if (arg == "--device-only" || arg == "--cuda-device-only") {
-			plan.mode = Mode::DeviceOnly;
-		} else if (arg == "-g") {
-			plan.options.debug = true;
-		} else if (arg.startswith("-O")) {
-			StringRef level = arg.drop_front(2);
-			if (level.empty())
-				level = "2";
-			if (level.size() != 1 || level[0] < '0' || level[0] > '3')
-				return error("unsupported optimisation level '" + arg + "' (use -O0 to -O3)");
-			plan.options.opt_level = level[0] - '0';
-		} else if (arg.startswith("-arch=") || arg.startswith("--gpu-architecture=")) {
-			StringRef name = arg.split('=').second;
-			unsigned arch = 0;
-			if (!name.consume_front("simt_") || name.getAsInteger(10, arch) ||
-			    arch < SIMTGPU_ARCH_SIMT1 || arch > SIMTGPU_ARCH_NEWEST)
-				return error("unknown device architecture '" + arg.split('=').second +
-					     "' (known: simt_1 .. simt_" + Twine(SIMTGPU_ARCH_NEWEST) + ")");
-			plan.options.arch = arch;
-		} else if (arg == "-o") {
-			Expected<std::string> v = value("-o");
-			if (!v)
-				return v.takeError();
-			plan.output = *v;
-		} else if (arg.startswith("-I") || arg.startswith("-D") || arg.startswith("-U")) {
-			StringRef flag = arg.take_front(2);
-			Expected<std::string> v = value(flag);
-			if (!v)
-				return v.takeError();
-			plan.options.frontend_args.push_back(flag.str() + *v);
-		} else if (arg == "-include") {
-			Expected<std::string> v = value("-include");
-			if (!v)
-				return v.takeError();
-			plan.options.frontend_args.insert(plan.options.frontend_args.end(), {"-include", *v});
-		} else if (arg.startswith("-std=") || (arg.startswith("-W") && !arg.startswith("-Wl,")) ||
-			   arg.startswith("-f")) {
+		// Exact names first, with the value after '=' or next.
+		auto [name, inline_value] = arg.split('=');
+		const bool has_inline = arg.contains('=');
+		const NvccOption *option = nullptr;
+		for (const NvccOption &o : kNvccOptions)
+			if ((!o.short_name.empty() && name == o.short_name) ||
+			    (!o.long_name.empty() && name == o.long_name))
+				option = &o;
+		StringRef value;
+		if (option && option->takes_value) {
+			if (has_inline) {
+				value = inline_value;
+			} else if (name == "-O") {
+				value = ""; // -O alone: the default level
+			} else if (i + 1 < argc) {
+				value = argv[++i];
+			} else {
+				return optionError("missing argument to '" + name + "'");
+			}
+		} else if (option && has_inline) {
+			return optionError("'" + name + "' takes no value (got '" + arg + "')");
+		}
+		// Then the one-letter options joined to their value (-Idir, -O3).
+		if (!option) {
+			for (const NvccOption &o : kNvccOptions)
+				if (joinsItsValue(o.short_name) && arg.startswith(o.short_name)) {
+					option = &o;
+					value = arg.drop_front(o.short_name.size());
+				}
+		}
+		if (option) {
+			if (Error e = option->apply(plan, option->short_name.empty() ? option->long_name
+										: option->short_name,
+						    value))
+				return e;
+		} else if ((arg.startswith("-W") && !arg.startswith("-Wl,")) || arg.startswith("-f")) {
 			plan.options.frontend_args.push_back(arg.str());
-		} else if (arg.startswith("-L") || arg.startswith("-l")) {
-			StringRef flag = arg.take_front(2);
-			Expected<std::string> v = value(flag);
-			if (!v)
-				return v.takeError();
-			plan.options.extra_link_args.push_back(flag.str() + *v);
 		} else if (arg.startswith("-Wl,")) {
 			plan.options.extra_link_args.push_back(arg.str());
 		} else if (arg.startswith("-")) {
-			return error("unknown option '" + arg + "' (see --help)");
+			return optionError("unknown option '" + arg + "' (see --help)");
 		} else {
 			plan.inputs.push_back({arg.str(), languageOf(arg)});
 		}
@@ -156,16 +227,16 @@ Expected<Plan> parse(int argc, char **argv)
 	if (plan.help || plan.version)
 		return plan;
 	if (plan.inputs.empty())
-		return error("no input files");
+		return optionError("no input files");
 	size_t sources = 0;
 	for (const Input &input : plan.inputs)
 		sources += input.language.has_value();
 	if (plan.mode != Mode::Link && !plan.output.empty() && sources > 1)
-		return error("-o with -c, -S, --emit-llvm or --device-only needs a single source");
+		return optionError("-o with -c, -S, --emit-llvm or --device-only needs a single source");
 	for (const Input &input : plan.inputs)
 		if (plan.mode != Mode::Link && plan.mode != Mode::Compile &&
 		    input.language != Language::Cuda)
-			return error("'" + input.path + "' is not a CUDA source (.cu)");
+			return optionError("'" + input.path + "' is not a CUDA source (.cu)");
 	return plan;
 }
 

@@ -25,9 +25,8 @@ struct ToolRun {
 	std::string output; // stdout and stderr
 };
 
-ToolRun simtcc(const std::string &arguments)
+ToolRun run_command(const std::string &command)
 {
-	std::string command = std::string(SIMTCC_BINARY) + " " + arguments + " 2>&1";
 	ToolRun run{-1, ""};
 	FILE *pipe = popen(command.c_str(), "r");
 	if (!pipe)
@@ -38,6 +37,17 @@ ToolRun simtcc(const std::string &arguments)
 	int status = pclose(pipe);
 	run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	return run;
+}
+
+ToolRun simtcc(const std::string &arguments)
+{
+	return run_command(std::string(SIMTCC_BINARY) + " " + arguments + " 2>&1");
+}
+
+// Runs a program simtcc built, on the in-process device.
+ToolRun simtcc_run(const std::string &program)
+{
+	return run_command("SIMTGPU_TRANSPORT=sim " + program + " 2>&1");
 }
 
 std::string input(const char *name) { return std::string(SIMTCC_TEST_INPUTS) + "/" + name; }
@@ -162,6 +172,47 @@ TEST(Driver, OptionsAreCheckedAndDocumented)
 	ToolRun none = simtcc("-c");
 	EXPECT_EQ(none.status, 1);
 	EXPECT_NE(none.output.find("no input files"), std::string::npos);
+}
+
+// Each of nvcc's spellings of an option means what it means to nvcc, and an
+// option is never read as the prefix of another: -lineinfo is not
+// "-l ineinfo" (a link that failed for want of libineinfo.so).
+TEST(Driver, OptionsAreParsedAsNvccSpellsThem)
+{
+	const std::string dir = input("include");
+	const char *spellings[][3] = {
+		{"-I", " ", "-D"}, // "-I dir", "-D M=V"
+		{"-I", "", "-D"},  // "-Idir", "-DM=V"
+		{"--include-path", "=", "--define-macro"},
+		{"--include-path", " ", "--define-macro"},
+	};
+	for (const auto &s : spellings) {
+		const std::string out = temporary("");
+		const std::string args = std::string(s[0]) + s[1] + dir + " " + s[2] + s[1] +
+					 "OPTIONS_SCALE=3 -lineinfo --generate-line-info -G -link -lm "
+					 "--library m -l m -O3 --optimize 2 -O -o " +
+					 out + " " + input("options.cu");
+		ToolRun build = simtcc(args);
+		EXPECT_EQ(build.status, 0) << args << "\n" << build.output;
+		ToolRun run = simtcc_run(out);
+		EXPECT_EQ(run.status, 0) << args << "\n" << run.output;
+		EXPECT_NE(run.output.find("126 11"), std::string::npos) << run.output;
+		sys::fs::remove(out);
+	}
+	const struct {
+		const char *args, *message;
+	} refused[] = {
+		{"--lineinfo", "unknown option '--lineinfo'"},
+		{"-lineinfo=yes", "'-lineinfo' takes no value"},
+		{"--output-file", "missing argument to '--output-file'"},
+		{"-O7", "unsupported optimisation level '-O7'"},
+		{"--optimize=9", "unsupported optimisation level '-O9'"},
+	};
+	for (const auto &r : refused) {
+		ToolRun bad = simtcc(input("options.cu") + " " + r.args);
+		EXPECT_EQ(bad.status, 1) << r.args;
+		EXPECT_NE(bad.output.find(r.message), std::string::npos) << r.args << ": " << bad.output;
+	}
 }
 
 TEST(Driver, OlderArchitectureIsRecordedAndRefusesPrintf)

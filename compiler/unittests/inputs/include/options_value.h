@@ -1,0 +1,2 @@
+// Found only through an include-path option: options.cu needs it.
+#define OPTIONS_VALUE 42
