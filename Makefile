@@ -26,7 +26,8 @@ build: deps $(BUILD_DIR)/build.ninja
 
 $(SAN_BUILD_DIR)/build.ninja: | deps
 	cmake -S . -B $(SAN_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-		-DSIMTGPU_SANITIZE=ON -DSIMTGPU_SIM_ONLY=ON
+		-DSIMTGPU_SANITIZE=ON -DSIMTGPU_SIM_ONLY=ON -DSIMTGPU_UMD_LIBS=ON \
+		-DSIMTGPU_RELEASE_BUILD_DIR=$(abspath $(BUILD_DIR))
 
 test: build kmd $(SAN_BUILD_DIR)/build.ninja
 	cmake --build $(SAN_BUILD_DIR) -j $(JOBS)
