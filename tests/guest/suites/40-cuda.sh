@@ -86,74 +86,70 @@ for program in $programs; do
 done
 rm -f "$log"
 
-# Priorities across two processes (hardware.md, "Grids"): a long kernel on
-# the least-priority stream of one process holds every SM; a short kernel on
-# the greatest-priority stream of another, started while it runs, finishes
-# in a small fraction of the long one's device time, and before it.
-two_processes() {
-	program=$build/tests/cuda/stream_priority
-	long_log=$(mktemp)
-	short_log=$(mktemp)
-	SIMTGPU_TRANSPORT=drm timeout "$per_program_timeout" "$program" --role long >"$long_log" 2>&1 &
-	long_pid=$!
-	waited=0
-	while ! grep -q '^launched' "$long_log" && [ $waited -lt 600 ]; do
-		sleep 0.1
-		waited=$((waited + 1))
-	done
-	SIMTGPU_TRANSPORT=drm timeout "$per_program_timeout" "$program" --role short >"$short_log" 2>&1
-	short_status=$?
-	kill -0 $long_pid 2>/dev/null
-	long_running=$?
-	wait $long_pid
-	long_status=$?
-	long_ms=$(sed -n 's/^long: \([0-9.]*\) ms$/\1/p' "$long_log")
-	short_ms=$(sed -n 's/^short: \([0-9.]*\) ms$/\1/p' "$short_log")
-	cat "$long_log" "$short_log"
-	rm -f "$long_log" "$short_log"
-	[ $long_status -eq 0 ] && [ $short_status -eq 0 ] && [ $long_running -eq 0 ] &&
-		[ -n "$long_ms" ] && [ -n "$short_ms" ] &&
-		awk -v s="$short_ms" -v l="$long_ms" 'BEGIN { exit !(s < l / 5) }'
-}
-# Two processes' kernels, each on half the SMs, run at the same time: the
-# second one starts (device time) before the first one ends.
-two_processes_overlap() {
+# Two processes on one device (hardware.md, "Grids"): stream_priority
+# --role $1 in the background, and once it says its kernel runs, --role $2.
+# Leaves their output in $first_out and $second_out, their statuses in
+# $first_status and $second_status, and whether the first was still running
+# when the second ended in $first_was_running (0: yes).
+run_pair() {
 	program=$build/tests/cuda/stream_priority
 	first_log=$(mktemp)
-	second_log=$(mktemp)
-	SIMTGPU_TRANSPORT=drm timeout "$per_program_timeout" "$program" --role half >"$first_log" 2>&1 &
+	SIMTGPU_TRANSPORT=drm timeout "$per_program_timeout" "$program" --role "$1" >"$first_log" 2>&1 &
 	first_pid=$!
 	waited=0
 	while ! grep -q '^launched' "$first_log" && [ $waited -lt 600 ]; do
 		sleep 0.1
 		waited=$((waited + 1))
 	done
-	SIMTGPU_TRANSPORT=drm timeout "$per_program_timeout" "$program" --role half >"$second_log" 2>&1
+	second_out=$(SIMTGPU_TRANSPORT=drm timeout "$per_program_timeout" "$program" --role "$2" 2>&1)
 	second_status=$?
+	kill -0 $first_pid 2>/dev/null
+	first_was_running=$?
 	wait $first_pid
 	first_status=$?
-	first=$(sed -n 's/^half: //p' "$first_log")
-	second=$(sed -n 's/^half: //p' "$second_log")
-	cat "$first_log" "$second_log"
-	rm -f "$first_log" "$second_log"
+	first_out=$(cat "$first_log")
+	rm -f "$first_log"
+	printf '%s\n%s\n' "$first_out" "$second_out"
+}
+
+# A long kernel on the least-priority stream of one process holds every SM;
+# a short one on the greatest-priority stream of another, started while it
+# runs, ends before it, in a small fraction of its device time.
+priorities_across_processes() {
+	run_pair long short
+	long_ms=$(echo "$first_out" | sed -n 's/^long: \([0-9.]*\) ms$/\1/p')
+	short_ms=$(echo "$second_out" | sed -n 's/^short: \([0-9.]*\) ms$/\1/p')
+	[ $first_status -eq 0 ] && [ $second_status -eq 0 ] && [ $first_was_running -eq 0 ] &&
+		[ -n "$long_ms" ] && [ -n "$short_ms" ] &&
+		awk -v s="$short_ms" -v l="$long_ms" 'BEGIN { exit !(s < l / 5) }'
+}
+
+# Kernels of two processes, each on half the SMs, run at the same time: the
+# second starts (device time) before the first ends, and the other way round.
+overlap_across_processes() {
+	run_pair half half
+	first=$(echo "$first_out" | sed -n 's/^half: //p')
+	second=$(echo "$second_out" | sed -n 's/^half: //p')
 	[ $first_status -eq 0 ] && [ $second_status -eq 0 ] && [ -n "$first" ] && [ -n "$second" ] &&
 		echo "$first $second" | awk '{ exit !($3 < $2 && $1 < $4) }'
 }
-if two_processes_overlap; then
-	echo "kernels of two processes overlap: PASS"
-	passed=$((passed + 1))
-else
-	echo "kernels of two processes overlap: FAIL (the second kernel must start before the first one ends, in device time)"
-	failed=$((failed + 1))
-	failing="$failing two-process-overlap"
-fi
-if two_processes; then
-	echo "stream priorities across two processes: PASS"
-	passed=$((passed + 1))
-else
-	echo "stream priorities across two processes: FAIL (the short kernel must end while the long one runs, in under a fifth of its time)"
-	failed=$((failed + 1))
-	failing="$failing two-process-priority"
-fi
+
+# check NAME WHY FUNCTION: counts FUNCTION's verdict under NAME.
+check() {
+	if "$3"; then
+		echo "$1: PASS"
+		passed=$((passed + 1))
+	else
+		echo "$1: FAIL ($2)"
+		failed=$((failed + 1))
+		failing="$failing $3"
+	fi
+}
+check "kernels of two processes overlap" \
+	"the second kernel must start before the first one ends, in device time" \
+	overlap_across_processes
+check "stream priorities across two processes" \
+	"the short kernel must end while the long one runs, in under a fifth of its time" \
+	priorities_across_processes
 dmesg | grep -E 'simtgpu [0-9a-f]{4}:' | tail -n 10
 result
