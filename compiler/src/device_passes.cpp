@@ -498,6 +498,13 @@ private:
 	// other address spaces move to address space 0.
 	Error replaceGlobals(SharedLayout &layout)
 	{
+		// A shared variable becomes a window address, with no storage in
+		// the image to keep: clang lists `__device__ __shared__` ones in
+		// llvm.compiler.used, where an address is an invalid member.
+		removeFromUsedLists(module_, [](Constant *c) {
+			auto *gv = dyn_cast<GlobalVariable>(c);
+			return gv && gv->getAddressSpace() == 3;
+		});
 		const DataLayout &dl = module_.getDataLayout();
 		std::vector<GlobalVariable *> globals;
 		for (GlobalVariable &gv : module_.globals())

@@ -246,6 +246,33 @@ TEST(FlattenAddressSpaces, SharedVariablesGetWindowAddressesAndDynamicSharedFoll
 	EXPECT_FALSE(verifyModule(*module, &errs()));
 }
 
+// clang keeps a namespace-scope `__device__ __shared__` variable in
+// llvm.compiler.used, like every __device__ one (issue 18.1): its window
+// address there was an invalid member, an internal error.
+TEST(FlattenAddressSpaces, SharedVariablesLeaveTheUsedLists)
+{
+	LLVMContext context;
+	auto module = parse(context,
+			    "@mt = addrspace(3) externally_initialized global [64 x i32] undef, align 4\n"
+			    "@g = addrspace(1) externally_initialized global i32 0, align 4\n"
+			    "@llvm.compiler.used = appending global [2 x ptr] ["
+			    "ptr addrspacecast (ptr addrspace(3) @mt to ptr), "
+			    "ptr addrspacecast (ptr addrspace(1) @g to ptr)], section \"llvm.metadata\"",
+			    "  store i32 1, ptr addrspacecast (ptr addrspace(3) @mt to ptr)\n"
+			    "  store i32 2, ptr addrspacecast (ptr addrspace(1) @g to ptr)",
+			    "");
+	ASSERT_TRUE(module);
+	Expected<simtcc::SharedLayout> layout = simtcc::flattenAddressSpaces(*module);
+	ASSERT_TRUE(bool(layout)) << toString(layout.takeError());
+	EXPECT_EQ(layout->static_bytes, 256u);
+	EXPECT_FALSE(verifyModule(*module, &errs()));
+	GlobalVariable *used = module->getNamedGlobal("llvm.compiler.used");
+	ASSERT_TRUE(used);
+	auto *members = cast<ConstantArray>(used->getInitializer());
+	ASSERT_EQ(members->getNumOperands(), 1u);
+	EXPECT_EQ(members->getOperand(0)->stripPointerCasts(), module->getNamedGlobal("g"));
+}
+
 TEST(KernelEntries, ParametersAreLaidOutAtNaturalAlignment)
 {
 	LLVMContext context;
