@@ -310,6 +310,11 @@ std::vector<std::string> Pipeline::frontendArgs(const std::string &source, Langu
 	args.push_back("-O" + std::to_string(options_.opt_level));
 	if (options_.debug)
 		args.push_back("-g");
+	// C++17 dropped 'register'; clang makes it an error, nvcc (and g++) a
+	// warning, and older CUDA code uses it everywhere. Before the user's
+	// flags, so that -Werror=register still wins.
+	if (language != Language::C)
+		args.push_back("-Wno-error=register");
 	args.insert(args.end(), options_.frontend_args.begin(), options_.frontend_args.end());
 	if (device) // simtcc optimises after its own passes, for RISC-V
 		args.insert(args.end(), {"-Xclang", "-disable-llvm-passes", "-emit-llvm"});

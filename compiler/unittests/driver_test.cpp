@@ -215,6 +215,25 @@ TEST(Driver, OptionsAreParsedAsNvccSpellsThem)
 	}
 }
 
+// 'register' under C++17 is a warning, as with nvcc, in both passes; the
+// user's -Werror=register makes it an error again.
+TEST(Driver, RegisterIsAWarningAsWithNvcc)
+{
+	const std::string out = temporary("");
+	ToolRun build = simtcc("-std=c++17 -o " + out + " " + input("register_keyword.cu"));
+	EXPECT_EQ(build.status, 0) << build.output;
+	EXPECT_NE(build.output.find("warning: ISO C++17 does not allow 'register'"), std::string::npos)
+		<< build.output;
+	ToolRun run = simtcc_run(out);
+	EXPECT_EQ(run.status, 0) << run.output;
+	EXPECT_NE(run.output.find("0 2 4 6"), std::string::npos) << run.output;
+	sys::fs::remove(out);
+	ToolRun strict = simtcc("-std=c++17 -Werror=register --device-only -o " + out + " " +
+				input("register_keyword.cu"));
+	EXPECT_EQ(strict.status, 1) << strict.output;
+	sys::fs::remove(out);
+}
+
 TEST(Driver, OlderArchitectureIsRecordedAndRefusesPrintf)
 {
 	std::string plain = temporary("cu"), printing = temporary("cu"), image = temporary("elf");
