@@ -318,8 +318,10 @@ std::vector<std::string> Pipeline::frontendArgs(const std::string &source, Langu
 	args.insert(args.end(), options_.frontend_args.begin(), options_.frontend_args.end());
 	if (device) // simtcc optimises after its own passes, for RISC-V
 		args.insert(args.end(), {"-Xclang", "-disable-llvm-passes", "-emit-llvm"});
-	if (!device)
+	if (!device) {
+		args.insert(args.end(), options_.host_args.begin(), options_.host_args.end());
 		args.push_back("-c");
+	}
 	args.push_back(source);
 	return args;
 }
@@ -561,6 +563,8 @@ Error Pipeline::compileHost(const std::string &source, Language language, const 
 Error Pipeline::linkHost(const std::vector<std::string> &objects, const std::string &executable)
 {
 	std::vector<std::string> args = {toolchain_.clang, "--driver-mode=g++", "-fuse-ld=lld"};
+	// The host compiler's options shape its link too (-fsanitize=, -fopenmp).
+	args.insert(args.end(), options_.host_args.begin(), options_.host_args.end());
 	args.insert(args.end(), objects.begin(), objects.end());
 	args.insert(args.end(), {"-L", toolchain_.host_lib, "-Wl,-rpath," + toolchain_.host_lib});
 	args.insert(args.end(), options_.extra_link_args.begin(), options_.extra_link_args.end());

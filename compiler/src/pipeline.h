@@ -45,6 +45,9 @@ struct CompileOptions {
 	uint32_t arch = 2;
 	bool verbose = false;
 	std::vector<std::string> extra_link_args; // -L, -l, -Wl, ...
+	// -Xcompiler: for the host compiler only, as nvcc passes them to its
+	// host compiler: host passes and the host link, never device code.
+	std::vector<std::string> host_args;
 };
 
 // The result of the device half of one CUDA source.

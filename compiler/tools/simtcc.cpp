@@ -43,6 +43,8 @@ runtime (libsimtcudart).
   -lineinfo          accepted: device code always keeps its source lines
   -L DIR, -l LIB, -Wl,ARGS
                      passed to the host link
+  -Xcompiler A,B     to the host compiler only (host passes and host link)
+  -Xlinker A,B       to the host link (as -Wl,A -Wl,B)
 
 Options are read as nvcc reads them: long names (--output-file, --library,
 --include-path, --define-macro, --gpu-architecture, --optimize, ...), a value
@@ -135,6 +137,27 @@ template <char Letter> Error linkPair(Plan &plan, StringRef, StringRef value)
 
 Error nothing(Plan &, StringRef, StringRef) { return Error::success(); }
 
+// An nvcc option simtcc has no counterpart for: refused by its own name,
+// never read as a shorter option with a value (-lib is not -l ib).
+Error unsupported(Plan &, StringRef flag, StringRef)
+{
+	return optionError("nvcc's '" + flag + "' is not supported by simtcc");
+}
+
+// nvcc's -Xcompiler and -Xlinker take a comma-separated list.
+template <bool Linker> Error hostList(Plan &plan, StringRef, StringRef list)
+{
+	SmallVector<StringRef, 4> items;
+	list.split(items, ',', -1, false);
+	for (StringRef item : items) {
+		if (Linker)
+			plan.options.extra_link_args.push_back("-Wl," + item.str());
+		else
+			plan.options.host_args.push_back(item.str());
+	}
+	return Error::success();
+}
+
 const NvccOption kNvccOptions[] = {
 	{"-h", "--help", false, [](Plan &p, StringRef, StringRef) -> Error { p.help = true; return Error::success(); }},
 	{"", "--version", false, [](Plan &p, StringRef, StringRef) -> Error { p.version = true; return Error::success(); }},
@@ -163,7 +186,10 @@ const NvccOption kNvccOptions[] = {
 		 p.options.frontend_args.push_back("-std=" + v.str());
 		 return Error::success();
 	 }},
+	{"-Xcompiler", "--compiler-options", true, hostList<false>},
+	{"-Xlinker", "--linker-options", true, hostList<true>},
 	{"-L", "--library-path", true, linkPair<'L'>},
+	{"-lib", "--lib", false, unsupported},
 	{"-l", "--library", true, linkPair<'l'>},
 };
 

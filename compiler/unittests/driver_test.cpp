@@ -207,12 +207,54 @@ TEST(Driver, OptionsAreParsedAsNvccSpellsThem)
 		{"--output-file", "missing argument to '--output-file'"},
 		{"-O7", "unsupported optimisation level '-O7'"},
 		{"--optimize=9", "unsupported optimisation level '-O9'"},
+		{"-lib", "nvcc's '-lib' is not supported"}, // was linked as libib
 	};
 	for (const auto &r : refused) {
 		ToolRun bad = simtcc(input("options.cu") + " " + r.args);
 		EXPECT_EQ(bad.status, 1) << r.args;
 		EXPECT_NE(bad.output.find(r.message), std::string::npos) << r.args << ": " << bad.output;
 	}
+}
+
+// -Xcompiler options reach the host compiler only (host pass and host link),
+// -Xlinker ones the host link; both take nvcc's comma-separated lists.
+TEST(Driver, XcompilerReachesTheHostOnlyAndXlinkerTheHostLink)
+{
+	const std::string out = temporary(""), map = temporary("map");
+	sys::fs::remove(map); // the link must write it
+	ToolRun build = simtcc("-v -I " + input("include") +
+			       " -DOPTIONS_SCALE=3 -Xcompiler -DHOST_FLAG_A,-DHOST_FLAG_B "
+			       "--compiler-options=-fno-exceptions -Xlinker -Map," +
+			       map + " -o " + out + " " + input("options.cu"));
+	ASSERT_EQ(build.status, 0) << build.output;
+	int device_lines = 0, host_lines = 0;
+	std::istringstream lines(build.output);
+	for (std::string line; std::getline(lines, line);) {
+		if (line.find("--cuda-device-only") != std::string::npos) {
+			++device_lines;
+			EXPECT_EQ(line.find("HOST_FLAG"), std::string::npos) << line;
+			EXPECT_EQ(line.find("-fno-exceptions"), std::string::npos) << line;
+		} else if (line.find("--cuda-host-only") != std::string::npos) {
+			++host_lines;
+			EXPECT_NE(line.find("-DHOST_FLAG_A -DHOST_FLAG_B -fno-exceptions"),
+				  std::string::npos)
+				<< line;
+		}
+	}
+	EXPECT_EQ(device_lines, 1);
+	EXPECT_EQ(host_lines, 1);
+	EXPECT_TRUE(sys::fs::exists(map)) << "-Xlinker -Map,FILE did not reach the host link";
+	ToolRun run = simtcc_run(out);
+	EXPECT_NE(run.output.find("126 11"), std::string::npos) << run.output;
+	sys::fs::remove(out);
+	sys::fs::remove(map);
+	// A macro given to the host compiler only is missing in device code.
+	ToolRun host_only = simtcc("-I " + input("include") + " -Xcompiler -DOPTIONS_SCALE=3 -o " +
+				   out + " " + input("options.cu"));
+	EXPECT_EQ(host_only.status, 1) << host_only.output;
+	EXPECT_NE(host_only.output.find("undeclared identifier 'OPTIONS_SCALE'"), std::string::npos)
+		<< host_only.output;
+	sys::fs::remove(out);
 }
 
 // 'register' under C++17 is a warning, as with nvcc, in both passes; the
