@@ -38,6 +38,8 @@ public:
 
     // Samples at which the state differed from the sample before.
     uint64_t changes() const { return changes_; }
+    // Whether check() at `cycle` would sample (callers skip gathering SMs).
+    bool due(uint64_t cycle) const { return cycle >= next_sample_; }
 
     // Called as the launch advances, at launch cycle `cycle`, with the SMs
     // of the launch (pointers of any kind); the fingerprints are only taken

@@ -198,6 +198,8 @@ void GridScheduler::settle(Grid &grid, uint64_t now) {
     if (grid.state == GridState::Done || grid.state == GridState::Parked)
         return;
     if (grid.resident_ctas) {
+        if (!grid.watchdog.due(now - grid.start_cycle))
+            return;
         std::vector<const Sm *> held;
         for (uint32_t sm = 0; sm < sms_.size(); ++sm)
             if (slots_[sm].owner == &grid)
