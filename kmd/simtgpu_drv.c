@@ -420,6 +420,50 @@ SIMTGPU_COUNTER_ATTR(perf_mem_reads, SIMTGPU_REG_PERF_MEM_READS_LO);
 SIMTGPU_COUNTER_ATTR(perf_mem_writes, SIMTGPU_REG_PERF_MEM_WRITES_LO);
 SIMTGPU_COUNTER_ATTR(perf_dma_bytes, SIMTGPU_REG_PERF_BYTES_DMA_LO);
 
+static void simtgpu_policy_fini_action(struct drm_device *drm, void *data)
+{
+	simtgpu_policy_fini(data);
+}
+
+static ssize_t sched_policy_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return simtgpu_policy_name(dev_to_sdev(dev), buf);
+}
+
+static ssize_t sched_policy_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t len)
+{
+	int ret = simtgpu_policy_select(dev_to_sdev(dev), buf);
+
+	return ret ? ret : len;
+}
+static DEVICE_ATTR_RW(sched_policy);
+
+static ssize_t timeslice_duration_ms_show(struct device *dev,
+					  struct device_attribute *attr,
+					  char *buf)
+{
+	struct simtgpu_device *sdev = dev_to_sdev(dev);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(sdev->timeslice_ms));
+}
+
+static ssize_t timeslice_duration_ms_store(struct device *dev,
+					   struct device_attribute *attr,
+					   const char *buf, size_t len)
+{
+	struct simtgpu_device *sdev = dev_to_sdev(dev);
+	unsigned int ms;
+
+	if (kstrtouint(buf, 0, &ms) || ms == 0)
+		return -EINVAL;
+	WRITE_ONCE(sdev->timeslice_ms, ms);
+	return len;
+}
+static DEVICE_ATTR_RW(timeslice_duration_ms);
+
 static struct attribute *simtgpu_attrs[] = {
 	&dev_attr_vram_total.attr,
 	&dev_attr_vram_used.attr,
@@ -436,6 +480,8 @@ static struct attribute *simtgpu_attrs[] = {
 	&dev_attr_perf_mem_reads.attr,
 	&dev_attr_perf_mem_writes.attr,
 	&dev_attr_perf_dma_bytes.attr,
+	&dev_attr_sched_policy.attr,
+	&dev_attr_timeslice_duration_ms.attr,
 	NULL,
 };
 
@@ -659,10 +705,16 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	sdev->fence_page = simtgpu_vram_first_offset(&sdev->fence_vram);
 	sdev->job_times = sdev->fence_page + SIMTGPU_PAGE_SIZE;
 
+	simtgpu_policy_init(sdev);
 	ret = simtgpu_rings_init(sdev);
 	if (ret)
 		return ret;
 	ret = drmm_add_action_or_reset(&sdev->drm, simtgpu_rings_fini_action,
+				       sdev);
+	if (ret)
+		return ret;
+	/* Stopped before the rings go: its tick looks at them. */
+	ret = drmm_add_action_or_reset(&sdev->drm, simtgpu_policy_fini_action,
 				       sdev);
 	if (ret)
 		return ret;

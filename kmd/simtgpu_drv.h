@@ -7,6 +7,7 @@
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/dma-resv.h>
 #include <drm/drm_buddy.h>
@@ -19,6 +20,8 @@
 #include <simtgpu/hw_names.h>
 #include <simtgpu/driver_policy.h>
 #include <drm/simtgpu_drm.h>
+
+#include "simtgpu_policy.h"
 
 #define SIMTGPU_DRIVER_NAME "simtgpu"
 
@@ -81,6 +84,8 @@ struct simtgpu_ring {
 	/* PROGRESS seen by the previous timeout check (simtgpu_ring_hung()) */
 	struct simtgpu_ring_watch watch;
 	unsigned int resets; /* per-ring resets (CTRL.ABORT) */
+	bool parked_by_policy; /* under sdev->policy_lock */
+	unsigned int preemptions; /* by the policy */
 };
 
 struct simtgpu_device {
@@ -114,6 +119,12 @@ struct simtgpu_device {
 	struct workqueue_struct *reset_wq; /* ordered: one reset at a time */
 	struct workqueue_struct *free_wq; /* deferred BO and VM release */
 	unsigned int resets;
+	/* The scheduling policy (simtgpu_policy.c). */
+	struct mutex policy_lock; /* policy, policy_state, rings' parked_by_policy */
+	const struct simtgpu_policy *policy;
+	struct simtgpu_policy_state policy_state;
+	unsigned int timeslice_ms;
+	struct delayed_work policy_work;
 
 	struct mutex clients_lock; /* clients */
 	struct list_head clients; /* simtgpu_file_priv */
@@ -287,6 +298,11 @@ void simtgpu_ring_signal_fences(struct simtgpu_ring *ring);
 void simtgpu_ring_cancel_fences(struct simtgpu_ring *ring, int error,
 				bool fail_jobs);
 void simtgpu_ring_abort_current(struct simtgpu_ring *ring, u32 context);
+void simtgpu_policy_init(struct simtgpu_device *sdev);
+void simtgpu_policy_fini(struct simtgpu_device *sdev);
+void simtgpu_policy_kick(struct simtgpu_device *sdev);
+ssize_t simtgpu_policy_name(struct simtgpu_device *sdev, char *buf);
+int simtgpu_policy_select(struct simtgpu_device *sdev, const char *name);
 void simtgpu_ring_preempt(struct simtgpu_ring *ring, bool park);
 void simtgpu_ring_fail_current(struct simtgpu_ring *ring,
 			       const struct drm_simtgpu_fault_info *fault,

@@ -293,6 +293,7 @@ void simtgpu_ring_abort_current(struct simtgpu_ring *ring, u32 context)
 
 	simtgpu_ring_write(ring, SIMTGPU_RING_CTRL,
 			   SIMTGPU_RING_CTRL_ENABLE | SIMTGPU_RING_CTRL_ABORT);
+	WRITE_ONCE(ring->parked_by_policy, false); /* ABORT cleared PREEMPT */
 	ring->resets++;
 	if (job)
 		dev_err_ratelimited(sdev->drm.dev,
@@ -394,6 +395,7 @@ static struct dma_fence *simtgpu_run_job(struct drm_sched_job *sched_job)
 	dma_fence_put(job->hw_fence); /* from a run before a reset */
 	job->hw_fence = dma_fence_get(&f->base);
 	simtgpu_ring_emit_job(ring, job, f->seqno);
+	simtgpu_policy_kick(sdev);
 	drm_dev_exit(idx);
 	return &f->base;
 }
@@ -442,6 +444,7 @@ void simtgpu_rings_hw_init(struct simtgpu_device *sdev)
 		struct simtgpu_ring *ring = &sdev->rings[i];
 
 		ring->tail = 0;
+		WRITE_ONCE(ring->parked_by_policy, false); /* PREEMPT is 0 again */
 		simtgpu_ring_write(ring, SIMTGPU_RING_CTRL, 0);
 		simtgpu_ring_write(ring, SIMTGPU_RING_ADDR_LO,
 				   lower_32_bits(ring->vram_offset));

@@ -1378,6 +1378,135 @@ static void test_preempt_timeout(void)
 	ib_fini(fd, &fill);
 }
 
+/* Writes @value to the device's sysfs attribute @name. */
+static bool write_device_attr(const char *name, const char *value)
+{
+	char path[256];
+	int f, n = (int)strlen(value);
+	bool ok;
+
+	for (int minor = 128; minor < 192; minor++) {
+		snprintf(path, sizeof(path), "/sys/class/drm/renderD%d/device/%s", minor, name);
+		if (access(path, W_OK) == 0)
+			break;
+	}
+	f = open(path, O_WRONLY);
+	if (f < 0)
+		return false;
+	ok = write(f, value, n) == n;
+	close(f);
+	return ok;
+}
+
+/* A long job of UAPI_KERNEL_WORK on queue @q, signalling @done. */
+static bool submit_work(struct ib *ib, struct launch *l, uint32_t q, uint32_t done,
+			uint64_t out_va, uint32_t ctas, uint32_t steps)
+{
+	struct uapi_kernel_params params = { .mode = UAPI_KERNEL_WORK, .count = steps,
+					     .value = 7, .out_va = out_va };
+	struct drm_simtgpu_sync sync = { .handle = done };
+	struct submit_opts o = { .queue = q, .out = &sync, .out_count = 1 };
+
+	return ib_launch(fd, ib, &prog, &params, ctas, 32, l) && submit(fd, ib, &o) == 0;
+}
+
+/* Samples ring @ring's STATUS for up to @ms: whether it was ever PARKED. */
+static bool ring_seen_parked(unsigned int ring, int ms)
+{
+	for (int i = 0; i < ms; i++) {
+		if (ring_preempt_value(ring, "status") == SIMTGPU_RING_STATUS_PARKED)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/*
+ * sched_policy "priority": while a high queue's job runs, the low queue's
+ * busy ring (ring 0) is parked; the high job ends first; back to "fifo",
+ * nothing is parked.
+ */
+static void test_policy_priority(void)
+{
+	uint32_t low_q, high_q, low_done = syncobj_new(fd), high_done = syncobj_new(fd);
+	uint32_t low_out, high_out;
+	uint64_t low_va, high_va;
+	struct launch ll, hl;
+	struct ib lib, hib;
+
+	CHECK(program_load(fd, &prog));
+	CHECK(ib_init(fd, &lib) && ib_init(fd, &hib));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_LOW, &low_q));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_HIGH, &high_q));
+	CHECK_OK(bo_create(fd, 512 * 32 * 4, 0, &low_out, &low_va));
+	CHECK_OK(bo_create(fd, 64 * 32 * 4, 0, &high_out, &high_va));
+	CHECK(write_device_attr("sched_policy", "priority"));
+	CHECK(submit_work(&lib, &ll, low_q, low_done, low_va, 512, 20000));
+	for (int i = 0; i < 6000 && ring_preempt_value(0, "resident") <= 0; i++)
+		usleep(1000);
+	CHECK(submit_work(&hib, &hl, high_q, high_done, high_va, 64, 20000));
+	CHECK(ring_seen_parked(0, 5000));
+	CHECK_OK(syncobj_wait(fd, high_done, 120));
+	CHECK(syncobj_status(fd, high_done) == 1);
+	CHECK(syncobj_status(fd, low_done) == 0); /* the low job waited */
+	CHECK_OK(syncobj_wait(fd, low_done, 120));
+	CHECK(syncobj_status(fd, low_done) == 1);
+	CHECK(write_device_attr("sched_policy", "fifo"));
+	usleep(50000);
+	CHECK(ring_preempt_value(0, "preempt") == 0);
+
+	drmSyncobjDestroy(fd, low_done);
+	drmSyncobjDestroy(fd, high_done);
+	drmCloseBufferHandle(fd, low_out);
+	drmCloseBufferHandle(fd, high_out);
+	drmCloseBufferHandle(fd, ll.params_handle);
+	drmCloseBufferHandle(fd, hl.params_handle);
+	ib_fini(fd, &lib);
+	ib_fini(fd, &hib);
+}
+
+/*
+ * sched_policy "round-robin" with 10 ms slices: two normal queues' long
+ * jobs (rings 1 and 2) take turns, so each ring is seen parked while the
+ * other runs, and both jobs finish.
+ */
+static void test_policy_round_robin(void)
+{
+	uint32_t qa, qb, a_done = syncobj_new(fd), b_done = syncobj_new(fd);
+	uint32_t a_out, b_out;
+	uint64_t a_va, b_va;
+	struct launch la, lb;
+	struct ib iba, ibb;
+
+	CHECK(program_load(fd, &prog));
+	CHECK(ib_init(fd, &iba) && ib_init(fd, &ibb));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_NORMAL, &qa));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_NORMAL, &qb));
+	CHECK_OK(bo_create(fd, 512 * 32 * 4, 0, &a_out, &a_va));
+	CHECK_OK(bo_create(fd, 512 * 32 * 4, 0, &b_out, &b_va));
+	CHECK(write_device_attr("timeslice_duration_ms", "10"));
+	CHECK(write_device_attr("sched_policy", "round-robin"));
+	CHECK(submit_work(&iba, &la, qa, a_done, a_va, 512, 20000));
+	CHECK(submit_work(&ibb, &lb, qb, b_done, b_va, 512, 20000));
+	CHECK(ring_seen_parked(1, 5000));
+	CHECK(ring_seen_parked(2, 5000));
+	CHECK_OK(syncobj_wait(fd, a_done, 120));
+	CHECK_OK(syncobj_wait(fd, b_done, 120));
+	CHECK(syncobj_status(fd, a_done) == 1);
+	CHECK(syncobj_status(fd, b_done) == 1);
+	CHECK(write_device_attr("sched_policy", "fifo"));
+	CHECK(write_device_attr("timeslice_duration_ms", "20"));
+
+	drmSyncobjDestroy(fd, a_done);
+	drmSyncobjDestroy(fd, b_done);
+	drmCloseBufferHandle(fd, a_out);
+	drmCloseBufferHandle(fd, b_out);
+	drmCloseBufferHandle(fd, la.params_handle);
+	drmCloseBufferHandle(fd, lb.params_handle);
+	ib_fini(fd, &iba);
+	ib_fini(fd, &ibb);
+}
+
 static void test_vram_limit(void)
 {
 	uint32_t a, b, c;
@@ -1645,6 +1774,8 @@ int main(int argc, char **argv)
 	run_test("debugfs", test_debugfs);
 	run_test("the driver parks a busy ring and resumes it", test_preempt_park_resume);
 	run_test("a grid that cannot be parked: only its ring is reset", test_preempt_timeout);
+	run_test("sched_policy priority parks the lower class", test_policy_priority);
+	run_test("sched_policy round-robin gives time slices", test_policy_round_robin);
 	if (reload) {
 		run_test("nothing leaked", test_nothing_leaked);
 		run_test("reload with timeout_ms=2000 vram_limit_mb=16",

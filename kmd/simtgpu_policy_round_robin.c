@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The simtgpu authors */
+
+/*
+ * round-robin: time slices. Of the busy rings, one runs for
+ * timeslice_duration_ms and the others are parked; then the next busy ring
+ * in index order has its slice. A grid that cannot drain when its slice
+ * ends is reset by the preemption timeout (preempt_timeout_ms), as i915
+ * does.
+ */
+
+#include "simtgpu_policy.h"
+
+static u32 simtgpu_round_robin_parked(const struct simtgpu_ring_view views[SIMTGPU_NUM_RINGS],
+				      struct simtgpu_policy_state *state, u64 now_ms,
+				      unsigned int timeslice_ms)
+{
+	unsigned int i, next;
+	u32 parked = 0;
+
+	if (!views[state->current_ring].busy ||
+	    now_ms - state->slice_start_ms >= timeslice_ms) {
+		for (i = 1; i <= SIMTGPU_NUM_RINGS; i++) {
+			next = (state->current_ring + i) % SIMTGPU_NUM_RINGS;
+			if (views[next].busy)
+				break;
+		}
+		if (i <= SIMTGPU_NUM_RINGS) {
+			state->current_ring = next;
+			state->slice_start_ms = now_ms;
+		}
+	}
+	for (i = 0; i < SIMTGPU_NUM_RINGS; i++)
+		if (views[i].busy && i != state->current_ring)
+			parked |= 1u << i;
+	return parked;
+}
+
+const struct simtgpu_policy simtgpu_policy_round_robin = {
+	.name = "round-robin",
+	.parked = simtgpu_round_robin_parked,
+};
