@@ -44,6 +44,19 @@
 #define SIMTGPU_ARCH_SIMT2 2 /* adds bar.red and the envptr CSR */
 #define SIMTGPU_ARCH_NEWEST SIMTGPU_ARCH_SIMT2
 
+/*
+ * The CUDA compute capability (major * 10 + minor) a device of each
+ * architecture reports: the highest whose features code for it all has.
+ * simtcc compiles CUDA as sm_70 (__CUDA_ARCH__ 700), so simt_2 is 7.0;
+ * simt_1 lacks printf, assert and __syncthreads_count (2.0) but has doubles
+ * and shared-memory atomics (1.3). docs/cuda-runtime.md.
+ */
+#define SIMTGPU_ARCH_SIMT1_COMPUTE_CAPABILITY 13
+#define SIMTGPU_ARCH_SIMT2_COMPUTE_CAPABILITY 70
+#define SIMTGPU_COMPUTE_CAPABILITY(arch)                                   \
+	((arch) == SIMTGPU_ARCH_SIMT1 ? SIMTGPU_ARCH_SIMT1_COMPUTE_CAPABILITY : \
+					SIMTGPU_ARCH_SIMT2_COMPUTE_CAPABILITY)
+
 /* Version of this register/packet interface: major << 16 | minor. */
 #define SIMTGPU_HW_VERSION_MAJOR 1
 #define SIMTGPU_HW_VERSION_MINOR 1 /* 1.1: SM masks, PREEMPT, PROGRESS */

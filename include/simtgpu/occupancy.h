@@ -20,6 +20,25 @@ struct simtgpu_sm_resources {
 	uint32_t shared_bytes_per_sm;
 };
 
+/*
+ * Registers are no resource of their own: each warp slot holds all 63
+ * architectural registers (31 integer, 32 floating-point) of its lanes,
+ * counted as 64 per thread as CUDA allocates them (multiples of 8). So the
+ * warp slots bound the registers too; CUDA's register limits follow.
+ */
+#define SIMTGPU_REGS_PER_THREAD 63u
+#define SIMTGPU_REGS_ALLOCATED_PER_THREAD 64u
+
+/*
+ * Shared memory a CTA may have without opting in to more (CUDA's
+ * cudaFuncAttributeMaxDynamicSharedMemorySize), as on NVIDIA GPUs since
+ * Fermi; the device itself accepts up to its shared memory per SM.
+ */
+#define SIMTGPU_SHARED_PER_CTA_DEFAULT (48u * 1024)
+
+/* Largest blockDim.z (x and y are bounded only by the threads of a CTA). */
+#define SIMTGPU_MAX_BLOCK_DIM_Z 64u
+
 /* Shared memory is allocated to CTAs in 256-byte granules. */
 #define SIMTGPU_SHARED_GRANULE 256u
 

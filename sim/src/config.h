@@ -14,10 +14,12 @@ struct DeviceConfig {
     uint32_t arch = 2;                  // SIMTGPU_ARCH_*
     uint64_t vram_bytes = 256ull << 20; // multiple of 2 MiB
     uint32_t num_sms = 4;
-    uint32_t warps_per_sm = 16;
+    // A Volta-class SM (V100): 64 warp slots (2048 threads, two 1024-thread
+    // blocks), 32 CTA slots, 96 KiB of shared memory.
+    uint32_t warps_per_sm = 64;
     uint32_t warp_size = 32; // 1..64
-    uint32_t ctas_per_sm = 8;
-    uint32_t shared_bytes_per_sm = 64 << 10;
+    uint32_t ctas_per_sm = 32;
+    uint32_t shared_bytes_per_sm = 96 << 10;
     uint32_t max_threads_per_cta = 1024;
     uint32_t max_stack_per_thread = 1 << 20;
     uint32_t clock_khz = 1000000;

@@ -591,6 +591,8 @@ TEST_P(SimtTest, OccupancyLimitsResidentCtas) {
     l.grid = {8, 1, 1};
     l.block = {64, 1, 1};
     l.shared_bytes = 40 << 10; // only one fits in 64 KiB
+    config.warps_per_sm = 16;
+    config.shared_bytes_per_sm = 64 << 10;
     Sm s(config, 0);
     s.begin_launch(l, mem, 0);
     ASSERT_TRUE(s.can_accept_cta());

@@ -27,16 +27,29 @@ TEST(DeviceConfig, ZerosSelectTheDocumentedDefaults) {
     EXPECT_EQ(r->arch, uint32_t(SIMTGPU_ARCH_NEWEST));
     EXPECT_EQ(r->vram_bytes, 256ull << 20);
     EXPECT_EQ(r->num_sms, 4u);
-    EXPECT_EQ(r->warps_per_sm, 16u);
+    // A Volta-class SM: 64 warp slots of 32 lanes hold two 1024-thread CTAs.
+    EXPECT_EQ(r->warps_per_sm, 64u);
     EXPECT_EQ(r->warp_size, 32u);
-    EXPECT_EQ(r->ctas_per_sm, 8u);
-    EXPECT_EQ(r->shared_bytes_per_sm, 64u << 10);
+    EXPECT_EQ(r->ctas_per_sm, 32u);
+    EXPECT_EQ(r->shared_bytes_per_sm, 96u << 10);
     EXPECT_EQ(r->clock_khz, 1000000u);
     EXPECT_EQ(r->mem_latency, 20u);
     EXPECT_EQ(r->warp_scheduler, "round-robin");
     EXPECT_EQ(r->reconvergence, "min-pc");
-    // 1024 threads would not fit in 16 warps of 32: the default is capped.
+    EXPECT_EQ(r->max_threads_per_cta, 1024u);
+}
+
+TEST(DeviceConfig, SmallerSmsCapTheDefaultLargestCta) {
+    auto c = base();
+    c.warps_per_sm = 16; // 1024 threads would not fit in 16 warps of 32
+    auto r = DeviceConfig::from(c);
+    ASSERT_TRUE(r) << r.error();
     EXPECT_EQ(r->max_threads_per_cta, 16u * 32u);
+    c.max_threads_per_cta = 16 * 32 + 1;
+    r = DeviceConfig::from(c);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().find("max_threads_per_cta = 513"), std::string::npos) << r.error();
+    EXPECT_NE(r.error().find("1..512"), std::string::npos) << r.error();
 }
 
 TEST(DeviceConfig, GivenValuesAreKept) {

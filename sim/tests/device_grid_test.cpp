@@ -32,6 +32,9 @@ public:
     static simtgpu_sim_config config_with(const char *placement) {
         simtgpu_sim_config c{};
         c.placement = placement;
+        // The waves these tests count: 8 CTAs of 16 warp slots per SM.
+        c.warps_per_sm = 16;
+        c.ctas_per_sm = 8;
         return c;
     }
     void SetUp() override {

@@ -347,11 +347,11 @@ TEST_F(Ring, LaunchRefusals) {
     simtgpu_pkt_launch l = ok;
     l.grid[1] = 0;
     refused(l, SIMTGPU_EXC_BAD_LAUNCH, SIMTGPU_LAUNCH_ERR_GEOMETRY);
-    l = ok, l.block[0] = 513; // default max_threads_per_cta: 16 warps of 32
+    l = ok, l.block[0] = 1025; // default max_threads_per_cta
     refused(l, SIMTGPU_EXC_BAD_LAUNCH, SIMTGPU_LAUNCH_ERR_GEOMETRY);
     l = ok, l.grid[1] = 65536;
     refused(l, SIMTGPU_EXC_BAD_LAUNCH, SIMTGPU_LAUNCH_ERR_GEOMETRY);
-    l = ok, l.shared_bytes = (64 << 10) + 1;
+    l = ok, l.shared_bytes = (96 << 10) + 1; // default shared_bytes_per_sm
     refused(l, SIMTGPU_EXC_BAD_LAUNCH, SIMTGPU_LAUNCH_ERR_SHARED);
     l = ok, l.stack_bytes = 1000;
     refused(l, SIMTGPU_EXC_BAD_LAUNCH, SIMTGPU_LAUNCH_ERR_STACK);

@@ -38,7 +38,7 @@ constexpr const char *kUsage =
     "  --shared BYTES      shared memory per CTA (default 0)\n"
     "  --sms N             number of SMs (default 4)\n"
     "  --warp-size N       lanes per warp, 1..64 (default 32)\n"
-    "  --warps-per-sm N    warp slots per SM (default 16)\n"
+    "  --warps-per-sm N    warp slots per SM (default 64)\n"
     "  --scheduler NAME    warp scheduler: round-robin (default) or greedy\n"
     "  --reconvergence NAME  reconvergence policy (default min-pc)\n"
     "  --livelock-cycles N cycles of no progress, with a warp starved, before the\n"

@@ -143,8 +143,11 @@ int main(int argc, char **argv)
 	for (cudaEvent_t &e : ev)
 		CHECK_CUDA(cudaEventCreate(&e));
 
-	// Priority: 64 blocks per SM of the long kernel, 4 of the short one.
-	const int long_blocks = 64 * sms, long_iterations = 1500;
+	// Priority: 8 waves of the long kernel (as many blocks as the SMs hold
+	// at once, 8 times), 4 blocks of the short one.
+	int per_sm = 0;
+	CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, spin, threads, 0));
+	const int long_blocks = 8 * per_sm * sms, long_iterations = 1500;
 	const int short_blocks = 4, short_iterations = 150;
 	unsigned *long_out, *short_out;
 	CHECK_CUDA(cudaMalloc(&long_out, long_blocks * threads * sizeof(unsigned)));

@@ -3,6 +3,7 @@
 #include "runtime.h"
 
 #include "simtgpu/hw.h"
+#include "simtgpu/occupancy.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -149,6 +150,30 @@ cudaError_t function_for(const void *func, simtgpuFunction *out) {
     return cudaSuccess;
 }
 
+uint32_t shared_per_block_default(const simtgpuDeviceProperties &p) {
+    return std::min(SIMTGPU_SHARED_PER_CTA_DEFAULT, p.shared_per_sm);
+}
+
+// cudaFuncSetAttribute's settings of a registered kernel on the current device.
+KernelSettings &settings_of(const void *func) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    return rt.kernels.at(func).settings[current_device()];
+}
+
+// Dynamic shared memory a launch of the kernel may ask for: what the
+// opt-in allows, else what fits beside its static shared memory in the
+// default per-block amount (none when the static part alone exceeds it).
+int max_dynamic_shared(const void *func, simtgpuFunction f) {
+    if (int optin = settings_of(func).max_dynamic_shared; optin >= 0)
+        return optin;
+    simtgpuDeviceProperties p;
+    simtgpuDeviceGetProperties(&p, current_device());
+    int static_shared = 0;
+    simtgpuFuncGetAttribute(&static_shared, SIMTGPU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
+    return std::max(0, int(shared_per_block_default(p)) - static_shared);
+}
+
 #define CONTEXT(ctx)                                       \
     cudaError_t ctx_err_ = cudaSuccess;                    \
     simtgpuContext ctx = current_context(&ctx_err_);       \
@@ -227,8 +252,10 @@ void reset_device(int device) {
     rt.fault_reported[device] = false;
     for (auto &fatbin : rt.fatbins)
         fatbin.modules.erase(device);
-    for (auto &[stub, kernel] : rt.kernels)
+    for (auto &[stub, kernel] : rt.kernels) {
         kernel.functions.erase(device);
+        kernel.settings.erase(device);
+    }
 }
 
 } // namespace simtgpu::cudart
@@ -295,25 +322,29 @@ SIMTCUDA_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, in
     std::memset(prop, 0, sizeof(*prop));
     std::snprintf(prop->name, sizeof(prop->name), "%s", p.name);
     prop->totalGlobalMem = p.vram_size;
-    prop->sharedMemPerBlock = p.shared_per_sm;
+    prop->sharedMemPerBlock = shared_per_block_default(p);
     prop->sharedMemPerBlockOptin = p.shared_per_sm;
     prop->sharedMemPerMultiprocessor = p.shared_per_sm;
-    // 31 integer and 32 floating-point architectural registers per thread.
-    prop->regsPerBlock = int(63 * p.max_threads_per_cta);
-    prop->regsPerMultiprocessor = int(63 * p.warps_per_sm * p.warp_size);
+    // What the largest CTA, and a full SM, hold (include/simtgpu/occupancy.h).
+    const uint32_t cta_warps = (p.max_threads_per_cta + p.warp_size - 1) / p.warp_size;
+    prop->regsPerBlock = int(SIMTGPU_REGS_ALLOCATED_PER_THREAD * cta_warps * p.warp_size);
+    prop->regsPerMultiprocessor =
+        int(SIMTGPU_REGS_ALLOCATED_PER_THREAD * p.warps_per_sm * p.warp_size);
     prop->warpSize = int(p.warp_size);
     prop->memPitch = size_t(p.vram_size);
     prop->maxThreadsPerBlock = int(p.max_threads_per_cta);
     prop->maxThreadsDim[0] = prop->maxThreadsDim[1] = int(p.max_threads_per_cta);
-    prop->maxThreadsDim[2] = 64;
+    prop->maxThreadsDim[2] = int(std::min(SIMTGPU_MAX_BLOCK_DIM_Z, p.max_threads_per_cta));
     prop->maxGridSize[0] = 0x7fffffff;
     prop->maxGridSize[1] = prop->maxGridSize[2] = 65535;
     prop->clockRate = int(p.clock_khz);
     prop->memoryClockRate = int(p.clock_khz);
     prop->memoryBusWidth = 64;
     prop->totalConstMem = 64 * 1024;
-    prop->major = int(p.arch);
-    prop->minor = 0;
+    // The compute capability whose features the device's code has; the
+    // architecture itself is in the name (docs/cuda-runtime.md).
+    prop->major = int(SIMTGPU_COMPUTE_CAPABILITY(p.arch) / 10);
+    prop->minor = int(SIMTGPU_COMPUTE_CAPABILITY(p.arch) % 10);
     prop->textureAlignment = 512;
     prop->deviceOverlap = 1;
     prop->asyncEngineCount = 1;
@@ -365,6 +396,15 @@ SIMTCUDA_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr 
     case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
     case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    case cudaDevAttrMaxPitch: *value = int(std::min<size_t>(p.memPitch, INT32_MAX)); break;
+    case cudaDevAttrTextureAlignment: *value = int(p.textureAlignment); break;
+    case cudaDevAttrGpuOverlap: *value = p.deviceOverlap; break;
+    case cudaDevAttrEccEnabled: *value = p.ECCEnabled; break;
+    case cudaDevAttrStreamPrioritiesSupported: *value = p.streamPrioritiesSupported; break;
+    case cudaDevAttrSingleToDoublePrecisionPerfRatio: *value = p.singleToDoublePrecisionPerfRatio; break;
+    case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = int(p.sharedMemPerBlockOptin); break;
+    case cudaDevAttrReservedSharedMemoryPerBlock: *value = int(p.reservedSharedMemPerBlock); break;
     default: return record(cudaErrorInvalidValue);
     }
     return cudaSuccess;
@@ -717,7 +757,9 @@ SIMTCUDA_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 b
     simtgpuFunction f;
     if (cudaError_t err = function_for(func, &f))
         return err;
-    if (sharedMem > UINT32_MAX)
+    // Above the default per-block shared memory only with the opt-in, as in
+    // CUDA: the same error as CUDA's.
+    if (sharedMem > size_t(max_dynamic_shared(func, f)))
         return record(cudaErrorInvalidValue);
     return record(simtgpuLaunchKernel(f, gridDim.x, gridDim.y, gridDim.z, blockDim.x, blockDim.y,
                                       blockDim.z, unsigned(sharedMem), to_stream(stream), args,
@@ -741,10 +783,36 @@ SIMTCUDA_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, 
     attr->maxThreadsPerBlock = v[0];
     attr->sharedSizeBytes = size_t(v[1]);
     attr->localSizeBytes = size_t(v[2]);
-    attr->ptxVersion = attr->binaryVersion = v[3] * 10;
-    attr->numRegs = 63;
-    attr->maxDynamicSharedSizeBytes = int(p.shared_per_sm) - v[1];
+    attr->ptxVersion = attr->binaryVersion = int(SIMTGPU_COMPUTE_CAPABILITY(uint32_t(v[3])));
+    attr->numRegs = int(SIMTGPU_REGS_PER_THREAD);
+    attr->maxDynamicSharedSizeBytes = max_dynamic_shared(func, f);
+    attr->preferredShmemCarveout = settings_of(func).carveout;
     return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr,
+                                              int value) {
+    simtgpuFunction f;
+    if (cudaError_t err = function_for(func, &f))
+        return err;
+    switch (attr) {
+    case cudaFuncAttributeMaxDynamicSharedMemorySize: {
+        simtgpuDeviceProperties p;
+        simtgpuDeviceGetProperties(&p, current_device());
+        int static_shared = 0;
+        simtgpuFuncGetAttribute(&static_shared, SIMTGPU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
+        if (value < 0 || int64_t(value) + static_shared > int64_t(p.shared_per_sm))
+            return record(cudaErrorInvalidValue);
+        settings_of(func).max_dynamic_shared = value;
+        return cudaSuccess;
+    }
+    case cudaFuncAttributePreferredSharedMemoryCarveout:
+        if (value < -1 || value > 100)
+            return record(cudaErrorInvalidValue);
+        settings_of(func).carveout = value;
+        return cudaSuccess;
+    }
+    return record(cudaErrorInvalidValue);
 }
 
 SIMTCUDA_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
@@ -754,6 +822,10 @@ SIMTCUDA_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numB
     simtgpuFunction f;
     if (cudaError_t err = function_for(func, &f))
         return err;
+    if (numBlocks && dynamicSMemSize > size_t(max_dynamic_shared(func, f))) {
+        *numBlocks = 0; // such a launch is refused
+        return cudaSuccess;
+    }
     return record(
         simtgpuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, f, blockSize, dynamicSMemSize));
 }

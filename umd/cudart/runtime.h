@@ -23,10 +23,17 @@ struct FatBinary {
     std::map<int, simtgpuModule> modules; // by device, loaded on first use
 };
 
+// cudaFuncSetAttribute's settings of a kernel on one device.
+struct KernelSettings {
+    int max_dynamic_shared = -1; // -1: the default, what fits without opting in
+    int carveout = -1;           // a preference; the device has no carveout
+};
+
 struct Kernel {
     FatBinary *fatbin = nullptr;
     std::string device_name;
     std::map<int, simtgpuFunction> functions; // by device
+    std::map<int, KernelSettings> settings;   // by device, until its reset
 };
 
 struct Variable {

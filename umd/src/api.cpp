@@ -733,7 +733,7 @@ SIMTGPU_API simtgpuResult simtgpuLaunchKernel(simtgpuFunction f, unsigned gx, un
                                                             p.max_threads_per_cta)
                                                  : p.max_threads_per_cta;
     if (!gx || !gy || !gz || !bx || !by || !bz || gx > 0x7fffffffu || gy > 65535 ||
-        gz > 65535 || bz > 64 || threads > max_threads)
+        gz > 65535 || bz > SIMTGPU_MAX_BLOCK_DIM_Z || threads > max_threads)
         return fail(SIMTGPU_ERROR_INVALID_CONFIGURATION,
                     "kernel " + k.name + ": grid (" + std::to_string(gx) + "," +
                         std::to_string(gy) + "," + std::to_string(gz) + ") block (" +

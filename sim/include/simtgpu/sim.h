@@ -53,11 +53,11 @@ typedef struct simtgpu_sim_config {
 	uint32_t arch; /* SIMTGPU_ARCH_*; 0 = newest */
 	uint64_t vram_bytes; /* multiple of 2 MiB; 0 = 256 MiB */
 	uint32_t num_sms; /* 0 = 4 */
-	uint32_t warps_per_sm; /* resident warp slots; 0 = 16 */
+	uint32_t warps_per_sm; /* resident warp slots; 0 = 64 */
 	uint32_t warp_size; /* lanes, 1..64; 0 = 32 */
-	uint32_t ctas_per_sm; /* 0 = 8 */
-	uint32_t shared_bytes_per_sm; /* 0 = 64 KiB */
-	uint32_t max_threads_per_cta; /* 0 = 1024 */
+	uint32_t ctas_per_sm; /* 0 = 32 */
+	uint32_t shared_bytes_per_sm; /* 0 = 96 KiB */
+	uint32_t max_threads_per_cta; /* 0 = min(1024, warps * warp size) */
 	uint32_t clock_khz; /* simulated SM clock; 0 = 1000000 (1 GHz) */
 	uint32_t mem_latency; /* cycles per global memory access; 0 = 20 */
 	const char *warp_scheduler; /* NULL = "round-robin" */

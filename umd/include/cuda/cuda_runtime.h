@@ -7,6 +7,8 @@
  */
 #ifndef SIMTGPU_CUDA_RUNTIME_H
 #define SIMTGPU_CUDA_RUNTIME_H
+/* NVIDIA's guard: helpers such as cuda-samples' helper_cuda.h test it. */
+#define __CUDA_RUNTIME_H__
 
 #include "host_defines.h"
 #include "vector_types.h"
@@ -80,6 +82,12 @@ template <class T>
 static inline __host__ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
                                                          T *entry) {
     return ::cudaFuncGetAttributes(attr, (const void *)entry);
+}
+
+template <class T>
+static inline __host__ cudaError_t cudaFuncSetAttribute(T *entry, enum cudaFuncAttribute attr,
+                                                        int value) {
+    return ::cudaFuncSetAttribute((const void *)entry, attr, value);
 }
 
 template <class T>

@@ -114,6 +114,10 @@ extern __host__ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim
 extern __host__ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
                                                   const void *func);
 extern __host__ cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config);
+/* cudaFuncAttributeMaxDynamicSharedMemorySize: dynamic shared memory above
+ * sharedMemPerBlock, up to sharedMemPerBlockOptin less the static part. */
+extern __host__ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr,
+                                                 int value);
 extern __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
                                                                           const void *func,
                                                                           int blockSize,

@@ -7,6 +7,8 @@
  */
 #ifndef SIMTGPU_CUDA_DRIVER_TYPES_H
 #define SIMTGPU_CUDA_DRIVER_TYPES_H
+/* NVIDIA's guard: helpers such as cuda-samples' helper_cuda.h test it. */
+#define __DRIVER_TYPES_H__
 
 #include "host_defines.h"
 
@@ -100,6 +102,13 @@ enum cudaFuncCache {
     cudaFuncCachePreferEqual = 3
 };
 
+enum cudaComputeMode {
+    cudaComputeModeDefault = 0,
+    cudaComputeModeExclusive = 1,
+    cudaComputeModeProhibited = 2,
+    cudaComputeModeExclusiveProcess = 3
+};
+
 enum cudaLimit {
     cudaLimitStackSize = 0x00,
     cudaLimitPrintfFifoSize = 0x01,
@@ -117,14 +126,18 @@ enum cudaDeviceAttr {
     cudaDevAttrMaxSharedMemoryPerBlock = 8,
     cudaDevAttrTotalConstantMemory = 9,
     cudaDevAttrWarpSize = 10,
+    cudaDevAttrMaxPitch = 11,
     cudaDevAttrMaxRegistersPerBlock = 12,
     cudaDevAttrClockRate = 13,
+    cudaDevAttrTextureAlignment = 14,
+    cudaDevAttrGpuOverlap = 15,
     cudaDevAttrMultiProcessorCount = 16,
     cudaDevAttrKernelExecTimeout = 17,
     cudaDevAttrIntegrated = 18,
     cudaDevAttrCanMapHostMemory = 19,
     cudaDevAttrComputeMode = 20,
     cudaDevAttrConcurrentKernels = 31,
+    cudaDevAttrEccEnabled = 32,
     cudaDevAttrMemoryClockRate = 36,
     cudaDevAttrGlobalMemoryBusWidth = 37,
     cudaDevAttrL2CacheSize = 38,
@@ -133,10 +146,15 @@ enum cudaDeviceAttr {
     cudaDevAttrUnifiedAddressing = 41,
     cudaDevAttrComputeCapabilityMajor = 75,
     cudaDevAttrComputeCapabilityMinor = 76,
+    cudaDevAttrStreamPrioritiesSupported = 78,
     cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
     cudaDevAttrMaxRegistersPerMultiprocessor = 82,
     cudaDevAttrManagedMemory = 83,
-    cudaDevAttrMaxBlocksPerMultiprocessor = 106
+    cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,
+    cudaDevAttrCooperativeLaunch = 95,
+    cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+    cudaDevAttrReservedSharedMemoryPerBlock = 111
 };
 
 enum cudaFuncAttribute {
@@ -156,7 +174,7 @@ struct cudaDeviceProp {
     int maxGridSize[3];
     int clockRate; /* kHz */
     size_t totalConstMem;
-    int major; /* the simt_N architecture */
+    int major; /* compute capability (simt_2: 7.0); the architecture is in name */
     int minor;
     size_t textureAlignment;
     int deviceOverlap;
@@ -202,7 +220,7 @@ struct cudaFuncAttributes {
     size_t localSizeBytes; /* stack per thread */
     int maxThreadsPerBlock;
     int numRegs;
-    int ptxVersion;    /* 10 * the simt_N architecture of the image */
+    int ptxVersion;    /* 10 * major + minor of the image's compute capability */
     int binaryVersion; /* the same */
     int cacheModeCA;
     int maxDynamicSharedSizeBytes;
