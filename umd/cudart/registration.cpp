@@ -51,7 +51,13 @@ struct LaunchConfig {
     size_t shared;
     void *stream;
 };
-thread_local std::vector<LaunchConfig> config_stack;
+// Plain arrays, not a std::vector: exit() destroys a thread's thread_local
+// objects before static destructors run, and those may still launch
+// kernels (which then fail with cudaErrorCudartUnloading). Configurations
+// nest only when a kernel's argument launches another kernel.
+constexpr size_t kMaxNestedConfigs = 16;
+thread_local LaunchConfig config_stack[kMaxNestedConfigs];
+thread_local size_t config_depth = 0;
 
 } // namespace
 
@@ -123,16 +129,17 @@ SIMTCUDA_API void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAd
 
 SIMTCUDA_API unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
                                                   struct CUstream_st *stream) {
-    config_stack.push_back({gridDim, blockDim, sharedMem, stream});
+    if (config_depth == kMaxNestedConfigs)
+        return unsigned(record(cudaErrorInvalidConfiguration)); // not launched
+    config_stack[config_depth++] = {gridDim, blockDim, sharedMem, stream};
     return 0;
 }
 
 SIMTCUDA_API int __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
                                             void **stream) {
-    if (config_stack.empty())
+    if (config_depth == 0)
         return int(record(cudaErrorMissingConfiguration));
-    LaunchConfig c = config_stack.back();
-    config_stack.pop_back();
+    LaunchConfig c = config_stack[--config_depth];
     *gridDim = c.grid;
     *blockDim = c.block;
     *sharedMem = c.shared;
