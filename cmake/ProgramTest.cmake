@@ -31,3 +31,23 @@ function(simtgpu_add_program_test)
     set_tests_properties(${ARG_NAME} PROPERTIES ENVIRONMENT "${ARG_ENVIRONMENT}")
   endif()
 endfunction()
+
+# simtgpu_cuda_test_expectations(SOURCE NAME STATUS_VAR EXPECT_VAR)
+# What a tests/cuda program must do, as its source says in
+# "// expect-exit-status: N" and "// expect-output: REGEX" lines (which
+# tests/guest/suites/40-cuda.sh reads too); by default exit 0 and print
+# "NAME: PASS".
+function(simtgpu_cuda_test_expectations src name status_var expect_var)
+  file(STRINGS ${src} exit_status REGEX "^// expect-exit-status: [0-9]+$")
+  list(TRANSFORM exit_status REPLACE "^// expect-exit-status: " "")
+  file(STRINGS ${src} expected_output REGEX "^// expect-output: ")
+  list(TRANSFORM expected_output REPLACE "^// expect-output: " "")
+  if(NOT exit_status)
+    set(exit_status 0)
+  endif()
+  if(NOT expected_output)
+    set(expected_output "^${name}: PASS")
+  endif()
+  set(${status_var} ${exit_status} PARENT_SCOPE)
+  set(${expect_var} "${expected_output}" PARENT_SCOPE)
+endfunction()
