@@ -330,8 +330,7 @@ static void simtgpu_ring_emit(struct simtgpu_ring *ring, const u32 *dwords,
 static void simtgpu_ring_emit_job(struct simtgpu_ring *ring,
 				  struct simtgpu_job *job, u64 seqno)
 {
-	u32 pad = simtgpu_ring_pad_header(ring->tail,
-					  SIMTGPU_KERNEL_RING_BYTES);
+	u32 pad;
 	u64 slot = simtgpu_job_time_slot(ring->sdev->job_times, ring->index,
 					 seqno);
 	u32 packets[SIMTGPU_JOB_DWORDS];
@@ -341,7 +340,7 @@ static void simtgpu_ring_emit_job(struct simtgpu_ring *ring,
 			    seqno, slot);
 	writeq(0, ring->sdev->vram + slot);
 	writeq(0, ring->sdev->vram + slot + 8);
-	if (pad) {
+	if (simtgpu_ring_pad(ring->tail, SIMTGPU_KERNEL_RING_BYTES, &pad)) {
 		simtgpu_ring_emit(ring, &pad, 1);
 		ring->tail = 0;
 	}

@@ -191,17 +191,20 @@ static inline uint64_t simtgpu_job_device_ns(uint64_t start_ns, uint64_t end_ns)
 
 /*
  * A job never wraps around the ring: when it does not fit between @tail and
- * the end, the end is filled with one NOP (this header, then anything) and
- * the job starts at offset 0. Returns 0 when the job fits.
+ * the end, the end is filled with one NOP (*@header, then anything) and the
+ * job starts at offset 0. Returns whether the job needs that pad. (A pad of
+ * one dword is the header 0, a NOP without a body: a return value of 0 for
+ * "no pad" let such a job run off the ring's end.)
  */
-static inline uint32_t simtgpu_ring_pad_header(uint32_t tail,
-					       uint32_t ring_bytes)
+static inline bool simtgpu_ring_pad(uint32_t tail, uint32_t ring_bytes,
+				    uint32_t *header)
 {
 	uint32_t room = ring_bytes - tail;
 
 	if (room >= SIMTGPU_JOB_DWORDS * 4)
-		return 0;
-	return SIMTGPU_PKT_HEADER(SIMTGPU_PKT_NOP, 0, room / 4 - 1);
+		return false;
+	*header = SIMTGPU_PKT_HEADER(SIMTGPU_PKT_NOP, 0, room / 4 - 1);
+	return true;
 }
 
 /* ------------------------------------------------- implicit sync --- */

@@ -1271,7 +1271,7 @@ void SimDevice::push_job(const std::shared_ptr<Job> &job) {
     uint32_t packets[SIMTGPU_JOB_DWORDS];
     simtgpu_job_packets(packets, job->file->context_id, job->file->root_table, job->ib_va,
                         job->ib_dwords, ring.fence_offset, job->seqno, slot);
-    if (uint32_t pad = simtgpu_ring_pad_header(ring.tail, kRingBytes)) {
+    if (uint32_t pad; simtgpu_ring_pad(ring.tail, kRingBytes, &pad)) {
         std::memcpy(vram_ + ring.base + ring.tail, &pad, 4);
         ring.tail = 0;
     }
