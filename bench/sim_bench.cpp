@@ -1,6 +1,7 @@
 // Simulator speed: simulated thread-instructions per second on one host core
 // for four kernels (bench/kernels.c) run on one Sm with cycle accounting,
-// each beside the same computation as plain C++ on the host. Counters:
+// each beside the same computation as plain C++ on the host, on the default
+// SM (/warps:64) and the smaller one of before issue 19 (/warps:16). Counters:
 //   thread_instr/s   simulated thread-instructions per second of host CPU time
 //   slowdown         simulator CPU time / host C++ CPU time for the same work
 //   ipc              warp instructions per SM cycle
@@ -62,6 +63,20 @@ template <class F> double host_seconds(F &&host)
     return best;
 }
 
+// The SM the benchmark runs on, by its warp slots: the default (64 warp
+// slots, 32 CTA slots, 96 KiB shared memory) or, to compare in one run, the
+// default before issue 19 (16, 8, 64 KiB).
+DeviceConfig sm_config(int64_t warps)
+{
+    DeviceConfig c = DeviceConfig::defaults();
+    if (warps != int64_t(c.warps_per_sm)) {
+        c.warps_per_sm = 16;
+        c.ctas_per_sm = 8;
+        c.shared_bytes_per_sm = 64 << 10;
+    }
+    return c;
+}
+
 // Runs `launch` once per iteration and reports the counters; `check` returns
 // an error message or nullptr after the last run.
 template <class Host, class Check>
@@ -72,7 +87,7 @@ void run_sim(benchmark::State &state, const LaunchDesc &launch, Host &&host, Che
         state.SkipWithError("bench_kernels.elf not found");
         return;
     }
-    Sm sm(DeviceConfig::defaults(), 0);
+    Sm sm(sm_config(state.range(0)), 0);
     uint64_t instructions = 0, warp_instructions = 0, cycles = 0;
     double sim_seconds = 0;
     for (auto _ : state) {
@@ -135,7 +150,7 @@ void BM_VecAdd(benchmark::State &state)
             return nullptr;
         });
 }
-BENCHMARK(BM_VecAdd)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_VecAdd)->ArgName("warps")->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
 
 // ------------------------------------------------- tiled matrix multiply
 
@@ -171,7 +186,7 @@ void BM_MatMul(benchmark::State &state)
                 return nullptr;
             });
 }
-BENCHMARK(BM_MatMul)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MatMul)->ArgName("warps")->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
 
 // -------------------------------------------------------------- reduction
 
@@ -203,7 +218,7 @@ void BM_Reduce(benchmark::State &state)
             return e.mem.read<uint64_t>(kC) == runs * expected ? nullptr : "wrong sum";
         });
 }
-BENCHMARK(BM_Reduce)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Reduce)->ArgName("warps")->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
 
 // ------------------------------------------------------ divergent kernel
 
@@ -238,7 +253,7 @@ void BM_Divergent(benchmark::State &state)
             return nullptr;
         });
 }
-BENCHMARK(BM_Divergent)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Divergent)->ArgName("warps")->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
 
 } // namespace
 

@@ -1,5 +1,7 @@
 #include "gpu_snapshot.h"
 
+#include "simtgpu/hw.h"
+
 #include <cstdio>
 #include <sstream>
 
@@ -27,6 +29,12 @@ std::string pad(const std::string &s, size_t width) {
 
 std::string arch_name(uint32_t arch) { return "simt_" + std::to_string(arch); }
 
+// "7.0": the compute capability the CUDA runtime reports for the architecture.
+std::string compute_capability(uint32_t arch) {
+    const uint32_t cc = SIMTGPU_COMPUTE_CAPABILITY(arch);
+    return std::to_string(cc / 10) + "." + std::to_string(cc % 10);
+}
+
 uint64_t mib(uint64_t bytes) { return bytes >> 20; }
 
 const std::vector<QueryField> &query_fields() {
@@ -34,6 +42,7 @@ const std::vector<QueryField> &query_fields() {
         {"index", "index", "ordinal of the device, as libsimtgpu counts them"},
         {"name", "name", "device name"},
         {"arch", "arch", "architecture (simt_N), as in simtcc -arch="},
+        {"compute_cap", "compute_cap", "CUDA compute capability the runtime reports"},
         {"transport", "transport", "drm (kernel driver) or sim (in-process simulator)"},
         {"node", "node", "render node, or in-process"},
         {"pci.bus_id", "pci.bus_id", "PCI address"},
@@ -104,6 +113,8 @@ std::string field_value(const GpuSnapshot &gpu, const std::string &field, bool u
         return gpu.name;
     if (field == "arch")
         return arch_name(gpu.arch);
+    if (field == "compute_cap")
+        return compute_capability(gpu.arch);
     if (field == "transport")
         return gpu.transport;
     if (field == "node")
@@ -230,6 +241,7 @@ std::string format_full_report(const std::vector<GpuSnapshot> &gpus, const std::
         out += "GPU " + (g.pci_bus_id.empty() ? g.node : g.pci_bus_id) + "\n";
         line(4, "Product Name", g.name);
         line(4, "Product Architecture", arch_name(g.arch));
+        line(4, "Compute Capability", compute_capability(g.arch));
         line(4, "Transport", g.transport + " (" + g.node + ")");
         line(4, "Driver Version", field_value(g, "driver_version", true));
         line(4, "Driver uAPI Version", uapi_version_string(g.uapi_driver));
@@ -251,6 +263,10 @@ std::string format_full_report(const std::vector<GpuSnapshot> &gpus, const std::
         line(8, "SMs", std::to_string(g.num_sms));
         line(8, "Warps per SM", std::to_string(g.warps_per_sm));
         line(8, "Warp size", std::to_string(g.warp_size));
+        line(8, "Threads per SM", std::to_string(g.warps_per_sm * g.warp_size));
+        line(8, "Blocks per SM", std::to_string(g.ctas_per_sm));
+        line(8, "Max threads per block", std::to_string(g.max_threads_per_cta));
+        line(8, "Shared memory per SM", std::to_string(g.shared_per_sm / 1024) + " KiB");
         out += "    Processes\n";
         if (g.processes.empty())
             out += "        None\n";

@@ -23,6 +23,9 @@ struct GpuSnapshot {
     uint32_t num_sms = 0;
     uint32_t warp_size = 0;
     uint32_t warps_per_sm = 0;
+    uint32_t ctas_per_sm = 0;
+    uint32_t shared_per_sm = 0; // bytes
+    uint32_t max_threads_per_cta = 0;
     uint32_t clock_khz = 0;
     uint64_t vram_total = 0;
     uint64_t vram_used = 0;

@@ -148,6 +148,9 @@ bool collect(int index, GpuSnapshot *g, std::optional<PciFunction> *pci) {
     g->num_sms = p.num_sms;
     g->warp_size = p.warp_size;
     g->warps_per_sm = p.warps_per_sm;
+    g->ctas_per_sm = p.ctas_per_sm;
+    g->shared_per_sm = p.shared_per_sm;
+    g->max_threads_per_cta = p.max_threads_per_cta;
     g->clock_khz = p.clock_khz;
     g->vram_total = p.vram_size;
     uint64_t used = 0, total = 0;

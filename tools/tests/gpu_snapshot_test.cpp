@@ -20,7 +20,10 @@ GpuSnapshot sample() {
     g.arch = 2;
     g.num_sms = 4;
     g.warp_size = 32;
-    g.warps_per_sm = 16;
+    g.warps_per_sm = 64;
+    g.ctas_per_sm = 32;
+    g.shared_per_sm = 96 << 10;
+    g.max_threads_per_cta = 1024;
     g.clock_khz = 1500000;
     g.vram_total = 256ull << 20;
     g.vram_used = (3ull << 20) + 4096;
@@ -55,6 +58,20 @@ TEST(QueryGpu, NoHeaderNoUnits) {
     ASSERT_TRUE(fields) << error;
     // 44.6 degrees rounds to 45; 1500000 kHz is 1500 MHz.
     EXPECT_EQ(format_csv({g}, *fields, *format), "0, simt_2, 0000:01:00.0, 1500, 45, 4, 1\n");
+}
+
+// The compute capability CUDA programs see, beside the architecture itself
+// (docs/cuda-runtime.md: simt_2 is 7.0, simt_1 is 1.3).
+TEST(QueryGpu, ComputeCapabilityBesideTheArchitecture) {
+    GpuSnapshot g = sample();
+    auto format = parse_csv_format("csv,noheader");
+    ASSERT_TRUE(format);
+    std::string error;
+    auto fields = parse_query("arch,compute_cap", &error);
+    ASSERT_TRUE(fields) << error;
+    EXPECT_EQ(format_csv({g}, *fields, *format), "simt_2, 7.0\n");
+    g.arch = 1;
+    EXPECT_EQ(format_csv({g}, *fields, *format), "simt_1, 1.3\n");
 }
 
 TEST(QueryGpu, UnreportedValuesAreNotAvailable) {
