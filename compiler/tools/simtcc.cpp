@@ -45,6 +45,11 @@ runtime (libsimtcudart).
                      passed to the host link
   -Xcompiler A,B     to the host compiler only (host passes and host link)
   -Xlinker A,B       to the host link (as -Wl,A -Wl,B)
+  -w, -Werror KIND,... (all-warnings or a clang warning group)
+  -fmad=false        no multiply-add contraction
+  -rdc=false, -m64, -ftz=, -prec-div=, -prec-sqrt=, -use_fast_math,
+  --expt-relaxed-constexpr, --expt-extended-lambda, --extended-lambda
+                     accepted: simtgpu's floats are IEEE, clang needs no flag
 
 Options are read as nvcc reads them: long names (--output-file, --library,
 --include-path, --define-macro, --gpu-architecture, --optimize, ...), a value
@@ -158,6 +163,67 @@ template <bool Linker> Error hostList(Plan &plan, StringRef, StringRef list)
 	return Error::success();
 }
 
+Error frontendFlag(Plan &plan, StringRef flag)
+{
+	plan.options.frontend_args.push_back(flag.str());
+	return Error::success();
+}
+
+// nvcc's true/false values (-rdc, -ftz, -fmad, -prec-div, -prec-sqrt).
+Expected<bool> boolValue(StringRef flag, StringRef value)
+{
+	if (value == "true")
+		return true;
+	if (value == "false")
+		return false;
+	return optionError("'" + flag + "' takes true or false (got '" + value + "')");
+}
+
+Error setRdc(Plan &, StringRef flag, StringRef value)
+{
+	Expected<bool> rdc = boolValue(flag, value);
+	if (!rdc)
+		return rdc.takeError();
+	if (*rdc)
+		return optionError("relocatable device code (" + flag +
+				   "=true) is not supported: each .cu is its own device image");
+	return Error::success();
+}
+
+// -ftz, -prec-div, -prec-sqrt: nvcc lets device code flush denormals or
+// approximate division and square roots; simtgpu's are always IEEE, which
+// either value allows.
+Error ieeeAlways(Plan &, StringRef flag, StringRef value)
+{
+	Expected<bool> b = boolValue(flag, value);
+	return b ? Error::success() : b.takeError();
+}
+
+// -fmad=false: no multiply-add contraction (clang's CUDA default fuses).
+Error setFmad(Plan &plan, StringRef flag, StringRef value)
+{
+	Expected<bool> fmad = boolValue(flag, value);
+	if (!fmad)
+		return fmad.takeError();
+	return *fmad ? Error::success() : frontendFlag(plan, "-ffp-contract=off");
+}
+
+// nvcc's -Werror takes the kinds of warnings to make errors; its own kinds
+// that simtcc never warns about change nothing, other names are clang's.
+Error setWerror(Plan &plan, StringRef, StringRef list)
+{
+	SmallVector<StringRef, 4> kinds;
+	list.split(kinds, ',', -1, false);
+	for (StringRef kind : kinds) {
+		if (kind == "all-warnings")
+			plan.options.frontend_args.push_back("-Werror");
+		else if (kind != "cross-execution-space-call" && kind != "default-stream-launch" &&
+			 kind != "missing-launch-bounds" && kind != "ext-lambda-captures-this")
+			plan.options.frontend_args.push_back("-Werror=" + kind.str());
+	}
+	return Error::success();
+}
+
 const NvccOption kNvccOptions[] = {
 	{"-h", "--help", false, [](Plan &p, StringRef, StringRef) -> Error { p.help = true; return Error::success(); }},
 	{"", "--version", false, [](Plan &p, StringRef, StringRef) -> Error { p.version = true; return Error::success(); }},
@@ -191,6 +257,23 @@ const NvccOption kNvccOptions[] = {
 	{"-L", "--library-path", true, linkPair<'L'>},
 	{"-lib", "--lib", false, unsupported},
 	{"-l", "--library", true, linkPair<'l'>},
+	{"-w", "--disable-warnings", false, [](Plan &p, StringRef, StringRef) { return frontendFlag(p, "-w"); }},
+	{"-Werror", "--Werror", true, setWerror},
+	{"-rdc", "--relocatable-device-code", true, setRdc},
+	{"-m64", "", false, nothing}, // the host is 64-bit
+	// clang allows what these allow in nvcc without being asked.
+	{"-expt-relaxed-constexpr", "--expt-relaxed-constexpr", false, nothing},
+	{"-expt-extended-lambda", "--expt-extended-lambda", false, nothing},
+	{"-extended-lambda", "--extended-lambda", false, nothing},
+	{"-ftz", "--ftz", true, ieeeAlways},
+	{"-prec-div", "--prec-div", true, ieeeAlways},
+	{"-prec-sqrt", "--prec-sqrt", true, ieeeAlways},
+	{"-fmad", "--fmad", true, setFmad},
+	// -ftz=true -prec-div=false -prec-sqrt=false: allowed, not needed; the
+	// fast math intrinsics are the accurate functions (simtcc.md).
+	{"-use_fast_math", "--use_fast_math", false, nothing},
+	// nvcc's warning about deprecated targets, which simtcc has none of.
+	{"-Wno-deprecated-gpu-targets", "--Wno-deprecated-gpu-targets", false, nothing},
 };
 
 // The one-letter options nvcc lets run into their value.

@@ -257,6 +257,50 @@ TEST(Driver, XcompilerReachesTheHostOnlyAndXlinkerTheHostLink)
 	sys::fs::remove(out);
 }
 
+// The rest of nvcc's options simtcc knows, each by its own name: what it
+// maps, what it accepts because the device already behaves so, and what it
+// refuses. None may be read as a clang option or as the prefix of another.
+TEST(Driver, NvccOptionsAreMappedAcceptedOrRefusedByName)
+{
+	const std::string image = temporary("elf");
+	const char *accepted[] = {
+		"-w", "--disable-warnings", "-Werror all-warnings", "--Werror=reorder,deprecated-declarations",
+		"-rdc=false", "--relocatable-device-code false", "-m64", "-use_fast_math",
+		"--use_fast_math", "-ftz=true", "--ftz false", "-prec-div=false", "-prec-sqrt=true",
+		"-fmad=true", "--expt-relaxed-constexpr", "-expt-extended-lambda", "--extended-lambda",
+		"-Wno-deprecated-gpu-targets",
+	};
+	for (const char *option : accepted) {
+		ToolRun build = simtcc(std::string(option) + " --device-only -o " + image + " " +
+				       input("fmad.cu"));
+		EXPECT_EQ(build.status, 0) << option << ": " << build.output;
+		EXPECT_EQ(build.output.find("unknown"), std::string::npos) << option << ": " << build.output;
+	}
+	const struct {
+		const char *args, *message;
+	} refused[] = {
+		{"-rdc=true", "relocatable device code (-rdc=true) is not supported"},
+		{"-dc", "unknown option '-dc'"},
+		{"-fmad=maybe", "'-fmad' takes true or false (got 'maybe')"},
+		{"--ftz", "missing argument to '--ftz'"},
+		{"-w=1", "'-w' takes no value"},
+	};
+	for (const auto &r : refused) {
+		ToolRun bad = simtcc(input("fmad.cu") + " --device-only -o " + image + " " + r.args);
+		EXPECT_EQ(bad.status, 1) << r.args;
+		EXPECT_NE(bad.output.find(r.message), std::string::npos) << r.args << ": " << bad.output;
+	}
+	// -fmad=false: a * b + c stays a multiply and an add (clang's CUDA
+	// default marks them for contraction).
+	const std::string ir = temporary("ll");
+	ASSERT_EQ(simtcc("--emit-llvm -o " + ir + " " + input("fmad.cu")).status, 0);
+	EXPECT_NE(slurp(ir).find("fmul contract"), std::string::npos);
+	ASSERT_EQ(simtcc("-fmad=false --emit-llvm -o " + ir + " " + input("fmad.cu")).status, 0);
+	EXPECT_EQ(slurp(ir).find("contract"), std::string::npos) << slurp(ir);
+	sys::fs::remove(ir);
+	sys::fs::remove(image);
+}
+
 // 'register' under C++17 is a warning, as with nvcc, in both passes; the
 // user's -Werror=register makes it an error again.
 TEST(Driver, RegisterIsAWarningAsWithNvcc)
