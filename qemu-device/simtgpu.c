@@ -87,6 +87,7 @@ struct SimtgpuState {
     char *warp_scheduler;
     char *reconvergence;
     char *placement;
+    char *sm_sharing;
 
     void *sim_handle; /* from dlopen() */
     SimtgpuSimOps ops;
@@ -341,6 +342,7 @@ static bool simtgpu_create_sim(SimtgpuState *s, Error **errp)
         .warp_scheduler = s->warp_scheduler,
         .reconvergence = s->reconvergence,
         .placement = s->placement,
+        .sm_sharing = s->sm_sharing,
         .vram = memory_region_get_ram_ptr(&s->vram),
         .opaque = s,
         .dma_read = simtgpu_dma_read,
@@ -471,6 +473,7 @@ static Property simtgpu_properties[] = {
     DEFINE_PROP_STRING("warp-scheduler", SimtgpuState, warp_scheduler),
     DEFINE_PROP_STRING("reconvergence", SimtgpuState, reconvergence),
     DEFINE_PROP_STRING("placement", SimtgpuState, placement),
+    DEFINE_PROP_STRING("sm-sharing", SimtgpuState, sm_sharing),
     DEFINE_PROP_END_OF_LIST(),
 };
 
@@ -494,6 +497,8 @@ static const SimtgpuPropertyHelp simtgpu_property_help[] = {
     { "warp-scheduler", "warp scheduling policy name (default round-robin)" },
     { "reconvergence", "reconvergence policy name (default min-pc)" },
     { "placement", "block placement policy name (default breadth-first)" },
+    { "sm-sharing", "which grids one SM holds at once: same-context (default), "
+                    "exclusive, any" },
     { }
 };
 

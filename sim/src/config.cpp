@@ -142,6 +142,13 @@ Expected<DeviceConfig> DeviceConfig::from(const simtgpu_sim_config &in) {
                          " (NULL selects the default)"};
         c.placement = in.placement;
     }
+    if (in.sm_sharing) {
+        if (!known(kSmSharingModes, in.sm_sharing))
+            return Error{std::string("simtgpu_sim_config.sm_sharing = \"") + in.sm_sharing +
+                         "\" is unknown: allowed " + policy_list(kSmSharingModes) +
+                         " (NULL selects the default)"};
+        c.sm_sharing = in.sm_sharing;
+    }
 
     if (!pick(in.livelock_cycles, kMinLivelockCycles, kMaxLivelockCycles, c.livelock_cycles))
         return Error{range_error("livelock_cycles", in.livelock_cycles, kMinLivelockCycles,

@@ -27,6 +27,7 @@ struct DeviceConfig {
     std::string warp_scheduler = "round-robin";
     std::string reconvergence = "min-pc";
     std::string placement = "breadth-first"; // device/placement.h
+    std::string sm_sharing = "same-context"; // device/placement.h
     // Cycles without forward progress, while a warp that could issue is
     // starved, after which a launch fails as a livelock (core/livelock.h).
     uint64_t livelock_cycles = 1ull << 26;

@@ -594,18 +594,65 @@ TEST_P(SimtTest, OccupancyLimitsResidentCtas) {
     config.warps_per_sm = 16;
     config.shared_bytes_per_sm = 64 << 10;
     Sm s(config, 0);
-    s.begin_launch(l, mem, 0);
-    ASSERT_TRUE(s.can_accept_cta());
-    s.add_cta({0, 0, 0});
-    EXPECT_FALSE(s.can_accept_cta());
+    uint32_t a = *s.attach(l, mem, 0);
+    ASSERT_TRUE(s.can_accept_cta(a));
+    s.add_cta(a, {0, 0, 0});
+    EXPECT_FALSE(s.can_accept_cta(a));
     l.shared_bytes = 0;
     l.block = {256, 1, 1}; // 8 warps of 16 slots: two CTAs
     s.abort();
-    s.begin_launch(l, mem, 0);
-    s.add_cta({0, 0, 0});
-    EXPECT_TRUE(s.can_accept_cta());
-    s.add_cta({1, 0, 0});
-    EXPECT_FALSE(s.can_accept_cta());
+    a = *s.attach(l, mem, 0);
+    s.add_cta(a, {0, 0, 0});
+    EXPECT_TRUE(s.can_accept_cta(a));
+    s.add_cta(a, {1, 0, 0});
+    EXPECT_FALSE(s.can_accept_cta(a));
+}
+
+// Two launches share an SM: the resources left by one bound the other, each
+// keeps its own exits and instruction count, and aborting one leaves the
+// other's CTAs running to the right answer.
+TEST_P(SimtTest, TwoLaunchesShareAnSm) {
+    config.warps_per_sm = 16;
+    config.shared_bytes_per_sm = 64 << 10;
+    LaunchDesc big;
+    big.entry_pc = sym("k_barrier");
+    big.param_va = kParams;
+    big.block = {256, 1, 1}; // 8 warps
+    big.shared_bytes = 40 << 10;
+    big.stack_bytes = 4096;
+    mem.write(kParams, Params{});
+    LaunchDesc small = big;
+    small.block = {128, 1, 1}; // 4 warps
+    small.shared_bytes = 128 * 8;
+    Sm s(config, 0);
+    const uint32_t a = *s.attach(big, mem, 0);
+    const uint32_t b = *s.attach(small, mem, 0);
+    EXPECT_NE(a, b);
+    s.add_cta(a, {0, 0, 0});
+    EXPECT_FALSE(s.can_accept_cta(a)); // shared memory: 40 + 40 > 64 KiB
+    ASSERT_TRUE(s.can_accept_cta(b));
+    s.add_cta(b, {0, 0, 0});
+    ASSERT_TRUE(s.can_accept_cta(b)); // 8 + 4 + 4 warps of 16
+    s.add_cta(b, {1, 0, 0});
+    EXPECT_FALSE(s.can_accept_cta(b));
+    EXPECT_EQ(s.resident_ctas(a), 1u);
+    EXPECT_EQ(s.resident_ctas(b), 2u);
+    s.abort(a);
+    EXPECT_EQ(s.resident_ctas(a), 0u);
+    EXPECT_TRUE(s.can_accept_cta(a));
+    s.detach(a);
+    while (!s.idle()) {
+        const SmRunResult r = s.run(100000);
+        ASSERT_FALSE(r.exception);
+    }
+    EXPECT_EQ(s.take_ctas_completed(b), 2u);
+    EXPECT_EQ(s.take_ctas_completed(b), 0u);
+    EXPECT_EQ(s.thread_instructions(b), s.stats().thread_instructions);
+    EXPECT_EQ(s.exit_record(b).nonzero_exits, 0u);
+    const uint32_t n = 128;
+    for (uint32_t c = 0; c < 2; ++c)
+        for (uint32_t t = 0; t < n; ++t)
+            ASSERT_EQ(out(c * n + t), uint64_t(n - 1 - (t + 1) % n) * 7 + c + 1) << c << " " << t;
 }
 
 // -------------------------------------------------- warp-level syncs

@@ -167,7 +167,7 @@ inline RunOutcome run_launch(Sm &sm, GlobalMemory &memory, const LaunchDesc &lau
                              uint64_t livelock_cycles = DeviceConfig{}.livelock_cycles) {
     RunOutcome out;
     LivelockWatchdog watchdog(livelock_cycles);
-    sm.begin_launch(launch, memory, 0);
+    const uint32_t slot = *sm.attach(launch, memory, 0);
     sm.reset_stats();
     const uint64_t total = launch.ctas();
     uint64_t next = 0;
@@ -176,7 +176,7 @@ inline RunOutcome run_launch(Sm &sm, GlobalMemory &memory, const LaunchDesc &lau
                     uint32_t(i / (uint64_t(launch.grid[0]) * launch.grid[1]))};
     };
     while (sm.clock() < max_cycles) {
-        while (next < total && sm.can_accept_cta()) sm.add_cta(ctaid_of(next++));
+        while (next < total && sm.can_accept_cta(slot)) sm.add_cta(slot, ctaid_of(next++));
         if (sm.idle()) break; // done, or a CTA that can never fit
         const SmRunResult r = sm.run(100000);
         if (r.exception) {
@@ -184,15 +184,16 @@ inline RunOutcome run_launch(Sm &sm, GlobalMemory &memory, const LaunchDesc &lau
             sm.abort();
             break;
         }
-        if (auto livelock = watchdog.check(sm.clock(), std::array{&sm})) {
+        if (auto livelock = watchdog.check(sm.clock(), std::array{SmLaunch{&sm, slot}})) {
             out.exception = livelock;
             sm.abort();
             break;
         }
     }
-    out.exits = sm.exit_record();
+    out.exits = sm.exit_record(slot);
     out.stats = sm.stats();
     out.cycles = sm.clock();
+    sm.abort();
     return out;
 }
 

@@ -28,10 +28,12 @@ struct GridBuffers {
 
 class Grids : public ::testing::Test {
 public:
-    explicit Grids(const char *placement = nullptr) : h(config_with(placement)) {}
-    static simtgpu_sim_config config_with(const char *placement) {
+    explicit Grids(const char *placement = nullptr, const char *sm_sharing = nullptr)
+        : h(config_with(placement, sm_sharing)) {}
+    static simtgpu_sim_config config_with(const char *placement, const char *sm_sharing) {
         simtgpu_sim_config c{};
         c.placement = placement;
+        c.sm_sharing = sm_sharing;
         // The waves these tests count: 8 CTAs of 16 warp slots per SM.
         c.warps_per_sm = 16;
         c.ctas_per_sm = 8;
@@ -112,6 +114,14 @@ public:
         for (const Record &r : rs)
             t = std::max(t, r.end);
         return t;
+    }
+    // Whether a CTA of `a` and one of `b` ran on the same SM at the same time.
+    static bool shared_an_sm(const std::vector<Record> &a, const std::vector<Record> &b) {
+        for (const Record &r : a)
+            for (const Record &o : b)
+                if (r.sm == o.sm && r.start < o.end && o.start < r.end)
+                    return true;
+        return false;
     }
 
     DeviceHarness h;
@@ -370,6 +380,107 @@ INSTANTIATE_TEST_SUITE_P(Policies, PlacementPolicies,
                              std::replace(name.begin(), name.end(), '-', '_');
                              return name;
                          });
+
+class SmSharingModes : public Grids, public ::testing::WithParamInterface<const char *> {
+protected:
+    SmSharingModes() : Grids(nullptr, GetParam()) {}
+    bool mode(const char *name) const { return std::string(GetParam()) == name; }
+    // Two grids of four 8-warp CTAs (half an SM each) on rings 0 and 1,
+    // started together: breadth-first gives the first one CTA per SM.
+    void run_pair(uint64_t root_a, uint64_t root_b, std::vector<Record> &ra,
+                  std::vector<Record> &rb) {
+        h.root = root_a;
+        const GridBuffers a = buffers(4, 20000, 0xa, 0x10'0000'0000ull);
+        h.root = root_b;
+        const GridBuffers b = buffers(4, 20000, 0xb, 0x20'0000'0000ull);
+        h.setup_ring(0, 0);
+        h.setup_ring(1, 0);
+        h.setup_ring(3, 0);
+        h.submit({pkt_set_context(1, root_a)}, 0);
+        h.submit({pkt_set_context(2, root_b)}, 1);
+        h.submit({pkt_set_context(1, root_a)}, 3);
+        h.emit(0, launch(a, 256));
+        h.emit(1, launch(b, 256));
+        doorbells_together({0, 1});
+        ASSERT_TRUE(h.wait_idle());
+        ra = records(a);
+        rb = records(b);
+        EXPECT_EQ(report(a).exception, 0u);
+        EXPECT_EQ(report(b).exception, 0u);
+    }
+};
+
+// Kernels of one context share SMs unless the mode is exclusive: the second
+// grid's CTAs run beside the first one's instead of after them.
+TEST_P(SmSharingModes, GridsOfOneContextShareSmsUnlessExclusive) {
+    std::vector<Record> ra, rb;
+    run_pair(h.root, h.root, ra, rb);
+    ASSERT_TRUE(all_tagged(ra, 0xa) && all_tagged(rb, 0xb));
+    EXPECT_EQ(shared_an_sm(ra, rb), !mode("exclusive"));
+    if (mode("exclusive"))
+        EXPECT_GE(first_start(rb), last_end(ra)); // every SM held by a
+}
+
+// Grids of two contexts share an SM only under "any" (MPS-like), and each
+// still writes only its own address space.
+TEST_P(SmSharingModes, GridsOfTwoContextsShareSmsOnlyUnderAny) {
+    const uint64_t root_a = h.root, root_b = new_context();
+    std::vector<Record> ra, rb;
+    run_pair(root_a, root_b, ra, rb);
+    ASSERT_TRUE(all_tagged(ra, 0xa) && all_tagged(rb, 0xb));
+    EXPECT_EQ(shared_an_sm(ra, rb), mode("any"));
+}
+
+// A grid that faults while it shares SMs with another loses only its own
+// CTAs: the other grid's CTAs on the same SMs run to the end.
+TEST_P(SmSharingModes, AFaultingGridLeavesTheGridBesideItRunning) {
+    h.setup_ring(0, 0);
+    h.setup_ring(1, 0);
+    h.setup_ring(3, 0);
+    for (uint32_t ring : {0u, 1u, 3u})
+        h.submit({pkt_set_context(1, h.root)}, ring);
+    const GridBuffers good = buffers(4, 20000, 0x6, 0x10'0000'0000ull);
+    const GridBuffers bad = buffers(4, 20000, 0xe, 0x20'0000'0000ull);
+    const uint64_t unmapped = 0x50'0000'0000ull;
+    std::memcpy(h.vram + bad.pa + GridBuffers::kParams, &unmapped, sizeof unmapped);
+    h.emit(0, launch(good, 256));
+    h.emit(1, launch(bad, 256));
+    doorbells_together({0, 1});
+    ASSERT_TRUE(eventually([&] { return h.reg(SIMTGPU_REG_STATUS) & SIMTGPU_STATUS_EXCEPTION; }));
+    EXPECT_EQ(h.reg(SIMTGPU_REG_EXC_KIND), uint32_t(SIMTGPU_EXC_PAGE_FAULT));
+    EXPECT_EQ(h.reg(SIMTGPU_REG_EXC_RING), 1u);
+    h.write_ring_reg(1, SIMTGPU_RING_CTRL, SIMTGPU_RING_CTRL_ENABLE | SIMTGPU_RING_CTRL_ABORT);
+    h.write_reg(SIMTGPU_REG_IRQ_ACK, SIMTGPU_IRQ_EXCEPTION);
+    ASSERT_TRUE(h.wait_idle());
+    EXPECT_TRUE(all_tagged(records(good), 0x6));
+    EXPECT_EQ(report(good).exception, 0u);
+    // Its instructions are its own: the spin loop's two per iteration, and
+    // the few around it.
+    const uint64_t loop = 4ull * 256 * 20000 * 2;
+    EXPECT_GE(report(good).thread_instructions, loop);
+    EXPECT_LT(report(good).thread_instructions, loop + 4ull * 256 * 32);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, SmSharingModes,
+                         ::testing::Values("same-context", "exclusive", "any"),
+                         [](const auto &info) {
+                             std::string name = info.param;
+                             std::replace(name.begin(), name.end(), '-', '_');
+                             return name;
+                         });
+
+TEST(GridConfig, UnknownSmSharingIsRefusedWithTheChoices) {
+    simtgpu_sim_config c{};
+    c.struct_size = sizeof c;
+    c.sm_sharing = "always";
+    simtgpu_sim *sim = nullptr;
+    char err[512] = "";
+    ASSERT_NE(simtgpu_sim_create(&c, &sim, err, sizeof err), 0);
+    EXPECT_NE(std::string(err).find("sm_sharing = \"always\" is unknown: allowed "
+                                    "\"same-context\", \"exclusive\", \"any\""),
+              std::string::npos)
+        << err;
+}
 
 TEST(GridConfig, UnknownPlacementIsRefusedWithTheChoices) {
     simtgpu_sim_config c{};

@@ -75,6 +75,11 @@ typedef struct simtgpu_sim_config {
 	/* Cycles in which nothing changes while a ready warp is never issued
 	 * before a launch fails as a livelock; 0 = 2^26 (67 M) */
 	uint64_t livelock_cycles;
+	/* Which grids' CTAs one SM may hold at once: "same-context" (NULL:
+	 * grids of one address space, as concurrent kernels of one CUDA
+	 * context), "exclusive" (one grid per SM), "any" (also grids of
+	 * different contexts, as under MPS) (docs/simulator.md) */
+	const char *sm_sharing;
 } simtgpu_sim_config;
 
 /* Statistics since creation or the last reset. */

@@ -8,7 +8,7 @@
 // Criterion, both over `window` cycles:
 // - no progress: the owner hands in a fingerprint of the architectural state
 //   of every SM of the launch (Sm::state_fingerprint: the registers of every
-//   live lane, which lanes are live or blocked, the resident CTAs, shared
+//   live lane of its CTAs, which lanes are live or blocked, the resident CTAs, shared
 //   memory, CTAs completed) at intervals of window / 8, and it is the same at
 //   every sample. A legitimate loop, however long, changes that state (its
 //   counter, its accumulator, the clock it polls); a thread exiting or a
@@ -41,17 +41,18 @@ public:
     // Whether check() at `cycle` would sample (callers skip gathering SMs).
     bool due(uint64_t cycle) const { return cycle >= next_sample_; }
 
-    // Called as the launch advances, at launch cycle `cycle`, with the SMs
-    // of the launch (pointers of any kind); the fingerprints are only taken
+    // Called as the launch advances, at launch cycle `cycle`, with the
+    // launch's share of each SM it is on (SmLaunch); the fingerprints are only taken
     // when a sample is due. Returns the livelock exception, naming the
     // starved warp, once both conditions have held for the window.
-    template <class Sms> std::optional<Exception> check(uint64_t cycle, const Sms &sms) {
+    template <class SmLaunches>
+    std::optional<Exception> check(uint64_t cycle, const SmLaunches &sms) {
         if (cycle < next_sample_)
             return std::nullopt;
         next_sample_ = cycle + interval_;
         uint64_t now = 0;
         for (const auto &sm : sms)
-            now = now * 31 + sm->state_fingerprint();
+            now = now * 31 + sm.state_fingerprint();
         if (!sampled_ || now != fingerprint_) {
             changes_ += sampled_;
             sampled_ = true;
@@ -62,7 +63,7 @@ public:
         if (cycle - unchanged_since_ < window_)
             return std::nullopt;
         for (const auto &sm : sms)
-            if (auto starved = sm->starved_warp(window_))
+            if (auto starved = sm.starved_warp(window_))
                 return starved;
         return std::nullopt;
     }

@@ -21,6 +21,7 @@
 #include <bit>
 #include <cstring>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace simtgpu::sim {
@@ -89,6 +90,7 @@ struct Warp {
 
 struct Cta {
     bool active = false;
+    uint32_t launch = 0;        // launch slot
     Dim3 ctaid{0, 0, 0};
     uint32_t live = 0;          // threads that have not exited
     uint32_t arrived = 0;       // threads waiting at the barrier
@@ -96,6 +98,21 @@ struct Cta {
     uint32_t red_arrivals = 0;  // ... arrivals with bar.popc/and/or
     std::vector<uint32_t> warps; // warp slots
     std::vector<uint8_t> shared;
+};
+
+// A grid attached to the SM: what its CTAs share.
+struct LaunchContext {
+    bool attached = false;
+    LaunchDesc desc;
+    GlobalMemory *memory = nullptr;
+    uint32_t warps_per_cta = 0, shared_alloc = 0;
+    uint32_t resident_ctas = 0;
+    uint32_t ctas_completed = 0; // since take_ctas_completed
+    uint64_t ctas_finished = 0;  // since attach
+    uint64_t thread_instructions = 0;
+    ExitRecord exits;
+    TlbEntry tlb[kTlbEntries];
+    std::unordered_map<uint64_t, std::unique_ptr<CodePage>> code;
 };
 
 } // namespace
@@ -111,9 +128,8 @@ struct Sm::Impl {
     std::unique_ptr<ReconvergencePolicy> reconvergence;
     std::unique_ptr<WarpScheduler> scheduler;
 
-    LaunchDesc launch;
-    GlobalMemory *memory = nullptr;
-    uint32_t max_ctas = 0;
+    std::vector<LaunchContext> launches; // one slot per CTA slot
+    LaunchContext *cur = nullptr;        // the launch of the warp executing
     uint64_t now = 0;
     int last_issued = -1;
     std::vector<Warp> warps;
@@ -122,20 +138,19 @@ struct Sm::Impl {
     std::vector<uint64_t> age;  // per slot: launch order of its warp onto this SM
     std::vector<uint64_t> issued_at; // per slot: the cycle its warp last issued
     uint64_t warps_launched = 0;
-    uint32_t resident_ctas = 0, resident_warps = 0;
+    uint32_t resident_ctas = 0, resident_warps = 0, shared_used = 0;
     uint32_t ctas_completed = 0;
 
-    TlbEntry tlb[kTlbEntries];
-    std::unordered_map<uint64_t, std::unique_ptr<CodePage>> code;
-
-    ExitRecord exits;
     SmStats stats;
     std::optional<Exception> exception;
+    uint32_t exception_launch = 0;
     uint64_t res[64]; // per-lane results before they are written back
     bool touched_global = false;
 
-    // ---- CTAs and time
-    void add_cta(const Dim3 &ctaid);
+    // ---- launches, CTAs and time
+    bool fits(uint32_t warps_per_cta, uint32_t shared_alloc) const;
+    void add_cta(uint32_t launch, const Dim3 &ctaid);
+    void drop_cta(uint32_t cta_slot);
     void finish_cta(uint32_t cta_slot);
     SmRunResult run(uint64_t cycles);
     void advance(uint64_t cycles, uint32_t warps_resident);
@@ -221,6 +236,7 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
         w.local.resize(W);
     }
     ctas.resize(cfg.ctas_per_sm);
+    launches.resize(cfg.ctas_per_sm);
     ready.resize(cfg.warps_per_sm);
     age.resize(cfg.warps_per_sm);
     issued_at.resize(cfg.warps_per_sm);
@@ -228,14 +244,24 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
 
 // ------------------------------------------------------------ CTAs, time
 
-void Sm::Impl::add_cta(const Dim3 &ctaid)
+bool Sm::Impl::fits(uint32_t warps_per_cta, uint32_t shared_alloc) const
+{
+    return resident_ctas < config.ctas_per_sm &&
+           resident_warps + warps_per_cta <= config.warps_per_sm &&
+           shared_used + shared_alloc <= config.shared_bytes_per_sm;
+}
+
+void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
 {
     uint32_t cslot = 0;
     while (ctas[cslot].active) ++cslot;
     Cta &cta = ctas[cslot];
+    LaunchContext &lc = launches[launch_slot];
+    const LaunchDesc &launch = lc.desc;
     const uint32_t threads = launch.threads_per_cta();
-    const uint32_t nwarps = (threads + W - 1) / W;
+    const uint32_t nwarps = lc.warps_per_cta;
     cta.active = true;
+    cta.launch = launch_slot;
     cta.ctaid = ctaid;
     cta.live = threads;
     cta.arrived = cta.red_true = cta.red_arrivals = 0;
@@ -275,15 +301,28 @@ void Sm::Impl::add_cta(const Dim3 &ctaid)
         ++resident_warps;
     }
     ++resident_ctas;
+    ++lc.resident_ctas;
+    shared_used += lc.shared_alloc;
 }
 
-void Sm::Impl::finish_cta(uint32_t cslot)
+void Sm::Impl::drop_cta(uint32_t cslot)
 {
     Cta &cta = ctas[cslot];
+    LaunchContext &lc = launches[cta.launch];
     for (uint32_t slot : cta.warps) warps[slot].active = false;
     resident_warps -= uint32_t(cta.warps.size());
     cta.active = false;
     --resident_ctas;
+    --lc.resident_ctas;
+    shared_used -= lc.shared_alloc;
+}
+
+void Sm::Impl::finish_cta(uint32_t cslot)
+{
+    LaunchContext &lc = launches[ctas[cslot].launch];
+    ++lc.ctas_completed;
+    ++lc.ctas_finished;
+    drop_cta(cslot);
     ++ctas_completed;
     ++stats.ctas;
 }
@@ -330,6 +369,7 @@ SmRunResult Sm::Impl::run(uint64_t cycles)
     SmRunResult r;
     r.ctas_completed = ctas_completed;
     r.exception = exception;
+    r.exception_launch = exception_launch;
     return r;
 }
 
@@ -352,6 +392,7 @@ void Sm::Impl::raise(uint32_t kind, uint32_t slot, uint32_t lane, uint64_t pc, u
     e.ctaid = ctas[w.cta].ctaid;
     e.tid = {w.tid[3 * lane], w.tid[3 * lane + 1], w.tid[3 * lane + 2]};
     exception = e;
+    exception_launch = ctas[w.cta].launch;
 }
 
 // ----------------------------------------------------------------- memory
@@ -359,12 +400,12 @@ void Sm::Impl::raise(uint32_t kind, uint32_t slot, uint32_t lane, uint64_t pc, u
 TlbEntry *Sm::Impl::tlb_lookup(uint64_t va, uint32_t lane, Access access)
 {
     const uint64_t vpn = va >> SIMTGPU_PAGE_SHIFT;
-    TlbEntry &e = tlb[vpn % kTlbEntries];
+    TlbEntry &e = cur->tlb[vpn % kTlbEntries];
     if (e.page == vpn) {
         ++stats.tlb_hits;
     } else {
         ++stats.tlb_misses;
-        const PageTranslation t = memory->translate(vpn << SIMTGPU_PAGE_SHIFT);
+        const PageTranslation t = cur->memory->translate(vpn << SIMTGPU_PAGE_SHIFT);
         if (t.fault) {
             raise(SIMTGPU_EXC_PAGE_FAULT, fault_slot, lane, fault_pc, t.fault, va,
                   uint32_t(access));
@@ -376,7 +417,7 @@ TlbEntry *Sm::Impl::tlb_lookup(uint64_t va, uint32_t lane, Access access)
         e.readable = t.readable;
         e.writable = t.writable;
         e.executable = t.executable;
-        e.code = code.count(vpn) != 0;
+        e.code = cur->code.count(vpn) != 0;
     }
     bool ok = true;
     switch (access) {
@@ -405,9 +446,9 @@ SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va,
         if (off + size <= shared.size()) return shared.data() + off;
     } else if ((va >> 32) == (SIMTGPU_LOCAL_BASE >> 32)) {
         const uint64_t off = va - SIMTGPU_LOCAL_BASE;
-        if (off + size <= launch.stack_bytes) {
+        if (off + size <= cur->desc.stack_bytes) {
             std::vector<uint8_t> &local = warps[slot].local[lane];
-            if (local.empty()) local.assign(launch.stack_bytes, 0);
+            if (local.empty()) local.assign(cur->desc.stack_bytes, 0);
             return local.data() + off;
         }
     } else {
@@ -435,8 +476,8 @@ bool Sm::Impl::access_slow(uint32_t, uint32_t lane, uint64_t va, void *data, uin
             else bytes[i] = e->host[off];
             continue;
         }
-        const bool ok = access == Access::Write ? memory->dma_write(e->bus + off, bytes + i, 1)
-                                                : memory->dma_read(e->bus + off, bytes + i, 1);
+        const bool ok = access == Access::Write ? cur->memory->dma_write(e->bus + off, bytes + i, 1)
+                                                : cur->memory->dma_read(e->bus + off, bytes + i, 1);
         if (!ok) {
             raise(SIMTGPU_EXC_PAGE_FAULT, fault_slot, lane, fault_pc, SIMTGPU_FAULT_DMA, a,
                   uint32_t(access));
@@ -456,7 +497,7 @@ template <typename T> SIMT_INLINE bool Sm::Impl::load(uint32_t slot, uint32_t la
     if (in_window) return false;
     touched_global = true;
     const uint64_t vpn = va >> SIMTGPU_PAGE_SHIFT;
-    const TlbEntry &e = tlb[vpn % kTlbEntries];
+    const TlbEntry &e = cur->tlb[vpn % kTlbEntries];
     if (e.page == vpn && e.host && e.readable && (va & kPageMask) + sizeof(T) <= SIMTGPU_PAGE_SIZE) {
         ++stats.tlb_hits;
         std::memcpy(&out, e.host + (va & kPageMask), sizeof(T));
@@ -475,7 +516,7 @@ template <typename T> SIMT_INLINE bool Sm::Impl::store(uint32_t slot, uint32_t l
     if (in_window) return false;
     touched_global = true;
     const uint64_t vpn = va >> SIMTGPU_PAGE_SHIFT;
-    const TlbEntry &e = tlb[vpn % kTlbEntries];
+    const TlbEntry &e = cur->tlb[vpn % kTlbEntries];
     if (e.page == vpn && e.host && e.writable && !e.code &&
         (va & kPageMask) + sizeof(T) <= SIMTGPU_PAGE_SIZE) {
         ++stats.tlb_hits;
@@ -511,6 +552,7 @@ uint8_t *Sm::Impl::atomic_ptr(uint32_t slot, uint32_t lane, uint64_t va, uint32_
 // slot of the page before, whose instruction may straddle into this one.
 void Sm::Impl::invalidate_code_page(uint64_t vpn)
 {
+    auto &code = cur->code;
     auto it = code.find(vpn);
     if (it != code.end()) it->second->invalidate();
     auto before = code.find(vpn - 1);
@@ -525,11 +567,11 @@ const Insn *Sm::Impl::fetch(uint32_t slot, uint32_t lane, uint64_t pc, CodePage 
 {
     const uint64_t vpn = pc >> SIMTGPU_PAGE_SHIFT;
     if (vpn != page_vpn) {
-        auto &p = code[vpn];
+        auto &p = cur->code[vpn];
         if (!p) {
             p = std::make_unique<CodePage>();
             p->invalidate();
-            if (tlb[vpn % kTlbEntries].page == vpn) tlb[vpn % kTlbEntries].code = true;
+            if (TlbEntry &e = cur->tlb[vpn % kTlbEntries]; e.page == vpn) e.code = true;
         }
         page = p.get();
         page_vpn = vpn;
@@ -546,7 +588,7 @@ const Insn *Sm::Impl::fetch(uint32_t slot, uint32_t lane, uint64_t pc, CodePage 
             std::memcpy(dst, e->host + (va & kPageMask), 2);
             return true;
         }
-        if (memory->dma_read(e->bus + (va & kPageMask), dst, 2)) return true;
+        if (cur->memory->dma_read(e->bus + (va & kPageMask), dst, 2)) return true;
         raise(SIMTGPU_EXC_PAGE_FAULT, slot, lane, pc, SIMTGPU_FAULT_DMA, va, SIMTGPU_ACCESS_EXEC);
         return false;
     };
@@ -560,7 +602,7 @@ const Insn *Sm::Impl::fetch(uint32_t slot, uint32_t lane, uint64_t pc, CodePage 
         // The second half may lie on the next page: stores there must see
         // it as code too (invalidate_code_page).
         if (((pc + 2) >> SIMTGPU_PAGE_SHIFT) != vpn) {
-            auto &next_page = code[vpn + 1];
+            auto &next_page = cur->code[vpn + 1];
             if (!next_page) {
                 next_page = std::make_unique<CodePage>();
                 next_page->invalidate();
@@ -585,6 +627,7 @@ void Sm::Impl::exit_lanes(uint32_t slot, uint64_t mask)
         const uint32_t l = uint32_t(std::countr_zero(m));
         const uint32_t status = uint32_t(X(w, 10)[l]);
         if (status == 0) continue;
+        ExitRecord &exits = cur->exits;
         if (exits.nonzero_exits++ == 0) {
             exits.status = status;
             exits.ctaid = cta.ctaid;
@@ -786,13 +829,13 @@ bool Sm::Impl::csr_read(Warp &w, uint32_t l, uint32_t csr, uint64_t clock, uint6
         v = w.tid[3 * l + (csr - SIMTGPU_CSR_TID_X)];
         return true;
     case SIMTGPU_CSR_NTID_X: case SIMTGPU_CSR_NTID_Y: case SIMTGPU_CSR_NTID_Z:
-        v = launch.block[csr - SIMTGPU_CSR_NTID_X];
+        v = cur->desc.block[csr - SIMTGPU_CSR_NTID_X];
         return true;
     case SIMTGPU_CSR_CTAID_X: case SIMTGPU_CSR_CTAID_Y: case SIMTGPU_CSR_CTAID_Z:
         v = cta.ctaid[csr - SIMTGPU_CSR_CTAID_X];
         return true;
     case SIMTGPU_CSR_NCTAID_X: case SIMTGPU_CSR_NCTAID_Y: case SIMTGPU_CSR_NCTAID_Z:
-        v = launch.grid[csr - SIMTGPU_CSR_NCTAID_X];
+        v = cur->desc.grid[csr - SIMTGPU_CSR_NCTAID_X];
         return true;
     case SIMTGPU_CSR_LANEID: v = l; return true;
     case SIMTGPU_CSR_WARPID: v = w.warp_in_cta; return true;
@@ -801,10 +844,10 @@ bool Sm::Impl::csr_read(Warp &w, uint32_t l, uint32_t csr, uint64_t clock, uint6
     case SIMTGPU_CSR_NSMID: v = config.num_sms; return true;
     case SIMTGPU_CSR_LANEMASK_LT: v = (uint64_t(1) << l) - 1; return true;
     case SIMTGPU_CSR_ENVPTR: // simt_2 and newer
-        v = launch.env_va;
+        v = cur->desc.env_va;
         return config.arch >= SIMTGPU_ARCH_SIMT2;
-    case SIMTGPU_CSR_DYNSHARED: v = launch.shared_bytes; return true;
-    case SIMTGPU_CSR_GRIDID: v = launch.grid_id; return true;
+    case SIMTGPU_CSR_DYNSHARED: v = cur->desc.shared_bytes; return true;
+    case SIMTGPU_CSR_GRIDID: v = cur->desc.grid_id; return true;
     default: return false;
     }
 }
@@ -864,7 +907,7 @@ bool Sm::Impl::exec_atomic(uint32_t slot, const Insn &in, uint64_t mask)
         auto read = [&]() -> uint64_t {
             uint64_t v = 0;
             if (dma) {
-                if (!memory->dma_read(bus, &v, size))
+                if (!cur->memory->dma_read(bus, &v, size))
                     raise(SIMTGPU_EXC_PAGE_FAULT, slot, l, fault_pc, SIMTGPU_FAULT_DMA, va,
                           SIMTGPU_ACCESS_ATOMIC);
             } else if (dbl) {
@@ -877,12 +920,12 @@ bool Sm::Impl::exec_atomic(uint32_t slot, const Insn &in, uint64_t mask)
         // Compare-and-swap; through DMA it is a plain read-compare-write.
         auto cas = [&](uint64_t &expected, uint64_t desired) -> bool {
             if (dma) {
-                uint64_t cur = read();
-                if (exception || cur != expected) {
-                    expected = cur;
+                const uint64_t current = read();
+                if (exception || current != expected) {
+                    expected = current;
                     return false;
                 }
-                if (!memory->dma_write(bus, &desired, size)) {
+                if (!cur->memory->dma_write(bus, &desired, size)) {
                     raise(SIMTGPU_EXC_PAGE_FAULT, slot, l, fault_pc, SIMTGPU_FAULT_DMA, va,
                           SIMTGPU_ACCESS_ATOMIC);
                     return false;
@@ -1188,6 +1231,7 @@ bool Sm::Impl::exec_fp(uint32_t slot, const Insn &in, uint64_t mask)
 uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
 {
     Warp &w = warps[slot];
+    cur = &launches[ctas[w.cta].launch];
     const uint64_t runnable = w.runnable();
     GroupChoice group = reconvergence->select(w.pc.data(), runnable);
     if (group.mask == runnable) {
@@ -1391,7 +1435,7 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
         case Op::Remuw: ALU(uint32_t(B) == 0 ? W32(A) : W32(uint32_t(A) % uint32_t(B))); break;
         case Op::Fence: break;
         case Op::FenceI:
-            for (auto &entry : code) entry.second->invalidate();
+            for (auto &entry : cur->code) entry.second->invalidate();
             stop = true; // the current page's slots are gone
             break;
         case Op::Ecall: {
@@ -1526,6 +1570,7 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
         for (uint64_t m = mask; m; m &= m - 1) w.pc[std::countr_zero(m)] = pc;
     stats.warp_instructions += issued;
     stats.thread_instructions += uint64_t(issued) * active;
+    cur->thread_instructions += uint64_t(issued) * active;
     return issued;
 }
 
@@ -1534,45 +1579,98 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
 Sm::Sm(const DeviceConfig &config, uint32_t sm_id) : impl_(std::make_unique<Impl>(config, sm_id)) {}
 Sm::~Sm() = default;
 
-void Sm::begin_launch(const LaunchDesc &launch, GlobalMemory &memory, uint64_t device_cycle)
+std::optional<uint32_t> Sm::attach(const LaunchDesc &launch, GlobalMemory &memory,
+                                   uint64_t device_cycle)
 {
     Impl &s = *impl_;
-    s.launch = launch;
-    s.memory = &memory;
-    s.now = device_cycle;
-    s.exits = ExitRecord{};
-    s.exception.reset();
-    s.last_issued = -1;
-    for (TlbEntry &e : s.tlb) e = TlbEntry{};
-    s.code.clear();
+    auto free = std::find_if(s.launches.begin(), s.launches.end(),
+                             [](const LaunchContext &lc) { return !lc.attached; });
+    if (free == s.launches.end()) return std::nullopt;
+    if (s.resident_ctas == 0) {
+        s.now = device_cycle;
+        s.last_issued = -1;
+    }
     const simtgpu_sm_resources r{s.config.warps_per_sm, s.config.warp_size, s.config.ctas_per_sm,
                                  s.config.shared_bytes_per_sm};
-    s.max_ctas = simtgpu_max_ctas_per_sm(&r, launch.threads_per_cta(), launch.shared_bytes);
+    LaunchContext &lc = *free;
+    lc.attached = true;
+    lc.desc = launch;
+    lc.memory = &memory;
+    lc.warps_per_cta = simtgpu_warps_per_cta(&r, launch.threads_per_cta());
+    lc.shared_alloc = simtgpu_shared_alloc_bytes(launch.shared_bytes);
+    lc.resident_ctas = lc.ctas_completed = 0;
+    lc.ctas_finished = lc.thread_instructions = 0;
+    lc.exits = ExitRecord{};
+    for (TlbEntry &e : lc.tlb) e = TlbEntry{};
+    lc.code.clear();
+    return uint32_t(free - s.launches.begin());
 }
 
-bool Sm::can_accept_cta() const { return impl_->resident_ctas < impl_->max_ctas; }
-void Sm::add_cta(const Dim3 &ctaid) { impl_->add_cta(ctaid); }
+void Sm::detach(uint32_t launch)
+{
+    LaunchContext &lc = impl_->launches[launch];
+    lc.attached = false;
+    lc.code.clear();
+}
+
+bool Sm::can_accept_cta(const LaunchDesc &launch) const
+{
+    const Impl &s = *impl_;
+    const simtgpu_sm_resources r{s.config.warps_per_sm, s.config.warp_size, s.config.ctas_per_sm,
+                                 s.config.shared_bytes_per_sm};
+    return s.fits(simtgpu_warps_per_cta(&r, launch.threads_per_cta()),
+                  simtgpu_shared_alloc_bytes(launch.shared_bytes));
+}
+
+bool Sm::can_accept_cta(uint32_t launch) const
+{
+    const LaunchContext &lc = impl_->launches[launch];
+    return impl_->fits(lc.warps_per_cta, lc.shared_alloc);
+}
+
+void Sm::add_cta(uint32_t launch, const Dim3 &ctaid) { impl_->add_cta(launch, ctaid); }
 SmRunResult Sm::run(uint64_t cycles) { return impl_->run(cycles); }
+
+uint32_t Sm::take_ctas_completed(uint32_t launch)
+{
+    return std::exchange(impl_->launches[launch].ctas_completed, 0);
+}
+
 bool Sm::idle() const { return impl_->resident_ctas == 0; }
+uint32_t Sm::resident_warps() const { return impl_->resident_warps; }
+uint32_t Sm::resident_ctas(uint32_t launch) const { return impl_->launches[launch].resident_ctas; }
+
+void Sm::abort(uint32_t launch)
+{
+    Impl &s = *impl_;
+    for (uint32_t c = 0; c < s.ctas.size(); ++c)
+        if (s.ctas[c].active && s.ctas[c].launch == launch) s.drop_cta(c);
+    if (s.exception && s.exception_launch == launch) s.exception.reset();
+}
 
 void Sm::abort()
 {
     Impl &s = *impl_;
     for (Cta &c : s.ctas) c.active = false;
     for (Warp &w : s.warps) w.active = false;
-    s.resident_ctas = s.resident_warps = 0;
+    for (LaunchContext &lc : s.launches) {
+        lc.attached = false;
+        lc.resident_ctas = 0;
+        lc.code.clear();
+    }
+    s.resident_ctas = s.resident_warps = s.shared_used = 0;
     s.exception.reset();
 }
 
 uint64_t Sm::clock() const { return impl_->now; }
 
-uint64_t Sm::state_fingerprint() const {
+uint64_t Sm::state_fingerprint(uint32_t launch) const {
     const Impl &s = *impl_;
     uint64_t h = 1469598103934665603ull;
     auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
-    mix(s.stats.ctas);
+    mix(s.launches[launch].ctas_finished);
     for (const Cta &cta : s.ctas) {
-        if (!cta.active)
+        if (!cta.active || cta.launch != launch)
             continue;
         mix(uint64_t(cta.ctaid[0]) | uint64_t(cta.ctaid[1]) << 21 | uint64_t(cta.ctaid[2]) << 42);
         mix(cta.arrived);
@@ -1580,7 +1678,7 @@ uint64_t Sm::state_fingerprint() const {
             mix(byte);
     }
     for (const Warp &w : s.warps) {
-        if (!w.active)
+        if (!w.active || s.ctas[w.cta].launch != launch)
             continue;
         mix(w.exited);
         mix(w.blocked_bar);
@@ -1598,11 +1696,11 @@ uint64_t Sm::state_fingerprint() const {
 
 // Names the first lane of the warp that could issue but has not for
 // `starved_cycles`: the one the scheduler keeps from running.
-std::optional<Exception> Sm::starved_warp(uint64_t starved_cycles) const {
+std::optional<Exception> Sm::starved_warp(uint32_t launch, uint64_t starved_cycles) const {
     const Impl &s = *impl_;
     for (uint32_t slot = 0; slot < s.warps.size(); ++slot) {
         const Warp &w = s.warps[slot];
-        const uint64_t lanes = w.active ? w.runnable() : 0;
+        const uint64_t lanes = w.active && s.ctas[w.cta].launch == launch ? w.runnable() : 0;
         if (!lanes || w.ready_at > s.now || s.now - s.issued_at[slot] < starved_cycles)
             continue;
         const uint32_t l = uint32_t(std::countr_zero(lanes));
@@ -1620,7 +1718,11 @@ std::optional<Exception> Sm::starved_warp(uint64_t starved_cycles) const {
     return std::nullopt;
 }
 
-const ExitRecord &Sm::exit_record() const { return impl_->exits; }
+const ExitRecord &Sm::exit_record(uint32_t launch) const { return impl_->launches[launch].exits; }
+uint64_t Sm::thread_instructions(uint32_t launch) const
+{
+    return impl_->launches[launch].thread_instructions;
+}
 const SmStats &Sm::stats() const { return impl_->stats; }
 void Sm::reset_stats() { impl_->stats = SmStats{}; }
 

@@ -29,8 +29,9 @@ struct SmStats {
 };
 
 struct SmRunResult {
-    uint32_t ctas_completed = 0;
-    std::optional<Exception> exception; // the SM stopped: abort() before reuse
+    uint32_t ctas_completed = 0;          // of every launch (per launch: take_ctas_completed)
+    std::optional<Exception> exception; // the SM stopped: abort that launch before going on
+    uint32_t exception_launch = 0;      // the launch slot whose thread raised it
 };
 
 class Sm {
@@ -40,33 +41,60 @@ public:
     Sm(const Sm &) = delete;
     Sm &operator=(const Sm &) = delete;
 
-    // Start a grid: the memory view of its context and its descriptor. The
-    // SM must be idle. Clears the per-launch TLB and decoded-code cache and
-    // sets this SM's clock to the device's cycle count `device_cycle` (the
-    // clock CSR; globaltimer is derived from it and the configured clock).
-    void begin_launch(const LaunchDesc &launch, GlobalMemory &memory, uint64_t device_cycle);
-    // Whether one more CTA of the current launch fits (occupancy rule).
-    bool can_accept_cta() const;
-    void add_cta(const Dim3 &ctaid);
+    // Grids attached to this SM at once ("launch slots", one per CTA slot:
+    // each resident CTA names its launch). A launch has its own descriptor,
+    // memory view, TLB, decoded-code cache, exit record and instruction
+    // count, so CTAs of several grids can share the SM (the device's
+    // sm_sharing mode says which may). Attaching to an idle SM sets its clock
+    // to the device's cycle count `device_cycle` (the clock CSR; globaltimer
+    // is derived from it and the configured clock). Returns the launch slot,
+    // or nullopt when every slot has a launch attached.
+    std::optional<uint32_t> attach(const LaunchDesc &launch, GlobalMemory &memory,
+                                   uint64_t device_cycle);
+    // Forgets a launch none of whose CTAs is resident.
+    void detach(uint32_t launch);
+    // Whether one more CTA of this shape fits beside the resident ones: free
+    // CTA slots, warp slots and shared memory (for one launch alone this is
+    // the occupancy rule of include/simtgpu/occupancy.h).
+    bool can_accept_cta(const LaunchDesc &launch) const;
+    bool can_accept_cta(uint32_t launch) const;
+    void add_cta(uint32_t launch, const Dim3 &ctaid);
     // Advance this SM's clock by up to `cycles`; returns early on an
-    // exception. Exits of threads are folded into exit_record().
+    // exception. Exits of threads are folded into exit_record(launch).
     SmRunResult run(uint64_t cycles);
-    bool idle() const;     // no resident CTA
-    void abort();          // drop every resident CTA
-    uint64_t clock() const; // this SM's cycle counter
-    const ExitRecord &exit_record() const;
-    // A hash of the architectural state that a thread making progress
-    // changes (core/livelock.h says what is in it), and the livelock
-    // exception naming a warp that could issue but has not for
-    // `starved_cycles`, if there is one.
-    uint64_t state_fingerprint() const;
-    std::optional<Exception> starved_warp(uint64_t starved_cycles) const;
+    // CTAs of `launch` completed since the last call.
+    uint32_t take_ctas_completed(uint32_t launch);
+    bool idle() const;                 // no resident CTA
+    uint32_t resident_warps() const;   // of every launch
+    uint32_t resident_ctas(uint32_t launch) const;
+    void abort(uint32_t launch);       // drop the launch's resident CTAs
+    void abort();                      // drop every CTA, detach every launch
+    uint64_t clock() const;            // this SM's cycle counter
+    const ExitRecord &exit_record(uint32_t launch) const;
+    uint64_t thread_instructions(uint32_t launch) const; // since attach
+    // A hash of the architectural state of one launch's CTAs that a thread
+    // making progress changes (core/livelock.h says what is in it), and the
+    // livelock exception naming a warp of the launch that could issue but
+    // has not for `starved_cycles`, if there is one.
+    uint64_t state_fingerprint(uint32_t launch) const;
+    std::optional<Exception> starved_warp(uint32_t launch, uint64_t starved_cycles) const;
     const SmStats &stats() const;
     void reset_stats();
 
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
+};
+
+// One launch's share of an SM: what the livelock watchdog samples.
+struct SmLaunch {
+    const Sm *sm = nullptr;
+    uint32_t launch = 0;
+    uint64_t state_fingerprint() const { return sm->state_fingerprint(launch); }
+    std::optional<Exception> starved_warp(uint64_t cycles) const
+    {
+        return sm->starved_warp(launch, cycles);
+    }
 };
 
 } // namespace simtgpu::sim

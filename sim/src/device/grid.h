@@ -37,6 +37,7 @@ struct Grid {
     uint64_t arrival = 0;  // launch order on the device: FIFO among equals
     LaunchDesc desc;
     uint64_t report_va = 0;
+    uint64_t address_space = 0;            // its context's root page table
     std::unique_ptr<ContextMemory> memory; // the grid's address space
     uint64_t dma_counted = 0;              // of memory->dma_bytes()
     std::vector<bool> sm_allowed;         // the ring's SM mask at launch

@@ -1,6 +1,7 @@
 #include "device/grid_scheduler.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace simtgpu::sim {
 namespace {
@@ -69,17 +70,20 @@ public:
         if (!grid_.sm_allowed[sm] || (reserved_[sm] && reserved_[sm] != &grid_))
             return false;
         const Sm &m = *s_.sms_[sm];
-        return s_.slots_[sm].owner == &grid_ ? m.can_accept_cta() : m.idle();
+        if (const Attachment *a = s_.attachment(sm, grid_))
+            return m.can_accept_cta(a->launch);
+        return s_.may_join(sm, grid_) && m.can_accept_cta(grid_.desc);
     }
+    uint32_t load(uint32_t sm) const override { return s_.sms_[sm]->resident_warps(); }
     void place(uint32_t sm) override {
-        if (s_.slots_[sm].owner != &grid_)
-            s_.assign(sm, grid_, now_);
-        Sm &m = *s_.sms_[sm];
-        m.add_cta(cta_coordinates(grid_.desc, grid_.next_cta++));
+        Attachment *a = s_.attachment(sm, grid_);
+        if (!a)
+            a = &s_.attach(sm, grid_, now_);
+        s_.sms_[sm]->add_cta(a->launch, cta_coordinates(grid_.desc, grid_.next_cta++));
         ++grid_.resident_ctas;
         ++grid_.outcome.ctas_per_sm[sm];
         uint32_t &peak = grid_.outcome.peak_resident_ctas[sm];
-        peak = std::max(peak, ++s_.slots_[sm].resident);
+        peak = std::max(peak, ++a->resident);
     }
 
 private:
@@ -91,7 +95,8 @@ private:
 
 GridScheduler::GridScheduler(const DeviceConfig &config)
     : config_(config), policy_(make_placement_policy(config.placement)),
-      slots_(config.num_sms), ctas_completed_(config.num_sms, 0) {
+      sharing_(sm_sharing_mode(config.sm_sharing)), attached_(config.num_sms),
+      ctas_completed_(config.num_sms, 0) {
     for (uint32_t i = 0; i < config.num_sms; ++i)
         sms_.push_back(std::make_unique<Sm>(config, i));
 }
@@ -107,26 +112,49 @@ Grid *GridScheduler::add(std::unique_ptr<Grid> grid, uint64_t now) {
     return grids_.back().get();
 }
 
-void GridScheduler::assign(uint32_t sm, Grid &grid, uint64_t now) {
-    release(sm);
-    sms_[sm]->begin_launch(grid.desc, *grid.memory, now);
-    slots_[sm] = {&grid, sms_[sm]->stats().thread_instructions, 0};
+const GridScheduler::Attachment *GridScheduler::attachment(uint32_t sm, const Grid &grid) const {
+    for (const Attachment &a : attached_[sm])
+        if (a.grid == &grid)
+            return &a;
+    return nullptr;
 }
 
-void GridScheduler::release(uint32_t sm) {
-    SmSlot &slot = slots_[sm];
-    if (!slot.owner)
+GridScheduler::Attachment *GridScheduler::attachment(uint32_t sm, const Grid &grid) {
+    return const_cast<Attachment *>(std::as_const(*this).attachment(sm, grid));
+}
+
+bool GridScheduler::may_join(uint32_t sm, const Grid &grid) const {
+    return std::all_of(attached_[sm].begin(), attached_[sm].end(), [&](const Attachment &a) {
+        return a.resident == 0 || may_share_sm(sharing_, *a.grid, grid);
+    });
+}
+
+GridScheduler::Attachment &GridScheduler::attach(uint32_t sm, Grid &grid, uint64_t now) {
+    std::vector<Attachment> &list = attached_[sm];
+    for (size_t i = list.size(); i-- > 0;)
+        if (list[i].resident == 0)
+            release(sm, *list[i].grid);
+    // A CTA slot per launch slot: a grid whose CTA fits finds a free one.
+    const uint32_t launch = *sms_[sm]->attach(grid.desc, *grid.memory, now);
+    return list.emplace_back(Attachment{&grid, launch, 0});
+}
+
+void GridScheduler::release(uint32_t sm, const Grid &grid) {
+    std::vector<Attachment> &list = attached_[sm];
+    auto it = std::find_if(list.begin(), list.end(),
+                           [&](const Attachment &a) { return a.grid == &grid; });
+    if (it == list.end())
         return;
-    merge_exits(slot.owner->desc, slot.owner->outcome.exits, sms_[sm]->exit_record());
-    slot.owner->outcome.thread_instructions +=
-        sms_[sm]->stats().thread_instructions - slot.instructions_at_assign;
-    slot = {};
+    Sm &m = *sms_[sm];
+    merge_exits(it->grid->desc, it->grid->outcome.exits, m.exit_record(it->launch));
+    it->grid->outcome.thread_instructions += m.thread_instructions(it->launch);
+    m.detach(it->launch);
+    list.erase(it);
 }
 
 void GridScheduler::release_all(Grid &grid) {
     for (uint32_t sm = 0; sm < sms_.size(); ++sm)
-        if (slots_[sm].owner == &grid)
-            release(sm);
+        release(sm, grid);
 }
 
 // SMs that grids behind `grid` hold, as many as its unplaced CTAs need
@@ -140,11 +168,16 @@ void GridScheduler::reserve(const Grid &grid, const std::vector<const Grid *> &o
     const uint64_t unplaced = grid.total_ctas - grid.next_cta;
     uint64_t need = (unplaced + grid.ctas_per_sm - 1) / grid.ctas_per_sm;
     for (uint32_t sm = 0; sm < sms_.size() && need; ++sm)
-        if (slots_[sm].owner == &grid)
+        if (attachment(sm, grid))
             --need;
     for (uint32_t sm = 0; sm < sms_.size() && need; ++sm) {
-        const Grid *owner = slots_[sm].owner;
-        if (grid.sm_allowed[sm] && !reserved[sm] && owner && owner != &grid && behind(owner)) {
+        if (!grid.sm_allowed[sm] || reserved[sm] ||
+            attachment(sm, grid))
+            continue;
+        const bool held_behind =
+            std::any_of(attached_[sm].begin(), attached_[sm].end(),
+                        [&](const Attachment &a) { return behind(a.grid); });
+        if (held_behind) {
             reserved[sm] = &grid;
             --need;
         }
@@ -173,18 +206,23 @@ uint64_t GridScheduler::step(uint64_t now) {
     uint64_t advanced = 0;
     for (uint32_t i = 0; i < sms_.size(); ++i) {
         Sm &sm = *sms_[i];
-        Grid *grid = slots_[i].owner;
-        if (!grid || sm.idle())
+        if (sm.idle())
             continue;
         const uint64_t before = sm.clock();
         const SmRunResult r = sm.run(kQuantum);
         advanced = std::max(advanced, sm.clock() - before);
-        grid->resident_ctas -= r.ctas_completed;
-        slots_[i].resident -= r.ctas_completed;
-        grid->outcome.ctas_completed += r.ctas_completed;
         ctas_completed_[i] += r.ctas_completed;
-        if (r.exception && !grid->outcome.exception)
-            fail(*grid, *r.exception);
+        Grid *failed = nullptr;
+        for (Attachment &a : attached_[i]) {
+            const uint32_t done = sm.take_ctas_completed(a.launch);
+            a.grid->resident_ctas -= done;
+            a.resident -= done;
+            a.grid->outcome.ctas_completed += done;
+            if (r.exception && r.exception_launch == a.launch)
+                failed = a.grid;
+        }
+        if (failed && !failed->outcome.exception)
+            fail(*failed, *r.exception);
     }
 
     for (auto &g : grids_)
@@ -200,10 +238,10 @@ void GridScheduler::settle(Grid &grid, uint64_t now) {
     if (grid.resident_ctas) {
         if (!grid.watchdog.due(now - grid.start_cycle))
             return;
-        std::vector<const Sm *> held;
+        std::vector<SmLaunch> held;
         for (uint32_t sm = 0; sm < sms_.size(); ++sm)
-            if (slots_[sm].owner == &grid)
-                held.push_back(sms_[sm].get());
+            if (const Attachment *a = attachment(sm, grid))
+                held.push_back({sms_[sm].get(), a->launch});
         if (auto livelock = grid.watchdog.check(now - grid.start_cycle, held))
             fail(grid, *livelock);
         return;
@@ -241,9 +279,9 @@ void GridScheduler::resume(Grid &grid) {
 
 void GridScheduler::abort(Grid &grid) {
     for (uint32_t sm = 0; sm < sms_.size(); ++sm) {
-        if (slots_[sm].owner == &grid) {
-            sms_[sm]->abort();
-            release(sm);
+        if (const Attachment *a = attachment(sm, grid)) {
+            sms_[sm]->abort(a->launch);
+            release(sm, grid);
         }
     }
     grid.resident_ctas = 0;
@@ -265,7 +303,7 @@ void GridScheduler::reset() {
     for (uint32_t sm = 0; sm < sms_.size(); ++sm) {
         sms_[sm]->abort();
         sms_[sm]->reset_stats();
-        slots_[sm] = {};
+        attached_[sm].clear();
     }
     grids_.clear();
     std::fill(ctas_completed_.begin(), ctas_completed_.end(), 0);

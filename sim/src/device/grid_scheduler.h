@@ -5,8 +5,10 @@
 //
 // Rules, in the order step() applies them:
 // - Grids are offered in priority order: higher ring PRIORITY first, launch
-//   order among equals. An SM holds CTAs of one grid at a time; it goes to
-//   another grid only when it is idle.
+//   order among equals. An SM holds CTAs of several grids at once where the
+//   sm_sharing mode allows (device/placement.h: by default grids of one
+//   address space) and their CTAs fit beside each other; otherwise it goes
+//   to another grid only when it is idle.
 // - A grid with CTAs left that could not place them all reserves SMs that
 //   grids behind it hold: those SMs take no more CTAs from their grid, drain,
 //   and are its on a later step. That is block-level priority: a
@@ -62,14 +64,21 @@ public:
 
 private:
     class GridPlacement;
-    struct SmSlot {
-        Grid *owner = nullptr;
-        uint64_t instructions_at_assign = 0;
-        uint32_t resident = 0; // CTAs of the owner on this SM
+    // A grid attached to an SM (Sm::attach) and its CTAs resident there.
+    struct Attachment {
+        Grid *grid = nullptr;
+        uint32_t launch = 0;   // the SM's launch slot
+        uint32_t resident = 0; // CTAs of the grid on this SM
     };
 
-    void assign(uint32_t sm, Grid &grid, uint64_t now);
-    void release(uint32_t sm); // folds the SM's exits into its owner
+    const Attachment *attachment(uint32_t sm, const Grid &grid) const;
+    Attachment *attachment(uint32_t sm, const Grid &grid);
+    // Whether `grid` may start placing on `sm` beside the grids resident there.
+    bool may_join(uint32_t sm, const Grid &grid) const;
+    // Attaches `grid`, first releasing grids with no CTA left on the SM.
+    Attachment &attach(uint32_t sm, Grid &grid, uint64_t now);
+    // Folds the SM's exits and instructions of the grid into its outcome.
+    void release(uint32_t sm, const Grid &grid);
     void release_all(Grid &grid);
     void reserve(const Grid &grid, const std::vector<const Grid *> &order,
                  std::vector<const Grid *> &reserved) const;
@@ -78,8 +87,9 @@ private:
 
     const DeviceConfig config_;
     std::unique_ptr<PlacementPolicy> policy_;
+    const SmSharing sharing_;
     std::vector<std::unique_ptr<Sm>> sms_;
-    std::vector<SmSlot> slots_;
+    std::vector<std::vector<Attachment>> attached_; // per SM
     std::vector<std::unique_ptr<Grid>> grids_;
     uint64_t arrivals_ = 0;
     std::vector<uint64_t> ctas_completed_;

@@ -1,15 +1,26 @@
 #include "device/placement.h"
 
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
 namespace simtgpu::sim {
 namespace {
 
-// One CTA per SM per pass over the SMs, until none takes more: a small grid
-// spreads over every SM instead of piling onto SM 0 (the GigaThread engine's
-// behaviour, and this device's from the start).
+// One CTA per SM per pass over the SMs, least loaded first (then by index),
+// until none takes more: a small grid spreads over every SM instead of
+// piling onto SM 0, and a grid launched beside another starts on the SMs
+// that one leaves idle (the GigaThread engine's behaviour).
 void spread(Placement &p) {
+    std::vector<uint32_t> order(p.num_sms());
     for (bool placed = true; placed && p.more();) {
         placed = false;
-        for (uint32_t sm = 0; sm < p.num_sms() && p.more(); ++sm) {
+        std::iota(order.begin(), order.end(), 0u);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](uint32_t a, uint32_t b) { return p.load(a) < p.load(b); });
+        for (uint32_t sm : order) {
+            if (!p.more())
+                break;
             if (p.fits(sm)) {
                 p.place(sm);
                 placed = true;
@@ -51,6 +62,23 @@ public:
 };
 
 } // namespace
+
+SmSharing sm_sharing_mode(std::string_view name) {
+    if (name == "exclusive")
+        return SmSharing::Exclusive;
+    if (name == "any")
+        return SmSharing::Any;
+    return SmSharing::SameContext;
+}
+
+bool may_share_sm(SmSharing mode, const Grid &a, const Grid &b) {
+    switch (mode) {
+    case SmSharing::Exclusive: return &a == &b;
+    case SmSharing::SameContext: return a.address_space == b.address_space;
+    case SmSharing::Any: return true;
+    }
+    return false;
+}
 
 std::unique_ptr<PlacementPolicy> make_placement_policy(std::string_view name) {
     if (name == "fill-first")

@@ -49,6 +49,12 @@ uint64_t env_u64(const char *name, uint64_t fallback) {
     return (end && *end == '\0') ? v : fallback;
 }
 
+// An environment string, or nullptr (the simulator's default) when unset or empty.
+const char *env_string(const char *name) {
+    const char *text = std::getenv(name);
+    return text && *text ? text : nullptr;
+}
+
 Clock::time_point from_monotonic_ns(int64_t ns) {
     return Clock::time_point(std::chrono::nanoseconds(ns));
 }
@@ -477,6 +483,8 @@ int SimDevice::init(std::string *error) {
     config.arch = uint32_t(env_u64("SIMTGPU_SIM_ARCH", 0));
     config.vram_bytes = env_u64("SIMTGPU_SIM_VRAM_MB", 0) << 20;
     config.num_sms = uint32_t(env_u64("SIMTGPU_SIM_SMS", 0));
+    config.placement = env_string("SIMTGPU_SIM_PLACEMENT");
+    config.sm_sharing = env_string("SIMTGPU_SIM_SM_SHARING");
     config.opaque = this;
     config.dma_read = &SimDevice::on_dma_read;
     config.dma_write = &SimDevice::on_dma_write;
