@@ -10,6 +10,7 @@
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Intrinsics.h"
@@ -1041,6 +1042,28 @@ void emitKernelTable(Module &module, const std::vector<KernelInfo> &kernels, uin
 	appendToUsed(module, {table});
 }
 
+namespace {
+
+// The RISC-V psABI passes and returns 32-bit integers sign-extended to 64
+// bits, signed or not, and code compiled for RISC-V (the device runtime's
+// __nv_* functions, picolibc) relies on it. NVPTX IR carries no extension
+// attribute on i32, so a value whose upper bits are not its sign (a
+// truncated shuffle or vote result) would reach such a callee as garbage:
+// every i32 parameter and result gets signext, on both sides of every call.
+// (8- and 16-bit ones already carry clang's signext/zeroext.)
+template <class Attributed> void signExtendI32(Attributed &f, FunctionType *type)
+{
+	for (unsigned i = 0; i < type->getNumParams(); ++i)
+		if (type->getParamType(i)->isIntegerTy(32) &&
+		    !f.getAttributes().hasParamAttr(i, Attribute::ZExt))
+			f.addParamAttr(i, Attribute::SExt);
+	if (type->getReturnType()->isIntegerTy(32) &&
+	    !f.getAttributes().hasRetAttr(Attribute::ZExt))
+		f.addRetAttr(Attribute::SExt);
+}
+
+} // namespace
+
 void retargetModule(Module &module, TargetMachine &machine)
 {
 	module.setTargetTriple(machine.getTargetTriple().str());
@@ -1057,6 +1080,13 @@ void retargetModule(Module &module, TargetMachine &machine)
 				if (call->getCallingConv() == CallingConv::PTX_Kernel ||
 				    call->getCallingConv() == CallingConv::PTX_Device)
 					call->setCallingConv(CallingConv::C);
+		if (!f.isIntrinsic())
+			signExtendI32(f, f.getFunctionType());
+		for (Instruction &inst : instructions(f)) // direct and indirect calls
+			if (auto *call = dyn_cast<CallBase>(&inst); call && !call->isInlineAsm())
+				if (Function *callee = call->getCalledFunction();
+				    !callee || !callee->isIntrinsic())
+					signExtendI32(*call, call->getFunctionType());
 		f.removeFnAttr("target-cpu");
 		f.removeFnAttr("target-features");
 		if (!f.isDeclaration()) {
