@@ -89,6 +89,64 @@ __device__ inline __cuda_builtin_gridDim_t::operator uint3() const { return {x, 
 #include <__clang_cuda_intrinsics.h>
 
 /*
+ * Warp reductions, CUDA's __reduce_*_sync (sm_80): the NVVM redux.sync
+ * intrinsics, which simtcc maps to the redux instruction. Clang offers their
+ * builtins only when compiling for sm_80, so they are declared here by their
+ * intrinsic names; simtgpu has them on simt_2 (docs/simtcc.md).
+ */
+#define SIMT_REDUX_DECLARE(op) \
+	__device__ unsigned int __simt_redux_sync_##op(unsigned int, unsigned int) \
+		__asm__("llvm.nvvm.redux.sync." #op);
+SIMT_REDUX_DECLARE(add)
+SIMT_REDUX_DECLARE(min)
+SIMT_REDUX_DECLARE(max)
+SIMT_REDUX_DECLARE(umin)
+SIMT_REDUX_DECLARE(umax)
+SIMT_REDUX_DECLARE(and)
+SIMT_REDUX_DECLARE(or)
+SIMT_REDUX_DECLARE(xor)
+#undef SIMT_REDUX_DECLARE
+
+#define SIMT_REDUX_DEVICE static __device__ __forceinline__
+SIMT_REDUX_DEVICE unsigned int __reduce_add_sync(unsigned int __mask, unsigned int __value)
+{
+	return __simt_redux_sync_add(__value, __mask);
+}
+SIMT_REDUX_DEVICE int __reduce_add_sync(unsigned int __mask, int __value)
+{
+	return (int)__simt_redux_sync_add((unsigned int)__value, __mask);
+}
+SIMT_REDUX_DEVICE unsigned int __reduce_min_sync(unsigned int __mask, unsigned int __value)
+{
+	return __simt_redux_sync_umin(__value, __mask);
+}
+SIMT_REDUX_DEVICE int __reduce_min_sync(unsigned int __mask, int __value)
+{
+	return (int)__simt_redux_sync_min((unsigned int)__value, __mask);
+}
+SIMT_REDUX_DEVICE unsigned int __reduce_max_sync(unsigned int __mask, unsigned int __value)
+{
+	return __simt_redux_sync_umax(__value, __mask);
+}
+SIMT_REDUX_DEVICE int __reduce_max_sync(unsigned int __mask, int __value)
+{
+	return (int)__simt_redux_sync_max((unsigned int)__value, __mask);
+}
+SIMT_REDUX_DEVICE unsigned int __reduce_and_sync(unsigned int __mask, unsigned int __value)
+{
+	return __simt_redux_sync_and(__value, __mask);
+}
+SIMT_REDUX_DEVICE unsigned int __reduce_or_sync(unsigned int __mask, unsigned int __value)
+{
+	return __simt_redux_sync_or(__value, __mask);
+}
+SIMT_REDUX_DEVICE unsigned int __reduce_xor_sync(unsigned int __mask, unsigned int __value)
+{
+	return __simt_redux_sync_xor(__value, __mask);
+}
+#undef SIMT_REDUX_DEVICE
+
+/*
  * Atomics. CUDA's atomics are relaxed read-modify-writes returning the old
  * value; they become RISC-V A-extension AMOs (or LR/SC loops for CAS and
  * floating point) on global or shared memory.

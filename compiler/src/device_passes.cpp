@@ -4,11 +4,13 @@
 #include <map>
 #include <optional>
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Intrinsics.h"
@@ -248,6 +250,10 @@ private:
 		if (trimmed == "activemask.b32 $0;")
 			return fromI64(b, customR(b, SIMTGPU_F3_WARP, SIMTGPU_WARP_ACTIVEMASK, true, {}),
 				       call.getType());
+		bool barrier = false;
+		Expected<Value *> lowered = lowerPtxBarrier(call, b, trimmed, barrier);
+		if (barrier || !lowered)
+			return lowered;
 		if (trimmed == "trap;" || trimmed == "brkpt;") {
 			auto *type = FunctionType::get(b.getVoidTy(), false);
 			b.CreateCall(type, InlineAsm::get(type, "ebreak", "~{memory}", true));
@@ -299,9 +305,15 @@ private:
 			}
 			return unsupported(call);
 		}
-		if (name == "barrier0" || (name == "barrier.sync" && isZero(call.getArgOperand(0))) ||
-		    (name == "barrier" && isZero(call.getArgOperand(0))))
+		if (name == "barrier0")
 			return customR(b, SIMTGPU_F3_BARRIER, SIMTGPU_BAR_SYNC, false, {});
+		// Named barriers: barrier.sync/barrier.n/bar.sync(id) (every thread
+		// of the CTA), barrier.sync.cnt/barrier(id, count).
+		if (name == "barrier.sync" || name == "barrier.n" || name == "bar.sync")
+			return lowerBarrier(call, b, SIMTGPU_BAR_SYNC, call.getArgOperand(0), nullptr);
+		if (name == "barrier.sync.cnt" || name == "barrier")
+			return lowerBarrier(call, b, SIMTGPU_BAR_SYNC, call.getArgOperand(0),
+					    call.getArgOperand(1));
 		if (name == "barrier0.popc" || name == "barrier0.and" || name == "barrier0.or") {
 			unsigned op = name.endswith("popc") ? SIMTGPU_BAR_POPC
 				      : name.endswith("and") ? SIMTGPU_BAR_AND
@@ -328,6 +340,8 @@ private:
 			Value *pred = b.CreateZExt(call.getArgOperand(sync ? 1 : 0), i64_);
 			return fromI64(b, customR(b, SIMTGPU_F3_VOTE, op, true, {pred, mask}), type);
 		}
+		if (name.startswith("match.") || name.startswith("redux.sync."))
+			return lowerMatchOrRedux(call, b, name);
 		if (name.consume_front("shfl.")) {
 			// shfl[.sync].mode.{i32,f32}([mask,] value, b, c); the member
 			// mask is implied by the convergent group (docs/isa.md).
@@ -368,10 +382,138 @@ private:
 		return unsupported(call);
 	}
 
-	static bool isZero(Value *v)
+	// bar.sync id, count (or bar.arrive): the operands' rules of PTX,
+	// checked here when they are constants (the device checks the others,
+	// SIMTGPU_EXC_BAD_BARRIER). count = nullptr: every thread of the CTA.
+	Expected<Value *> lowerBarrier(CallInst &call, IRBuilder<> &b, unsigned funct, Value *id,
+				       Value *count)
 	{
-		auto *c = dyn_cast<ConstantInt>(v);
-		return c && c->isZero();
+		auto *constId = dyn_cast<ConstantInt>(id);
+		auto *constCount = dyn_cast_or_null<ConstantInt>(count);
+		const char *what = funct == SIMTGPU_BAR_ARRIVE ? "bar.arrive" : "bar.sync";
+		if (constId && constId->getZExtValue() >= SIMTGPU_BARRIERS)
+			return refuse(call, Twine(what) + ": barrier id " + Twine(constId->getZExtValue()) +
+						    " is out of range (0.." + Twine(SIMTGPU_BARRIERS - 1) + ")");
+		if (constCount && constCount->getZExtValue() % 32)
+			return refuse(call, Twine(what) + ": thread count " +
+						    Twine(constCount->getZExtValue()) +
+						    " is not a multiple of the warp size (32)");
+		if (funct == SIMTGPU_BAR_ARRIVE && (!count || (constCount && constCount->isZero())))
+			return refuse(call, "bar.arrive needs a non-zero thread count");
+		const bool plain = funct == SIMTGPU_BAR_SYNC && constId && constId->isZero() &&
+				   (!count || (constCount && constCount->isZero()));
+		if (plain) // __syncthreads
+			return customR(b, SIMTGPU_F3_BARRIER, SIMTGPU_BAR_SYNC, false, {});
+		if (options_.arch < SIMTGPU_ARCH_SIMT2)
+			return refuse(call, "named barriers (" + Twine(what) +
+						    " with an id or a thread count) need -arch=simt_2 or newer");
+		SmallVector<Value *, 2> operands = {toI64(b, id, false)};
+		if (count)
+			operands.push_back(toI64(b, count, false));
+		return customR(b, SIMTGPU_F3_BARRIER, funct, false, operands);
+	}
+
+	// PTX barriers in inline assembly, one statement:
+	// bar{.cta}.sync a{, b}; barrier{.cta}.sync{.aligned} a{, b};
+	// bar{.cta}.arrive a, b; barrier{.cta}.arrive{.aligned} a, b; where a
+	// and b are integers or input operands ($N). isBarrier says whether
+	// the text is one (then the result is the lowering or its error).
+	Expected<Value *> lowerPtxBarrier(CallInst &call, IRBuilder<> &b, StringRef text,
+					  bool &isBarrier)
+	{
+		isBarrier = false;
+		StringRef rest = text;
+		if (!rest.consume_front("barrier") && !rest.consume_front("bar"))
+			return nullptr;
+		rest.consume_front(".cta");
+		unsigned funct;
+		if (rest.consume_front(".sync"))
+			funct = SIMTGPU_BAR_SYNC;
+		else if (rest.consume_front(".arrive"))
+			funct = SIMTGPU_BAR_ARRIVE;
+		else
+			return nullptr;
+		rest.consume_front(".aligned");
+		if (rest.empty() || !isSpace(rest.front()) || !rest.consume_back(";"))
+			return nullptr;
+		isBarrier = true;
+		SmallVector<StringRef, 3> fields;
+		rest.split(fields, ',');
+		SmallVector<Value *, 2> operands;
+		for (StringRef field : fields) {
+			field = field.trim();
+			uint64_t number = 0;
+			if (field.consume_front("$")) {
+				if (field.getAsInteger(10, number) || number >= call.arg_size() ||
+				    !call.getArgOperand(number)->getType()->isIntegerTy())
+					break;
+				operands.push_back(call.getArgOperand(number));
+			} else if (!field.getAsInteger(0, number)) {
+				operands.push_back(ConstantInt::get(b.getInt32Ty(), number));
+			} else {
+				break;
+			}
+		}
+		if (operands.size() != fields.size() || operands.empty() || operands.size() > 2 ||
+		    !call.getType()->isVoidTy())
+			return refuse(call, "PTX barrier '" + text +
+						    "' is not of the form 'bar.sync a{, b};' or 'bar.arrive a, b;' "
+						    "with integer or input operands");
+		return lowerBarrier(call, b, funct, operands[0],
+				    operands.size() > 1 ? operands[1] : nullptr);
+	}
+
+	// match.{any,all}.sync.{i32,i64[p]}(mask, value) and
+	// redux.sync.<op>(value, mask): one match/redux instruction over the
+	// 64-bit operand (32-bit values extended as the operation needs).
+	Expected<Value *> lowerMatchOrRedux(CallInst &call, IRBuilder<> &b, StringRef name)
+	{
+		if (options_.arch < SIMTGPU_ARCH_SIMT2)
+			return refuse(call, "'" + call.getCalledFunction()->getName() +
+						    "' (__match_*_sync, __reduce_*_sync) needs -arch=simt_2 or "
+						    "newer");
+		if (name.consume_front("match.")) {
+			unsigned op;
+			if (name.consume_front("any.sync."))
+				op = SIMTGPU_MATCH_ANY;
+			else if (name.consume_front("all.sync."))
+				op = SIMTGPU_MATCH_ALL;
+			else
+				return unsupported(call);
+			if (name != "i32" && name != "i64" && name != "i32p" && name != "i64p")
+				return unsupported(call);
+			Value *mask = toI64(b, call.getArgOperand(0));
+			Value *value = toI64(b, call.getArgOperand(1), false);
+			Value *lanes = customR(b, SIMTGPU_F3_MATCH, op, true, {value, mask});
+			Value *result = b.CreateTrunc(lanes, b.getInt32Ty());
+			if (!call.getType()->isStructTy())
+				return result;
+			// {mask, pred}: pred says whether every member lane agreed.
+			Value *pair = UndefValue::get(call.getType());
+			pair = b.CreateInsertValue(pair, result, 0);
+			return b.CreateInsertValue(pair, b.CreateICmpNE(lanes, ConstantInt::get(i64_, 0)), 1);
+		}
+		name.consume_front("redux.sync.");
+		struct Redux {
+			unsigned op;
+			bool isSigned;
+		};
+		std::optional<Redux> redux = StringSwitch<std::optional<Redux>>(name)
+						     .Case("add", Redux{SIMTGPU_REDUX_ADD, false})
+						     .Case("and", Redux{SIMTGPU_REDUX_AND, false})
+						     .Case("or", Redux{SIMTGPU_REDUX_OR, false})
+						     .Case("xor", Redux{SIMTGPU_REDUX_XOR, false})
+						     .Case("min", Redux{SIMTGPU_REDUX_MIN, true})
+						     .Case("max", Redux{SIMTGPU_REDUX_MAX, true})
+						     .Case("umin", Redux{SIMTGPU_REDUX_MINU, false})
+						     .Case("umax", Redux{SIMTGPU_REDUX_MAXU, false})
+						     .Default(std::nullopt);
+		if (!redux)
+			return unsupported(call);
+		Value *value = toI64(b, call.getArgOperand(0), redux->isSigned);
+		Value *mask = toI64(b, call.getArgOperand(1));
+		return fromI64(b, customR(b, SIMTGPU_F3_REDUX, redux->op, true, {value, mask}),
+			       call.getType());
 	}
 
 	Error unsupported(CallInst &call)
@@ -900,6 +1042,28 @@ void emitKernelTable(Module &module, const std::vector<KernelInfo> &kernels, uin
 	appendToUsed(module, {table});
 }
 
+namespace {
+
+// The RISC-V psABI passes and returns 32-bit integers sign-extended to 64
+// bits, signed or not, and code compiled for RISC-V (the device runtime's
+// __nv_* functions, picolibc) relies on it. NVPTX IR carries no extension
+// attribute on i32, so a value whose upper bits are not its sign (a
+// truncated shuffle or vote result) would reach such a callee as garbage:
+// every i32 parameter and result gets signext, on both sides of every call.
+// (8- and 16-bit ones already carry clang's signext/zeroext.)
+template <class Attributed> void signExtendI32(Attributed &f, FunctionType *type)
+{
+	for (unsigned i = 0; i < type->getNumParams(); ++i)
+		if (type->getParamType(i)->isIntegerTy(32) &&
+		    !f.getAttributes().hasParamAttr(i, Attribute::ZExt))
+			f.addParamAttr(i, Attribute::SExt);
+	if (type->getReturnType()->isIntegerTy(32) &&
+	    !f.getAttributes().hasRetAttr(Attribute::ZExt))
+		f.addRetAttr(Attribute::SExt);
+}
+
+} // namespace
+
 void retargetModule(Module &module, TargetMachine &machine)
 {
 	module.setTargetTriple(machine.getTargetTriple().str());
@@ -916,6 +1080,13 @@ void retargetModule(Module &module, TargetMachine &machine)
 				if (call->getCallingConv() == CallingConv::PTX_Kernel ||
 				    call->getCallingConv() == CallingConv::PTX_Device)
 					call->setCallingConv(CallingConv::C);
+		if (!f.isIntrinsic())
+			signExtendI32(f, f.getFunctionType());
+		for (Instruction &inst : instructions(f)) // direct and indirect calls
+			if (auto *call = dyn_cast<CallBase>(&inst); call && !call->isInlineAsm())
+				if (Function *callee = call->getCalledFunction();
+				    !callee || !callee->isIntrinsic())
+					signExtendI32(*call, call->getFunctionType());
 		f.removeFnAttr("target-cpu");
 		f.removeFnAttr("target-features");
 		if (!f.isDeclaration()) {

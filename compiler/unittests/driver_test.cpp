@@ -146,15 +146,15 @@ TEST(Driver, AssemblyAndIrShowTheSimtLowering)
 TEST(Driver, UnmappableIntrinsicIsAnErrorNamingItAndWhere)
 {
 	std::string image = temporary("elf");
-	ToolRun run = simtcc("--device-only " + input("match_any.cu") + " -o " + image);
+	ToolRun run = simtcc("--device-only " + input("fns.cu") + " -o " + image);
 	EXPECT_EQ(run.status, 1);
-	EXPECT_NE(run.output.find("error: simtcc cannot map NVVM intrinsic 'llvm.nvvm.match.any.sync.i32'"),
+	EXPECT_NE(run.output.find("error: simtcc cannot map NVVM intrinsic 'llvm.nvvm.fns'"),
 		  std::string::npos)
 		<< run.output;
 	// The intrinsic is called in clang's header; the note leads to the
 	// user's call, with line and column.
 	EXPECT_NE(run.output.find("__clang_cuda_intrinsics.h:"), std::string::npos) << run.output;
-	EXPECT_NE(run.output.find("match_any.cu:4:21: note:"), std::string::npos) << run.output;
+	EXPECT_NE(run.output.find("fns.cu:4:21: note:"), std::string::npos) << run.output;
 	sys::fs::remove(image);
 }
 

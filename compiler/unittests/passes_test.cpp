@@ -145,13 +145,122 @@ TEST(NvvmLowering, UnsupportedIntrinsicIsAnErrorWithItsLocation)
 {
 	LLVMContext context;
 	auto module = parse(context, "",
-			    "  %m = call i32 @llvm.nvvm.match.any.sync.i32(i32 -1, i32 5), !dbg !7\n"
+			    "  %m = call i32 @llvm.nvvm.fns(i32 -1, i32 0, i32 5), !dbg !7\n"
 			    "  store i32 %m, ptr %p",
-			    "declare i32 @llvm.nvvm.match.any.sync.i32(i32, i32)");
+			    "declare i32 @llvm.nvvm.fns(i32, i32, i32)");
 	ASSERT_TRUE(module);
 	std::string error = errorText(simtcc::lowerNvvmIntrinsics(*module, {}));
 	EXPECT_NE(error.find("k.cu:12:7: error:"), std::string::npos) << error;
-	EXPECT_NE(error.find("llvm.nvvm.match.any.sync.i32"), std::string::npos) << error;
+	EXPECT_NE(error.find("llvm.nvvm.fns"), std::string::npos) << error;
+}
+
+TEST(NvvmLowering, MatchAndReduxBecomeCustomInstructions)
+{
+	LLVMContext context;
+	auto module = parse(context, "",
+			    "  %a = call i32 @llvm.nvvm.match.any.sync.i32(i32 -1, i32 5)\n"
+			    "  %b = call i32 @llvm.nvvm.match.any.sync.i64(i32 65535, i64 -2)\n"
+			    "  %c = call { i32, i1 } @llvm.nvvm.match.all.sync.i64p(i32 -1, i64 7)\n"
+			    "  %cm = extractvalue { i32, i1 } %c, 0\n"
+			    "  %cp = extractvalue { i32, i1 } %c, 1\n"
+			    "  %d = call i32 @llvm.nvvm.redux.sync.umin(i32 %a, i32 -1)\n"
+			    "  %e = call i32 @llvm.nvvm.redux.sync.max(i32 %b, i32 -1)\n"
+			    "  %f = call i32 @llvm.nvvm.redux.sync.xor(i32 %cm, i32 -1)\n"
+			    "  %g = zext i1 %cp to i32\n"
+			    "  %s1 = add i32 %d, %e\n  %s2 = add i32 %f, %g\n  %s = add i32 %s1, %s2\n"
+			    "  store i32 %s, ptr %p",
+			    "declare i32 @llvm.nvvm.match.any.sync.i32(i32, i32)\n"
+			    "declare i32 @llvm.nvvm.match.any.sync.i64(i32, i64)\n"
+			    "declare { i32, i1 } @llvm.nvvm.match.all.sync.i64p(i32, i64)\n"
+			    "declare i32 @llvm.nvvm.redux.sync.umin(i32, i32)\n"
+			    "declare i32 @llvm.nvvm.redux.sync.max(i32, i32)\n"
+			    "declare i32 @llvm.nvvm.redux.sync.xor(i32, i32)");
+	ASSERT_TRUE(module);
+	ASSERT_EQ(errorText(simtcc::lowerNvvmIntrinsics(*module, {})), "");
+	std::vector<std::string> strings = asmStrings(*module, "k");
+	ASSERT_EQ(strings.size(), 6u);
+	EXPECT_EQ(strings[0], ".insn r 0x0b, 4, 0, $0, $1, $2"); // match.any
+	EXPECT_EQ(strings[1], ".insn r 0x0b, 4, 0, $0, $1, $2");
+	EXPECT_EQ(strings[2], ".insn r 0x0b, 4, 1, $0, $1, $2"); // match.all
+	EXPECT_EQ(strings[3], ".insn r 0x0b, 5, 6, $0, $1, $2"); // redux.minu
+	EXPECT_EQ(strings[4], ".insn r 0x0b, 5, 5, $0, $1, $2"); // redux.max
+	EXPECT_EQ(strings[5], ".insn r 0x0b, 5, 3, $0, $1, $2"); // redux.xor
+	EXPECT_EQ(module->getFunction("llvm.nvvm.match.all.sync.i64p"), nullptr);
+	EXPECT_FALSE(verifyModule(*module, &errs()));
+}
+
+TEST(NvvmLowering, NamedBarriersAndTheirInlinePtxBecomeBarSync)
+{
+	LLVMContext context;
+	auto module = parse(context, "",
+			    "  %id = load i32, ptr %p\n"
+			    "  call void @llvm.nvvm.barrier.sync(i32 0)\n"
+			    "  call void @llvm.nvvm.barrier.sync(i32 %id)\n"
+			    "  call void @llvm.nvvm.barrier.sync.cnt(i32 3, i32 64)\n"
+			    "  call void @llvm.nvvm.barrier(i32 0, i32 96)\n"
+			    "  call void asm sideeffect \"bar.sync $0, $1;\", \"r,r,~{memory}\"(i32 %id, i32 32)\n"
+			    "  call void asm sideeffect \"bar.arrive 1, 64;\", \"~{memory}\"()\n"
+			    "  call void asm sideeffect \"barrier.cta.sync.aligned 0;\", \"\"()\n",
+			    "declare void @llvm.nvvm.barrier.sync(i32)\n"
+			    "declare void @llvm.nvvm.barrier.sync.cnt(i32, i32)\n"
+			    "declare void @llvm.nvvm.barrier(i32, i32)");
+	ASSERT_TRUE(module);
+	ASSERT_EQ(errorText(simtcc::lowerNvvmIntrinsics(*module, {})), "");
+	std::vector<std::string> strings = asmStrings(*module, "k");
+	ASSERT_EQ(strings.size(), 7u);
+	EXPECT_EQ(strings[0], ".insn r 0x0b, 0, 0, x0, x0, x0"); // id 0: __syncthreads
+	EXPECT_EQ(strings[1], ".insn r 0x0b, 0, 0, x0, $0, x0"); // id, every thread
+	EXPECT_EQ(strings[2], ".insn r 0x0b, 0, 0, x0, $0, $1"); // id, count
+	EXPECT_EQ(strings[3], ".insn r 0x0b, 0, 0, x0, $0, $1"); // barrier 0 of 96 threads
+	EXPECT_EQ(strings[4], ".insn r 0x0b, 0, 0, x0, $0, $1");
+	EXPECT_EQ(strings[5], ".insn r 0x0b, 0, 4, x0, $0, $1"); // bar.arrive
+	EXPECT_EQ(strings[6], ".insn r 0x0b, 0, 0, x0, x0, x0");
+	EXPECT_FALSE(verifyModule(*module, &errs()));
+}
+
+TEST(NvvmLowering, BadNamedBarrierOperandsAreCompileErrors)
+{
+	struct Case {
+		const char *body, *declarations, *error;
+		uint32_t arch = SIMTGPU_ARCH_SIMT2;
+	};
+	const Case cases[] = {
+		{"  call void @llvm.nvvm.barrier.sync(i32 16), !dbg !7\n",
+		 "declare void @llvm.nvvm.barrier.sync(i32)",
+		 "k.cu:12:7: error: bar.sync: barrier id 16 is out of range (0..15)"},
+		{"  call void @llvm.nvvm.barrier.sync.cnt(i32 1, i32 48), !dbg !7\n",
+		 "declare void @llvm.nvvm.barrier.sync.cnt(i32, i32)",
+		 "k.cu:12:7: error: bar.sync: thread count 48 is not a multiple of the warp size (32)"},
+		{"  call void asm sideeffect \"bar.sync 20, 64;\", \"\"(), !dbg !7\n", "",
+		 "k.cu:12:7: error: bar.sync: barrier id 20 is out of range (0..15)"},
+		{"  call void asm sideeffect \"bar.arrive 2;\", \"\"(), !dbg !7\n", "",
+		 "k.cu:12:7: error: bar.arrive needs a non-zero thread count"},
+		{"  call void asm sideeffect \"bar.sync 1, 32, 5;\", \"\"(), !dbg !7\n", "",
+		 "k.cu:12:7: error: PTX barrier 'bar.sync 1, 32, 5;' is not of the form"},
+		{"  call void @llvm.nvvm.barrier.sync(i32 1), !dbg !7\n",
+		 "declare void @llvm.nvvm.barrier.sync(i32)",
+		 "k.cu:12:7: error: named barriers (bar.sync with an id or a thread count) need "
+		 "-arch=simt_2",
+		 SIMTGPU_ARCH_SIMT1},
+		{"  %m = call i32 @llvm.nvvm.redux.sync.add(i32 1, i32 -1), !dbg !7\n",
+		 "declare i32 @llvm.nvvm.redux.sync.add(i32, i32)",
+		 "k.cu:12:7: error: 'llvm.nvvm.redux.sync.add' (__match_*_sync, __reduce_*_sync) "
+		 "needs -arch=simt_2",
+		 SIMTGPU_ARCH_SIMT1},
+	};
+	for (const Case &c : cases) {
+		LLVMContext context;
+		auto module = parse(context, "", c.body, c.declarations);
+		ASSERT_TRUE(module) << c.body;
+		std::string error = errorText(simtcc::lowerNvvmIntrinsics(*module, {c.arch}));
+		EXPECT_NE(error.find(c.error), std::string::npos) << error;
+	}
+	// __syncthreads as barrier.sync 0 still works on simt_1.
+	LLVMContext context;
+	auto module = parse(context, "", "  call void @llvm.nvvm.barrier.sync(i32 0)\n",
+			    "declare void @llvm.nvvm.barrier.sync(i32)");
+	ASSERT_TRUE(module);
+	EXPECT_EQ(errorText(simtcc::lowerNvvmIntrinsics(*module, {SIMTGPU_ARCH_SIMT1})), "");
 }
 
 TEST(NvvmLowering, PtxInlineAssemblyIsRefusedButActivemaskIsMapped)

@@ -41,7 +41,8 @@
  * its own architecture or an older one.
  */
 #define SIMTGPU_ARCH_SIMT1 1 /* RV64GC + SIMT extension v1 */
-#define SIMTGPU_ARCH_SIMT2 2 /* adds bar.red and the envptr CSR */
+#define SIMTGPU_ARCH_SIMT2 2 /* adds bar.red, the envptr CSR, named barriers
+			    * (bar.sync id, count; bar.arrive), match, redux */
 #define SIMTGPU_ARCH_NEWEST SIMTGPU_ARCH_SIMT2
 
 /*
@@ -216,6 +217,22 @@
 #define SIMTGPU_EXC_BAD_ECALL 9 /* DETAIL: a7 */
 #define SIMTGPU_EXC_ARCH_MISMATCH 10 /* DETAIL: arch the launch needs */
 #define SIMTGPU_EXC_PREEMPT_TIMEOUT 11 /* DETAIL: CTAs still resident */
+#define SIMTGPU_EXC_BAD_BARRIER 12 /* DETAIL: SIMTGPU_BARRIER_DETAIL() */
+
+/*
+ * Why a bar.sync/bar.arrive operand is wrong (SIMTGPU_EXC_BAD_BARRIER):
+ * DETAIL = reason << 24 | the offending value (barrier id or thread count,
+ * saturated to 24 bits).
+ */
+#define SIMTGPU_BARRIER_ERR_ID 1 /* barrier id >= SIMTGPU_BARRIERS */
+#define SIMTGPU_BARRIER_ERR_COUNT_ALIGN 2 /* count not a multiple of the warp size */
+#define SIMTGPU_BARRIER_ERR_COUNT_RANGE 3 /* count above the CTA's threads (in warps) */
+#define SIMTGPU_BARRIER_ERR_COUNT_MISMATCH 4 /* count differs from the waiting threads' */
+#define SIMTGPU_BARRIER_ERR_ARRIVE_ALL 5 /* bar.arrive without a thread count */
+#define SIMTGPU_BARRIER_DETAIL(reason, value) \
+	((uint32_t)(reason) << 24 | ((value) > 0xffffffu ? 0xffffffu : (uint32_t)(value)))
+#define SIMTGPU_BARRIER_DETAIL_REASON(detail) ((uint32_t)(detail) >> 24)
+#define SIMTGPU_BARRIER_DETAIL_VALUE(detail) ((uint32_t)(detail)&0xffffffu)
 
 /* Why a launch cannot go on (DETAIL of SIMTGPU_EXC_DEADLOCK). */
 #define SIMTGPU_DEADLOCK_ALL_BLOCKED 0 /* every live thread of a CTA waits */
@@ -431,10 +448,12 @@ struct simtgpu_pkt_timestamp {
  */
 #define SIMTGPU_OPCODE_CUSTOM0 0x0b
 #define SIMTGPU_F3_BARRIER 0 /* funct7 selects SIMTGPU_BAR_* */
-#define SIMTGPU_BAR_SYNC 0 /* bar.sync: wait for every live thread of the CTA */
+#define SIMTGPU_BAR_SYNC 0 /* bar.sync rs1=id, rs2=count (x0, x0: barrier 0, all threads) */
 #define SIMTGPU_BAR_POPC 1 /* bar.popc rd, rs1: sync, count rs1 != 0 */
 #define SIMTGPU_BAR_AND 2 /* bar.and  rd, rs1: sync, all rs1 != 0 */
 #define SIMTGPU_BAR_OR 3 /* bar.or   rd, rs1: sync, any rs1 != 0 */
+#define SIMTGPU_BAR_ARRIVE 4 /* bar.arrive rs1=id, rs2=count: count, do not wait */
+#define SIMTGPU_BARRIERS 16 /* named barriers per CTA (ids 0..15) */
 #define SIMTGPU_F3_VOTE 1 /* funct7 selects; rs2 = member mask */
 #define SIMTGPU_VOTE_BALLOT 0 /* rd = mask of lanes with rs1 != 0 */
 #define SIMTGPU_VOTE_ANY 1
@@ -450,6 +469,18 @@ struct simtgpu_pkt_timestamp {
 #define SIMTGPU_F3_WARP 3 /* funct7 selects */
 #define SIMTGPU_WARP_ACTIVEMASK 0 /* rd = mask of lanes executing this */
 #define SIMTGPU_WARP_SYNC 1 /* warp.sync rs1: wait for the lanes in rs1 */
+#define SIMTGPU_F3_MATCH 4 /* funct7 selects; rs1 = value, rs2 = member mask */
+#define SIMTGPU_MATCH_ANY 0 /* rd = member lanes whose rs1 equals this lane's */
+#define SIMTGPU_MATCH_ALL 1 /* rd = the member lanes if all rs1 are equal, else 0 */
+#define SIMTGPU_F3_REDUX 5 /* funct7 selects; rd = op over rs1 of the member lanes rs2 */
+#define SIMTGPU_REDUX_ADD 0
+#define SIMTGPU_REDUX_AND 1
+#define SIMTGPU_REDUX_OR 2
+#define SIMTGPU_REDUX_XOR 3
+#define SIMTGPU_REDUX_MIN 4 /* signed, 64-bit */
+#define SIMTGPU_REDUX_MAX 5
+#define SIMTGPU_REDUX_MINU 6 /* unsigned, 64-bit */
+#define SIMTGPU_REDUX_MAXU 7
 
 /* Environment calls (a7). */
 #define SIMTGPU_ECALL_EXIT 93 /* end this thread, status in a0 */

@@ -37,8 +37,29 @@ static inline const char *simtgpu_exception_name(uint32_t kind)
 		return "architecture mismatch";
 	case SIMTGPU_EXC_PREEMPT_TIMEOUT:
 		return "preemption timed out (CTAs still resident)";
+	case SIMTGPU_EXC_BAD_BARRIER:
+		return "bad barrier operand";
 	}
 	return "unknown exception";
+}
+
+/* What is wrong with a bar.sync/bar.arrive (SIMTGPU_EXC_BAD_BARRIER's
+ * DETAIL); the value the detail carries follows it in messages. */
+static inline const char *simtgpu_barrier_error_name(uint32_t detail)
+{
+	switch (SIMTGPU_BARRIER_DETAIL_REASON(detail)) {
+	case SIMTGPU_BARRIER_ERR_ID:
+		return "barrier id out of range (0..15)";
+	case SIMTGPU_BARRIER_ERR_COUNT_ALIGN:
+		return "thread count not a multiple of the warp size";
+	case SIMTGPU_BARRIER_ERR_COUNT_RANGE:
+		return "thread count larger than the block";
+	case SIMTGPU_BARRIER_ERR_COUNT_MISMATCH:
+		return "thread count differs from the one the barrier's other threads gave";
+	case SIMTGPU_BARRIER_ERR_ARRIVE_ALL:
+		return "bar.arrive without a thread count";
+	}
+	return "unknown barrier error";
 }
 
 static inline const char *simtgpu_fault_name(uint32_t fault)

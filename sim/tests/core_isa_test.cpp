@@ -83,8 +83,14 @@ TEST(CoreIsa, ReservedEncodingsAreIllegal)
     EXPECT_EQ(decode(0x10500073).op, Op::Illegal); // wfi
     EXPECT_EQ(decode(0x6081).op, Op::Illegal);     // c.lui ra, 0 (nzimm = 0 is reserved)
     EXPECT_EQ(decode(0x02b50553 | (5u << 12)).op, Op::Illegal); // fadd.d with rm = 5
-    EXPECT_EQ(decode(0x0000000b | (4u << 12)).op, Op::Illegal); // custom-0 funct3 4
-    EXPECT_EQ(decode(0x0000000b | (4u << 25)).op, Op::Illegal); // bar funct7 4
+    EXPECT_EQ(decode(0x0000000b | (6u << 12)).op, Op::Illegal); // custom-0 funct3 6
+    EXPECT_EQ(decode(0x0000000b | (7u << 12)).op, Op::Illegal); // custom-0 funct3 7
+    EXPECT_EQ(decode(0x0000000b | (5u << 25)).op, Op::Illegal); // bar funct7 5
+    EXPECT_EQ(decode(0x0000000b | (4u << 12) | (2u << 25)).op, Op::Illegal); // match funct7 2
+    EXPECT_EQ(decode(0x0000000b | (5u << 12) | (8u << 25)).op, Op::Illegal); // redux funct7 8
+    EXPECT_EQ(decode(0x0000000b | (4u << 25)).op, Op::Bar); // bar.arrive
+    EXPECT_EQ(decode(0x0000000b | (4u << 12) | (1u << 25)).op, Op::Match); // match.all
+    EXPECT_EQ(decode(0x0000000b | (5u << 12) | (7u << 25)).op, Op::Redux); // redux.maxu
     EXPECT_EQ(decode(0x0000000b).op, Op::Bar);
     EXPECT_EQ(decode(0x0000000b).rd, kRegSink);
 }

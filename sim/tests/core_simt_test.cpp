@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <tuple>
 
@@ -86,6 +87,15 @@ INSTANTIATE_TEST_SUITE_P(Policies, SimtTest,
                          ::testing::Combine(::testing::ValuesIn(kWarpSchedulers),
                                             ::testing::ValuesIn(kReconvergencePolicies)),
                          [](const auto &info) { return policies_name(info.param); });
+
+// What an unexpected exception was, for failure messages.
+std::string why(const RunOutcome &r) {
+    if (!r.exception) return "no exception";
+    char text[96];
+    std::snprintf(text, sizeof text, "exception %u, detail 0x%x, pc 0x%llx", r.exception->kind,
+                  r.exception->detail, (unsigned long long)r.exception->pc);
+    return text;
+}
 
 uint64_t lanes_mask(uint32_t n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
 
@@ -742,6 +752,176 @@ TEST_P(SimtTest, DeadlockDetailSaysAllBlocked) {
     RunOutcome r = launch("k_deadlock", {1, 1, 1}, {64, 1, 1});
     ASSERT_TRUE(r.exception);
     EXPECT_EQ(r.exception->detail, uint32_t(SIMTGPU_DEADLOCK_ALL_BLOCKED));
+}
+
+// match.any and match.all as PTX match.sync.{any,all}.b64: 64-bit keys
+// (some differ only above bit 31), the full warp and the even lanes.
+TEST_P(SimtTest, MatchAnyAndAll) {
+    const uint32_t n = 64;
+    std::vector<uint64_t> keys(n);
+    for (uint32_t t = 0; t < n; ++t) {
+        keys[t] = (t % 5) | (uint64_t(t % 3 == 0) << 40);
+        if (t >= 32) keys[t] = 77; // the second warp agrees
+        mem.write<uint64_t>(kIn + 8 * t, keys[t]);
+    }
+    RunOutcome r = launch("k_match", {1, 1, 1}, {n, 1, 1});
+    ASSERT_FALSE(r.exception) << why(r);
+    for (uint32_t t = 0; t < n; ++t) {
+        const uint32_t base = t - t % 32;
+        uint64_t any = 0, even_any = 0;
+        bool all = true, even_all = true;
+        for (uint32_t l = 0; l < 32; ++l) {
+            const uint64_t k = keys[base + l];
+            any |= uint64_t(k == keys[t]) << l;
+            all &= k == keys[base];
+            if (l % 2 == 0) {
+                even_any |= uint64_t(k == keys[t]) << l;
+                even_all &= (k >> 40) == (keys[base] >> 40);
+            }
+        }
+        ASSERT_EQ(out(4 * t), any) << t;
+        ASSERT_EQ(out(4 * t + 1), all ? 0xffffffffu : 0u) << t;
+        if (t % 2 == 0) {
+            ASSERT_EQ(out(4 * t + 2), even_any) << t;
+            ASSERT_EQ(out(4 * t + 3), even_all ? 0x55555555u : 0u) << t;
+        }
+    }
+}
+
+// The *_sync rule: lanes reaching match.any from different branches (and
+// after per-lane loops) wait for each other and get the whole warp's answer.
+TEST_P(SimtTest, MatchWaitsForDivergentLanes) {
+    const uint32_t n = 64;
+    for (uint32_t t = 0; t < n; ++t) mem.write<uint64_t>(kIn + 8 * t, t % 4);
+    RunOutcome r = launch("k_match_divergent", {1, 1, 1}, {n, 1, 1});
+    ASSERT_FALSE(r.exception) << why(r);
+    for (uint32_t t = 0; t < n; ++t) {
+        uint64_t any = 0;
+        for (uint32_t l = 0; l < 32; ++l) any |= uint64_t(l % 4 == t % 4) << l;
+        ASSERT_EQ(out(2 * t), any) << t;
+    }
+}
+
+// redux.* over 64-bit values, signed and unsigned, full and partial masks.
+TEST_P(SimtTest, ReduxOperations) {
+    const uint32_t n = 64;
+    std::vector<uint64_t> v(n);
+    for (uint32_t t = 0; t < n; ++t) {
+        v[t] = uint64_t(int64_t(t * 37 % 101) - 50) * 0x100000001ull;
+        mem.write<uint64_t>(kIn + 8 * t, v[t]);
+    }
+    Params p;
+    p.arg = 11;
+    RunOutcome r = launch("k_redux", {1, 1, 1}, {n, 1, 1}, p);
+    ASSERT_FALSE(r.exception) << why(r);
+    for (uint32_t t = 0; t < n; ++t) {
+        const uint32_t base = t - t % 32;
+        uint64_t add = 0, band = ~uint64_t(0), bor = 0, bxor = 0, minu = ~uint64_t(0), maxu = 0;
+        int64_t smin = INT64_MAX, smax = INT64_MIN;
+        uint64_t add11 = 0, minu11 = ~uint64_t(0);
+        for (uint32_t l = 0; l < 32; ++l) {
+            const uint64_t x = v[base + l];
+            add += x, band &= x, bor |= x, bxor ^= x;
+            smin = std::min(smin, int64_t(x)), smax = std::max(smax, int64_t(x));
+            minu = std::min(minu, x), maxu = std::max(maxu, x);
+            if (l < 11) add11 += x, minu11 = std::min(minu11, x);
+        }
+        const uint64_t *expect[] = {&add, &band, &bor, &bxor};
+        for (int k = 0; k < 4; ++k) ASSERT_EQ(out(10 * t + k), *expect[k]) << t << " " << k;
+        ASSERT_EQ(out(10 * t + 4), uint64_t(smin)) << t;
+        ASSERT_EQ(out(10 * t + 5), uint64_t(smax)) << t;
+        ASSERT_EQ(out(10 * t + 6), minu) << t;
+        ASSERT_EQ(out(10 * t + 7), maxu) << t;
+        if (t % 32 < 11) {
+            ASSERT_EQ(out(10 * t + 8), add11) << t;
+            ASSERT_EQ(out(10 * t + 9), minu11) << t;
+        }
+    }
+}
+
+TEST_P(SimtTest, MatchAndReduxNeedSimt2) {
+    config.arch = SIMTGPU_ARCH_SIMT1;
+    for (const char *kernel : {"k_match", "k_redux"}) {
+        RunOutcome r = launch(kernel, {1, 1, 1}, {32, 1, 1});
+        ASSERT_TRUE(r.exception) << kernel;
+        EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_ILLEGAL_INSTRUCTION)) << kernel;
+    }
+}
+
+// bar.arrive and bar.sync on named barriers: producers arrive at barrier 1
+// and go on to meet at barrier 2; consumers wait at barrier 1 for all 128.
+TEST_P(SimtTest, NamedBarriersProducerConsumer) {
+    RunOutcome r = launch("k_named_barrier", {2, 1, 1}, {128, 1, 1}, {}, 128 * 8);
+    ASSERT_FALSE(r.exception) << why(r);
+    // Both CTAs write the same values; the second overwrites the first.
+    for (uint32_t t = 0; t < 64; ++t) {
+        ASSERT_EQ(out(t), uint64_t((t ^ 1) + 7)) << t;
+        ASSERT_EQ(out(64 + t), uint64_t(t * 5 + 1)) << t;
+    }
+    for (uint32_t t = 0; t < 128; ++t) ASSERT_EQ(out(128 + t), uint64_t(t % 64 + 7)) << t;
+}
+
+TEST_P(SimtTest, NamedBarrierCountsAPartialLastWarpWhole) {
+    RunOutcome r = launch("k_bar_partial_warp", {1, 1, 1}, {48, 1, 1});
+    ASSERT_FALSE(r.exception) << why(r);
+    for (uint32_t t = 0; t < 48; ++t) ASSERT_EQ(out(t), t + 1);
+}
+
+TEST_P(SimtTest, NamedBarrierCompletesWhenEveryLiveThreadWaits) {
+    RunOutcome r = launch("k_bar_named_exit", {1, 1, 1}, {64, 1, 1});
+    ASSERT_FALSE(r.exception) << why(r);
+    for (uint32_t t = 0; t < 64; ++t) {
+        if (t % 4 != 3) {
+            ASSERT_EQ(out(t), t);
+        }
+    }
+}
+
+// Bad operands: an exception that says what is wrong and with which value.
+TEST_P(SimtTest, NamedBarrierOperandsAreChecked) {
+    struct Case {
+        uint64_t id, count;
+        uint32_t reason, value;
+    };
+    const Case cases[] = {
+        {16, 0, SIMTGPU_BARRIER_ERR_ID, 16},
+        {~uint64_t(0), 0, SIMTGPU_BARRIER_ERR_ID, 0xffffff},
+        {1, 40, SIMTGPU_BARRIER_ERR_COUNT_ALIGN, 40},
+        {1, 128, SIMTGPU_BARRIER_ERR_COUNT_RANGE, 128},
+    };
+    for (const Case &c : cases) {
+        Params p;
+        p.arg = c.id;
+        p.n = c.count;
+        RunOutcome r = launch("k_bar_sync_n", {1, 1, 1}, {96, 1, 1}, p);
+        ASSERT_TRUE(r.exception) << c.id << " " << c.count;
+        EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_BAD_BARRIER));
+        EXPECT_EQ(r.exception->detail, SIMTGPU_BARRIER_DETAIL(c.reason, c.value));
+        EXPECT_EQ(r.exception->pc, r.exception->pc & ~uint64_t(1));
+        EXPECT_GE(r.exception->pc, sym("k_bar_sync_n"));
+    }
+    Params ok;
+    ok.arg = 15;
+    ok.n = 96;
+    RunOutcome r = launch("k_bar_sync_n", {1, 1, 1}, {96, 1, 1}, ok);
+    ASSERT_FALSE(r.exception) << why(r);
+    RunOutcome arrive = launch("k_bar_arrive_all", {1, 1, 1}, {32, 1, 1});
+    ASSERT_TRUE(arrive.exception);
+    EXPECT_EQ(arrive.exception->detail, SIMTGPU_BARRIER_DETAIL(SIMTGPU_BARRIER_ERR_ARRIVE_ALL, 0));
+}
+
+TEST_P(SimtTest, NamedBarrierCountMismatchIsAnError) {
+    // Threads 0..31 give 64, 32..95 give 96: they disagree.
+    Params p;
+    p.arg = 2;
+    p.n = 64;
+    RunOutcome same = launch("k_bar_sync_n", {1, 1, 1}, {64, 1, 1}, p);
+    ASSERT_FALSE(same.exception);
+    RunOutcome r = launch("k_bar_count_mismatch", {1, 1, 1}, {96, 1, 1});
+    ASSERT_TRUE(r.exception);
+    EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_BAD_BARRIER));
+    EXPECT_EQ(SIMTGPU_BARRIER_DETAIL_REASON(r.exception->detail),
+              uint32_t(SIMTGPU_BARRIER_ERR_COUNT_MISMATCH));
 }
 
 } // namespace

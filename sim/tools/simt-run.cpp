@@ -337,8 +337,12 @@ void print_exception(Driver &d) {
                      d.reg(SIMTGPU_REG_SHARED_PER_SM), d.reg(SIMTGPU_REG_MAX_STACK_PER_THREAD));
     else if (kind == SIMTGPU_EXC_ARCH_MISMATCH)
         std::fprintf(stderr, ": the code needs simt_%u", detail);
+    else if (kind == SIMTGPU_EXC_BAD_BARRIER)
+        std::fprintf(stderr, ": %s (%u)", simtgpu_barrier_error_name(detail),
+                     SIMTGPU_BARRIER_DETAIL_VALUE(detail));
     std::fprintf(stderr, "\n");
-    if (kind <= SIMTGPU_EXC_DEADLOCK || kind == SIMTGPU_EXC_BAD_ECALL)
+    if (kind <= SIMTGPU_EXC_DEADLOCK || kind == SIMTGPU_EXC_BAD_ECALL ||
+        kind == SIMTGPU_EXC_BAD_BARRIER)
         std::fprintf(stderr,
                      "simt-run:   at pc 0x%llx on SM %u, warp %u, lane %u, "
                      "CTA (%u,%u,%u), thread (%u,%u,%u)\n",

@@ -531,6 +531,32 @@ simtgpuResult Context::check_queue(simtgpuStream_st &s) {
     case SIMTGPU_EXC_BAD_ECALL:
         return poison(SIMTGPU_ERROR_LAUNCH_FAILED,
                       "unsupported ecall a7=" + std::to_string(f.detail) + where);
+    case SIMTGPU_EXC_BAD_BARRIER: {
+        // bar.sync id, count (__barrier_sync, __barrier_sync_count, PTX
+        // bar.sync/bar.arrive) with an operand the device refused.
+        const std::string value = std::to_string(SIMTGPU_BARRIER_DETAIL_VALUE(f.detail));
+        std::string what;
+        switch (SIMTGPU_BARRIER_DETAIL_REASON(f.detail)) {
+        case SIMTGPU_BARRIER_ERR_ID:
+            what = "barrier id " + value + " is out of range (0.." +
+                   std::to_string(SIMTGPU_BARRIERS - 1) + ")";
+            break;
+        case SIMTGPU_BARRIER_ERR_COUNT_ALIGN:
+            what = "thread count " + value + " is not a multiple of the warp size";
+            break;
+        case SIMTGPU_BARRIER_ERR_COUNT_RANGE:
+            what = "thread count " + value + " is larger than the block";
+            break;
+        case SIMTGPU_BARRIER_ERR_COUNT_MISMATCH:
+            what = "thread count " + value +
+                   " differs from the count the threads already at the barrier gave";
+            break;
+        default:
+            what = simtgpu_barrier_error_name(f.detail);
+            break;
+        }
+        return poison(SIMTGPU_ERROR_LAUNCH_FAILED, "bad named barrier: " + what + where);
+    }
     default:
         return poison(SIMTGPU_ERROR_LAUNCH_FAILED,
                       "the device reported exception kind " + std::to_string(f.kind) +

@@ -98,6 +98,19 @@ static inline void simt_bar_sync(void)
 	__asm__ volatile(".insn r 0x0b, 0, 0, x0, x0, x0" ::: "memory");
 }
 
+/* Named barrier `id` (0..15) for `count` threads (a multiple of the warp
+ * size; 0: every live thread of the CTA). bar.sync(0, 0) is simt_bar_sync(). */
+static inline void simt_bar_sync_n(uint64_t id, uint64_t count)
+{
+	__asm__ volatile(".insn r 0x0b, 0, 0, x0, %0, %1" : : "r"(id), "r"(count) : "memory");
+}
+
+/* Counts this thread towards barrier `id` of `count` threads, and goes on. */
+static inline void simt_bar_arrive(uint64_t id, uint64_t count)
+{
+	__asm__ volatile(".insn r 0x0b, 0, 4, x0, %0, %1" : : "r"(id), "r"(count) : "memory");
+}
+
 /* Barrier that also returns how many threads passed pred != 0. */
 static inline uint32_t simt_bar_popc(int pred)
 {
@@ -223,6 +236,59 @@ static inline float simt_bits_float(uint32_t u)
 	union { float f; uint32_t u; } x = { .u = u };
 	return x.f;
 }
+
+/* ------------------------------------------------- match and redux --- */
+/*
+ * match.*: custom-0, funct3 4, funct7 = SIMTGPU_MATCH_*; redux.*: funct3 5,
+ * funct7 = SIMTGPU_REDUX_*. rs1 = the value (all 64 bits), rs2 = member mask;
+ * they wait for the member lanes as votes do.
+ */
+
+/* Member lanes whose value equals this lane's. */
+static inline uint64_t simt_match_any(uint64_t member_mask, uint64_t value)
+{
+	uint64_t r;
+	__asm__ volatile(".insn r 0x0b, 4, 0, %0, %1, %2"
+			 : "=r"(r)
+			 : "r"(value), "r"(member_mask)
+			 : "memory");
+	return r;
+}
+
+/* The member lanes when they all hold the same value, else 0. */
+static inline uint64_t simt_match_all(uint64_t member_mask, uint64_t value)
+{
+	uint64_t r;
+	__asm__ volatile(".insn r 0x0b, 4, 1, %0, %1, %2"
+			 : "=r"(r)
+			 : "r"(value), "r"(member_mask)
+			 : "memory");
+	return r;
+}
+
+#define SIMT_REDUX(name, funct7)                                               \
+	static inline uint64_t simt_redux_##name(uint64_t member_mask,         \
+						 uint64_t value)               \
+	{                                                                      \
+		uint64_t r;                                                    \
+		__asm__ volatile(".insn r 0x0b, 5, " SIMT_STR(funct7)          \
+				 ", %0, %1, %2"                                \
+				 : "=r"(r)                                     \
+				 : "r"(value), "r"(member_mask)                \
+				 : "memory");                                  \
+		return r;                                                      \
+	}
+
+SIMT_REDUX(add, 0)
+SIMT_REDUX(and, 1)
+SIMT_REDUX(or, 2)
+SIMT_REDUX(xor, 3)
+SIMT_REDUX(min, 4)  /* signed */
+SIMT_REDUX(max, 5)
+SIMT_REDUX(minu, 6) /* unsigned */
+SIMT_REDUX(maxu, 7)
+
+#undef SIMT_REDUX
 
 /* -------------------------------------------------- warp control --- */
 /* warp.*: custom-0, funct3 3, funct7 = SIMTGPU_WARP_*. */

@@ -410,7 +410,7 @@ Op decode_32(uint32_t w, Insn &in)
         switch (f3) {
         case SIMTGPU_F3_BARRIER:
             in.funct = uint8_t(f7);
-            return f7 <= SIMTGPU_BAR_OR ? Op::Bar : Op::Illegal;
+            return f7 <= SIMTGPU_BAR_ARRIVE ? Op::Bar : Op::Illegal;
         case SIMTGPU_F3_VOTE:
             in.funct = uint8_t(f7);
             return f7 <= SIMTGPU_VOTE_UNI ? Op::Vote : Op::Illegal;
@@ -421,6 +421,12 @@ Op decode_32(uint32_t w, Insn &in)
             if (f7 == SIMTGPU_WARP_ACTIVEMASK) return Op::ActiveMask;
             if (f7 == SIMTGPU_WARP_SYNC) return Op::WarpSync;
             return Op::Illegal;
+        case SIMTGPU_F3_MATCH:
+            in.funct = uint8_t(f7);
+            return f7 <= SIMTGPU_MATCH_ALL ? Op::Match : Op::Illegal;
+        case SIMTGPU_F3_REDUX:
+            in.funct = uint8_t(f7);
+            return f7 <= SIMTGPU_REDUX_MAXU ? Op::Redux : Op::Illegal;
         default:
             return Op::Illegal;
         }

@@ -18,6 +18,7 @@
 #include "simtgpu/occupancy.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <unordered_map>
@@ -63,8 +64,9 @@ struct Warp {
     uint64_t valid = 0;       // lanes that are threads of the CTA
     uint64_t exited = 0;
     uint64_t blocked_bar = 0;  // waiting at a CTA barrier
-    uint64_t blocked_sync = 0; // waiting in warp.sync, a vote or a shuffle
-    // Which of them each waiting lane is in (subsets of blocked_sync).
+    uint64_t blocked_sync = 0; // waiting in warp.sync, a collective or a shuffle
+    // Which of them each waiting lane is in (subsets of blocked_sync);
+    // waiting_vote holds every collective: vote, match and redux.
     uint64_t waiting_warp_sync = 0, waiting_vote = 0, waiting_shfl = 0;
     uint64_t ready_at = 0;     // first cycle it may issue again
     uint32_t partial_bursts = 0; // bursts in a row that left lanes waiting
@@ -75,11 +77,14 @@ struct Warp {
     std::vector<uint8_t> fflags, frm;
     std::vector<uint32_t> tid; // x, y, z per lane
     // What a lane waiting in a warp-level sync brought: its member mask
-    // (warp.sync, vote), the operand value (vote: rs1 != 0; shuffle: rs1),
-    // the vote kind, the shuffle's source lane and rs1, and rd to write.
+    // (warp.sync, collectives), the operand value (vote: rs1 != 0; match,
+    // redux, shuffle: rs1), the collective's kind (kCollective*), the
+    // shuffle's source lane and rs1, and rd to write.
     std::vector<uint64_t> sync_mask, sync_value;
     std::vector<uint8_t> sync_funct, sync_src, sync_rs1, sync_rd;
-    std::vector<uint8_t> bar_kind, bar_rd;
+    // A lane waiting at a CTA barrier: its instruction (SIMTGPU_BAR_*), rd
+    // and barrier id.
+    std::vector<uint8_t> bar_kind, bar_rd, bar_id;
     std::vector<uint64_t> resv_addr, resv_value;
     uint64_t resv_valid = 0;
     std::vector<std::vector<uint8_t>> local; // per lane, allocated when touched
@@ -88,13 +93,28 @@ struct Warp {
     uint64_t live() const { return valid & ~exited; }
 };
 
+// The kind of collective a lane waits in (Warp::sync_funct): the class in
+// the high bits, the instruction's funct7 in the low ones.
+constexpr uint8_t kCollectiveVote = 0x00, kCollectiveMatch = 0x10, kCollectiveRedux = 0x20;
+
+// One of a CTA's named barriers (bar.sync id, count; bar.arrive), for the
+// round in progress.
+struct Barrier {
+    uint32_t arrived = 0; // threads counted (bar.sync, bar.red and bar.arrive)
+    uint32_t waiting = 0; // of those, the ones blocked at it
+    uint32_t count = 0;   // threads it completes with, from the first arrival; 0: all live
+    bool partial = false; // the CTA's partial last warp took part: its missing lanes count
+};
+
 struct Cta {
     bool active = false;
     uint32_t launch = 0;        // launch slot
     Dim3 ctaid{0, 0, 0};
     uint32_t live = 0;          // threads that have not exited
-    uint32_t arrived = 0;       // threads waiting at the barrier
-    uint32_t red_true = 0;      // of those with bar.popc/and/or: rs1 != 0
+    uint32_t slots = 0;         // lanes of its warps: threads rounded up to warps
+    uint32_t missing = 0;       // lanes of its last warp that are not threads
+    std::array<Barrier, SIMTGPU_BARRIERS> bars;
+    uint32_t red_true = 0;      // barrier 0: arrivals with bar.popc/and/or and rs1 != 0
     uint32_t red_arrivals = 0;  // ... arrivals with bar.popc/and/or
     std::vector<uint32_t> warps; // warp slots
     std::vector<uint8_t> shared;
@@ -201,7 +221,9 @@ struct Sm::Impl {
     // ---- SIMT control
     void exit_lanes(uint32_t slot, uint64_t mask);
     void arrive_barrier(uint32_t slot, const Insn &in, uint64_t mask);
-    void release_barrier(Cta &cta);
+    bool barrier_complete(const Cta &cta, uint32_t id) const;
+    void release_barrier(Cta &cta, uint32_t id);
+    uint64_t collective(uint8_t kind, uint32_t lane, uint64_t members, const uint64_t *value) const;
     void wait_in_warp_sync(uint32_t slot, uint64_t mask, uint64_t &waiting, uint64_t next_pc);
     void try_release_warp_sync(Warp &w);
     uint64_t release_votes(Warp &w);
@@ -231,6 +253,7 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
         w.sync_rd.resize(W);
         w.bar_kind.resize(W);
         w.bar_rd.resize(W);
+        w.bar_id.resize(W);
         w.resv_addr.resize(W);
         w.resv_value.resize(W);
         w.local.resize(W);
@@ -264,7 +287,10 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
     cta.launch = launch_slot;
     cta.ctaid = ctaid;
     cta.live = threads;
-    cta.arrived = cta.red_true = cta.red_arrivals = 0;
+    cta.slots = nwarps * W;
+    cta.missing = cta.slots - threads;
+    cta.bars.fill(Barrier{});
+    cta.red_true = cta.red_arrivals = 0;
     cta.warps.clear();
     cta.shared.assign(launch.shared_bytes, 0);
     const uint64_t sp = SIMTGPU_LOCAL_BASE + launch.stack_bytes;
@@ -640,18 +666,55 @@ void Sm::Impl::exit_lanes(uint32_t slot, uint64_t mask)
         finish_cta(w.cta);
         return;
     }
-    if (cta.arrived && cta.arrived == cta.live) release_barrier(cta);
+    for (uint32_t id = 0; id < SIMTGPU_BARRIERS; ++id)
+        if (barrier_complete(cta, id)) release_barrier(cta, id);
     try_release_warp_sync(w);
     check_deadlock(w.cta);
 }
 
+// bar.sync, bar.popc/and/or and bar.arrive: each lane counts towards the
+// barrier its rs1 names (bar.red and simt_1: barrier 0, all threads); every
+// instruction but bar.arrive then blocks the lane until that barrier
+// completes. Bad operands are SIMTGPU_EXC_BAD_BARRIER.
 void Sm::Impl::arrive_barrier(uint32_t slot, const Insn &in, uint64_t mask)
 {
     Warp &w = warps[slot];
     Cta &cta = ctas[w.cta];
-    const uint64_t *src = X(w, in.rs1);
+    const uint64_t *src = X(w, in.rs1), *counts = X(w, in.rs2);
+    const bool named = (in.funct == SIMTGPU_BAR_SYNC || in.funct == SIMTGPU_BAR_ARRIVE) &&
+                       config.arch >= SIMTGPU_ARCH_SIMT2;
+    const bool waits = in.funct != SIMTGPU_BAR_ARRIVE;
+    const bool partial_warp = cta.missing && w.warp_in_cta + 1 == cta.warps.size();
+    uint32_t touched = 0; // barriers that got arrivals
     for (uint64_t m = mask; m; m &= m - 1) {
         const uint32_t l = uint32_t(std::countr_zero(m));
+        const uint64_t id = named ? src[l] : 0, count = named ? counts[l] : 0;
+        uint32_t error = 0;
+        uint64_t value = 0;
+        if (id >= SIMTGPU_BARRIERS) {
+            error = SIMTGPU_BARRIER_ERR_ID, value = id;
+        } else if (count % W) {
+            error = SIMTGPU_BARRIER_ERR_COUNT_ALIGN, value = count;
+        } else if (count > cta.slots) {
+            error = SIMTGPU_BARRIER_ERR_COUNT_RANGE, value = count;
+        } else if (!waits && count == 0) {
+            error = SIMTGPU_BARRIER_ERR_ARRIVE_ALL;
+        } else if (cta.bars[id].arrived && cta.bars[id].count != count) {
+            error = SIMTGPU_BARRIER_ERR_COUNT_MISMATCH, value = count;
+        }
+        if (error) {
+            raise(SIMTGPU_EXC_BAD_BARRIER, slot, l, fault_pc, SIMTGPU_BARRIER_DETAIL(error, value));
+            return;
+        }
+        Barrier &bar = cta.bars[id];
+        bar.count = uint32_t(count);
+        ++bar.arrived;
+        bar.partial |= partial_warp;
+        touched |= 1u << id;
+        if (!waits) continue;
+        ++bar.waiting;
+        w.blocked_bar |= uint64_t(1) << l;
+        w.bar_id[l] = uint8_t(id);
         w.bar_kind[l] = in.funct;
         w.bar_rd[l] = in.rd;
         if (in.funct != SIMTGPU_BAR_SYNC) {
@@ -659,32 +722,50 @@ void Sm::Impl::arrive_barrier(uint32_t slot, const Insn &in, uint64_t mask)
             cta.red_true += src[l] != 0;
         }
     }
-    w.blocked_bar |= mask;
-    cta.arrived += uint32_t(std::popcount(mask));
     ++stats.barrier_waits;
     try_release_warp_sync(w);
-    if (cta.arrived == cta.live) release_barrier(cta);
-    else check_deadlock(w.cta);
+    for (uint32_t m = touched; m; m &= m - 1) {
+        const uint32_t id = uint32_t(std::countr_zero(m));
+        if (barrier_complete(cta, id)) release_barrier(cta, id);
+    }
+    check_deadlock(w.cta);
 }
 
-void Sm::Impl::release_barrier(Cta &cta)
+// A barrier without a count completes when every live thread of the CTA has
+// arrived; one with a count when that many have (a partial last warp that
+// took part counting its missing lanes, as warps arrive whole in hardware),
+// or when every live thread waits at it, since no other can arrive.
+bool Sm::Impl::barrier_complete(const Cta &cta, uint32_t id) const
+{
+    const Barrier &bar = cta.bars[id];
+    if (!bar.arrived) return false;
+    if (bar.count == 0) return bar.arrived >= cta.live;
+    const uint32_t missing = bar.partial ? cta.missing : 0;
+    return bar.arrived + missing >= bar.count || bar.waiting == cta.live;
+}
+
+void Sm::Impl::release_barrier(Cta &cta, uint32_t id)
 {
     for (uint32_t slot : cta.warps) {
         Warp &w = warps[slot];
+        uint64_t released = 0;
         for (uint64_t m = w.blocked_bar; m; m &= m - 1) {
             const uint32_t l = uint32_t(std::countr_zero(m));
+            if (w.bar_id[l] != id) continue;
+            released |= uint64_t(1) << l;
             uint64_t value = 0;
             switch (w.bar_kind[l]) {
-            case SIMTGPU_BAR_SYNC: continue;
             case SIMTGPU_BAR_POPC: value = cta.red_true; break;
             case SIMTGPU_BAR_AND: value = cta.red_true == cta.red_arrivals; break;
             case SIMTGPU_BAR_OR: value = cta.red_true != 0; break;
+            default: continue;
             }
             X(w, w.bar_rd[l])[l] = value;
         }
-        w.blocked_bar = 0;
+        w.blocked_bar &= ~released;
     }
-    cta.arrived = cta.red_true = cta.red_arrivals = 0;
+    cta.bars[id] = Barrier{};
+    if (id == 0) cta.red_true = cta.red_arrivals = 0;
 }
 
 // Lanes in a warp-level sync instruction wait for the lanes it needs
@@ -725,34 +806,16 @@ uint64_t Sm::Impl::release_votes(Warp &w) {
     for (uint64_t m = w.waiting_vote; m; m &= m - 1) {
         const uint32_t l = uint32_t(std::countr_zero(m));
         const uint64_t members = w.sync_mask[l] & w.live();
-        uint64_t same = 0, ballot = 0;
+        uint64_t same = 0;
         for (uint64_t n = w.waiting_vote; n; n &= n - 1) {
             const uint32_t k = uint32_t(std::countr_zero(n));
-            if (w.sync_funct[k] == w.sync_funct[l] && w.sync_mask[k] == w.sync_mask[l]) {
+            if (w.sync_funct[k] == w.sync_funct[l] && w.sync_mask[k] == w.sync_mask[l])
                 same |= uint64_t(1) << k;
-                ballot |= w.sync_value[k] << k;
-            }
         }
         if (members & ~same)
             continue; // a member has not arrived (or waits elsewhere)
-        const uint64_t yes = ballot & members;
-        uint64_t result;
-        switch (w.sync_funct[l]) {
-        case SIMTGPU_VOTE_BALLOT:
-            result = yes;
-            break;
-        case SIMTGPU_VOTE_ANY:
-            result = yes != 0;
-            break;
-        case SIMTGPU_VOTE_ALL:
-            result = yes == members;
-            break;
-        default:
-            result = yes == 0 || yes == members;
-            break;
-        }
         release |= uint64_t(1) << l;
-        res[l] = result;
+        res[l] = collective(w.sync_funct[l], l, members, w.sync_value.data());
     }
     for (uint64_t m = release; m; m &= m - 1) {
         const uint32_t l = uint32_t(std::countr_zero(m));
@@ -761,6 +824,59 @@ uint64_t Sm::Impl::release_votes(Warp &w) {
     }
     w.waiting_vote &= ~release;
     return release;
+}
+
+// The result lane `lane` of a vote, match or redux gets over the lanes
+// `members`, whose operands are value[k] (a vote's: rs1 != 0).
+uint64_t Sm::Impl::collective(uint8_t kind, uint32_t lane, uint64_t members,
+                              const uint64_t *value) const
+{
+    auto fold = [&](uint64_t init, auto op) {
+        uint64_t r = init;
+        for (uint64_t m = members; m; m &= m - 1) r = op(r, value[std::countr_zero(m)]);
+        return r;
+    };
+    uint64_t yes = 0;
+    switch (kind & 0xf0) {
+    case kCollectiveVote:
+        for (uint64_t m = members; m; m &= m - 1)
+            yes |= (value[std::countr_zero(m)] & 1) << std::countr_zero(m);
+        switch (kind & 0x0f) {
+        case SIMTGPU_VOTE_BALLOT: return yes;
+        case SIMTGPU_VOTE_ANY: return yes != 0;
+        case SIMTGPU_VOTE_ALL: return yes == members;
+        default: return yes == 0 || yes == members;
+        }
+    case kCollectiveMatch: {
+        const uint64_t mine = value[lane];
+        for (uint64_t m = members; m; m &= m - 1)
+            yes |= uint64_t(value[std::countr_zero(m)] == mine) << std::countr_zero(m);
+        if ((kind & 0x0f) == SIMTGPU_MATCH_ANY) return yes;
+        // match.all compares with the first member (this lane may not be one).
+        const uint64_t first = members ? value[std::countr_zero(members)] : 0;
+        return fold(1, [&](uint64_t r, uint64_t v) { return r & uint64_t(v == first); }) ? members
+                                                                                        : 0;
+    }
+    default:
+        switch (kind & 0x0f) {
+        case SIMTGPU_REDUX_ADD: return fold(0, [](uint64_t r, uint64_t v) { return r + v; });
+        case SIMTGPU_REDUX_AND:
+            return fold(~uint64_t(0), [](uint64_t r, uint64_t v) { return r & v; });
+        case SIMTGPU_REDUX_OR: return fold(0, [](uint64_t r, uint64_t v) { return r | v; });
+        case SIMTGPU_REDUX_XOR: return fold(0, [](uint64_t r, uint64_t v) { return r ^ v; });
+        case SIMTGPU_REDUX_MIN:
+            return fold(uint64_t(INT64_MAX), [](uint64_t r, uint64_t v) {
+                return int64_t(v) < int64_t(r) ? v : r;
+            });
+        case SIMTGPU_REDUX_MAX:
+            return fold(uint64_t(INT64_MIN), [](uint64_t r, uint64_t v) {
+                return int64_t(v) > int64_t(r) ? v : r;
+            });
+        case SIMTGPU_REDUX_MINU:
+            return fold(~uint64_t(0), [](uint64_t r, uint64_t v) { return std::min(r, v); });
+        default: return fold(0, [](uint64_t r, uint64_t v) { return std::max(r, v); });
+        }
+    }
 }
 
 // A shuffle lane needs its source lane, unless that lane has exited or waits
@@ -1469,34 +1585,51 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
             pcs_written = stop = true;
             arrive_barrier(slot, in, mask);
             break;
+        case Op::Match:
+        case Op::Redux:
+            if (config.arch < SIMTGPU_ARCH_SIMT2) { // match, redux: simt_2
+                raise(SIMTGPU_EXC_ILLEGAL_INSTRUCTION, slot, first, pc, in.raw);
+                break;
+            }
+            [[fallthrough]];
         case Op::Vote: {
-            uint64_t absent = 0, ballot = 0;
+            // vote, match, redux: over the member lanes rs2 (all live
+            // ones here, or wait for them).
+            const uint8_t kind = uint8_t(in.funct | (in.op == Op::Vote    ? kCollectiveVote
+                                                     : in.op == Op::Match ? kCollectiveMatch
+                                                                          : kCollectiveRedux));
+            uint64_t absent = 0;
+            uint64_t value[64];
             each(mask, [&](uint32_t l) {
                 absent |= b[l] & ~mask;
-                ballot |= uint64_t(a[l] != 0) << l;
+                value[l] = in.op == Op::Vote ? uint64_t(a[l] != 0) : a[l];
             });
             if (absent & w.live()) {
                 each(mask, [&](uint32_t l) {
                     w.sync_mask[l] = b[l];
-                    w.sync_value[l] = a[l] != 0;
-                    w.sync_funct[l] = in.funct;
+                    w.sync_value[l] = value[l];
+                    w.sync_funct[l] = kind;
                     w.sync_rd[l] = in.rd;
                 });
                 pcs_written = stop = true;
                 wait_in_warp_sync(slot, mask, w.waiting_vote, next);
                 break;
             }
-            const uint8_t kind = in.funct;
+            // Lanes with the same members get the same result, except in
+            // match.any: compute it once per member mask.
+            const bool per_lane = kind == (kCollectiveMatch | SIMTGPU_MATCH_ANY);
+            uint64_t done_for = 0, result = 0;
+            bool done = false;
             each(mask, [&](uint32_t l) {
                 const uint64_t members = mask & b[l];
-                const uint64_t yes = ballot & members;
-                switch (kind) {
-                case SIMTGPU_VOTE_BALLOT: d[l] = yes; break;
-                case SIMTGPU_VOTE_ANY: d[l] = yes != 0; break;
-                case SIMTGPU_VOTE_ALL: d[l] = yes == members; break;
-                default: d[l] = yes == 0 || yes == members; break;
+                if (per_lane || !done || members != done_for) {
+                    result = collective(kind, l, members, value);
+                    done_for = members;
+                    done = true;
                 }
+                res[l] = result;
             });
+            ALU(res[l]);
             break;
         }
         case Op::Shfl: {
@@ -1673,7 +1806,8 @@ uint64_t Sm::state_fingerprint(uint32_t launch) const {
         if (!cta.active || cta.launch != launch)
             continue;
         mix(uint64_t(cta.ctaid[0]) | uint64_t(cta.ctaid[1]) << 21 | uint64_t(cta.ctaid[2]) << 42);
-        mix(cta.arrived);
+        for (const Barrier &bar : cta.bars)
+            mix(bar.arrived);
         for (uint8_t byte : cta.shared)
             mix(byte);
     }

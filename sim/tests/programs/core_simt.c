@@ -560,3 +560,133 @@ KERNEL(k_issue_order)
 	p->out[2 * simt_tid_x()] = done;
 	p->out[2 * simt_tid_x() + 1] = v;
 }
+
+/* match.any/match.all over the full warp and over the even lanes, on keys
+ * that differ only in their upper 32 bits for some lanes: out[4t..4t+3]. */
+KERNEL(k_match)
+{
+	uint32_t t = simt_tid_x();
+	uint64_t key = p->in[t];
+	uint64_t *o = p->out + 4 * t;
+	o[0] = simt_match_any(SIMT_FULL_MASK, key);
+	o[1] = simt_match_all(SIMT_FULL_MASK, key);
+	if (t % 2 == 0) {
+		o[2] = simt_match_any(0x5555555555555555ull, key);
+		o[3] = simt_match_all(0x5555555555555555ull, key >> 40);
+	}
+}
+
+/* match.any after divergence: the two halves of the warp reach the match
+ * from different branches and must still wait for each other. */
+KERNEL(k_match_divergent)
+{
+	uint32_t t = simt_tid_x();
+	uint64_t key = p->in[t], v = 0;
+	if (t % 32 < 13) {
+		for (uint32_t i = 0; i < t % 7; ++i)
+			v += i;
+		p->out[2 * t] = simt_match_any(SIMT_FULL_MASK, key);
+	} else {
+		v = t;
+		p->out[2 * t] = simt_match_any(SIMT_FULL_MASK, key);
+	}
+	p->out[2 * t + 1] = v;
+}
+
+/* redux.* over the full warp (out[10t..10t+7]) and add/minu over the lanes
+ * below arg, waiting for them from a divergent branch (out[10t+8..9]). */
+KERNEL(k_redux)
+{
+	uint32_t t = simt_tid_x();
+	uint64_t v = p->in[t];
+	uint64_t *o = p->out + 10 * t;
+	o[0] = simt_redux_add(SIMT_FULL_MASK, v);
+	o[1] = simt_redux_and(SIMT_FULL_MASK, v);
+	o[2] = simt_redux_or(SIMT_FULL_MASK, v);
+	o[3] = simt_redux_xor(SIMT_FULL_MASK, v);
+	o[4] = simt_redux_min(SIMT_FULL_MASK, v);
+	o[5] = simt_redux_max(SIMT_FULL_MASK, v);
+	o[6] = simt_redux_minu(SIMT_FULL_MASK, v);
+	o[7] = simt_redux_maxu(SIMT_FULL_MASK, v);
+	uint32_t lane = simt_laneid();
+	if (lane < p->arg) {
+		uint64_t below = lane >= 64 ? SIMT_FULL_MASK : (1ull << p->arg) - 1;
+		if (lane & 1) {
+			o[8] = simt_redux_add(below, v);
+			o[9] = simt_redux_minu(below, v);
+		} else {
+			uint64_t sum = simt_redux_add(below, v);
+			o[9] = simt_redux_minu(below, v + sum - sum);
+			o[8] = sum;
+		}
+	}
+}
+
+/* Named barriers, producer and consumer: warps 0 and 1 fill shared memory,
+ * bar.arrive(1, 128) and go on (meeting at barrier 2 among themselves);
+ * warps 2 and 3 bar.sync(1, 128) and then read what the producers wrote. The
+ * block ends with bar.sync 0 for everyone. */
+KERNEL(k_named_barrier)
+{
+	uint32_t t = simt_tid_x();
+	volatile uint64_t *shared = (volatile uint64_t *)SIMTGPU_SHARED_BASE;
+	if (t < 64) {
+		shared[t] = t * 5 + 1;
+		simt_bar_arrive(1, 128);
+		shared[64 + t] = t + 7;
+		simt_bar_sync_n(2, 64);
+		p->out[t] = shared[64 + (t ^ 1)];
+	} else {
+		simt_bar_sync_n(1, 128);
+		p->out[t] = shared[t - 64];
+	}
+	simt_bar_sync();
+	p->out[128 + t] = shared[64 + (t % 64)];
+}
+
+/* bar.sync with the id and count of the params (arg: id, n: count). */
+KERNEL(k_bar_sync_n)
+{
+	simt_bar_sync_n(p->arg, p->n);
+	p->out[simt_tid_x()] = 1;
+}
+
+/* bar.arrive without a count. */
+KERNEL(k_bar_arrive_all)
+{
+	simt_bar_arrive(3, 0);
+	p->out[simt_tid_x()] = 1;
+}
+
+/* A named barrier of 32 threads taken by the 16-thread last warp of a block
+ * of 48 (its missing lanes count), while warp 0 waits at barrier 1 with a
+ * count of 32; then every thread at barrier 0. */
+KERNEL(k_bar_partial_warp)
+{
+	uint32_t t = simt_tid_x();
+	if (t >= 32)
+		simt_bar_sync_n(3, 32);
+	else
+		simt_bar_sync_n(1, 32);
+	simt_bar_sync();
+	p->out[t] = t + 1;
+}
+
+/* Named barrier 5 for 64 threads, some of which exit first: once every
+ * live thread waits there it completes. */
+KERNEL(k_bar_named_exit)
+{
+	uint32_t t = simt_tid_x();
+	if (t % 4 == 3)
+		simt_exit(0);
+	simt_bar_sync_n(5, 64);
+	p->out[t] = t;
+}
+
+/* Barrier 4 with a count of 64 from warp 0 and of 96 from warp 1. */
+KERNEL(k_bar_count_mismatch)
+{
+	uint32_t t = simt_tid_x();
+	simt_bar_sync_n(4, t < 32 ? 64 : 96);
+	p->out[t] = 1;
+}

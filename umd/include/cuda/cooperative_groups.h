@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cooperative groups, the part of CUDA's <cooperative_groups.h> that runs
+ * within one block: this_thread_block(), tiled_partition() (a runtime size
+ * or thread_block_tile<N>, N a power of two up to 32), coalesced_threads(),
+ * their sync() and rank/size queries, and the tiles' collectives (shfl,
+ * shfl_up/down/xor, any, all, ballot, match_any, match_all). Grid-wide and
+ * multi-grid groups (this_grid().sync() needs a cooperative launch) are not
+ * declared. Everything is built on the warp intrinsics: a tile's or a
+ * coalesced group's sync() is __syncwarp of its lanes, the block's is
+ * __syncthreads; cg::reduce is in <cooperative_groups/reduce.h>. Warps are
+ * assumed to have 32 lanes (simtgpu's default). docs/cuda-runtime.md.
+ */
+#ifndef SIMT_COOPERATIVE_GROUPS_H
+#define SIMT_COOPERATIVE_GROUPS_H
+
+#if defined(__CUDA__) && defined(__cplusplus)
+
+#define SIMT_CG_QUALIFIER __device__ __forceinline__
+
+namespace cooperative_groups {
+
+namespace details {
+SIMT_CG_QUALIFIER unsigned laneid() { return __nvvm_read_ptx_sreg_laneid(); }
+SIMT_CG_QUALIFIER unsigned lanemask_lt() { return __nvvm_read_ptx_sreg_lanemask_lt(); }
+SIMT_CG_QUALIFIER unsigned block_rank()
+{
+	return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+SIMT_CG_QUALIFIER unsigned block_size() { return blockDim.x * blockDim.y * blockDim.z; }
+/* The lanes of the aligned tile of `size` (a power of two up to 32)
+ * holding this lane. */
+SIMT_CG_QUALIFIER unsigned tile_mask(unsigned size)
+{
+	if (size >= 32)
+		return 0xffffffffu;
+	return ((1u << size) - 1) << (laneid() & ~(size - 1));
+}
+/* Lane of the rank-th set bit of mask (rank counted from bit 0). */
+SIMT_CG_QUALIFIER unsigned lane_of_rank(unsigned mask, unsigned rank)
+{
+	for (unsigned i = 0; i < rank; ++i)
+		mask &= mask - 1;
+	return mask ? __ffs(mask) - 1 : 32;
+}
+/* Bits of lane_bits that are in mask, packed in rank order. */
+SIMT_CG_QUALIFIER unsigned compress(unsigned lane_bits, unsigned mask)
+{
+	unsigned out = 0, bit = 0;
+	for (unsigned m = mask; m; m &= m - 1, ++bit)
+		if (lane_bits & (m & -m))
+			out |= 1u << bit;
+	return out;
+}
+} // namespace details
+
+/* The block: sync() is __syncthreads. */
+class thread_block {
+public:
+	static SIMT_CG_QUALIFIER void sync() { __syncthreads(); }
+	static SIMT_CG_QUALIFIER unsigned thread_rank() { return details::block_rank(); }
+	static SIMT_CG_QUALIFIER unsigned size() { return details::block_size(); }
+	static SIMT_CG_QUALIFIER unsigned num_threads() { return details::block_size(); }
+	static SIMT_CG_QUALIFIER dim3 group_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+	static SIMT_CG_QUALIFIER dim3 thread_index() { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+	static SIMT_CG_QUALIFIER dim3 group_dim() { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+	static SIMT_CG_QUALIFIER dim3 dim_threads() { return group_dim(); }
+};
+
+SIMT_CG_QUALIFIER thread_block this_thread_block() { return thread_block(); }
+
+/*
+ * A group known at run time: the block, a tile of it (tiled_partition with
+ * a size) or a coalesced group. Its sync() waits for exactly its threads.
+ */
+class thread_group {
+public:
+	SIMT_CG_QUALIFIER thread_group(const thread_block &) : kind_(kBlock), mask_(0), size_(0) {}
+	SIMT_CG_QUALIFIER void sync() const
+	{
+		if (kind_ == kBlock)
+			__syncthreads();
+		else
+			__syncwarp(mask_);
+	}
+	SIMT_CG_QUALIFIER unsigned thread_rank() const
+	{
+		if (kind_ == kBlock)
+			return details::block_rank();
+		if (kind_ == kTile)
+			return details::block_rank() & (size_ - 1);
+		return __popc(mask_ & details::lanemask_lt());
+	}
+	SIMT_CG_QUALIFIER unsigned size() const
+	{
+		return kind_ == kBlock ? details::block_size() : size_;
+	}
+	SIMT_CG_QUALIFIER unsigned num_threads() const { return size(); }
+
+	/* The implementation's: what tiled_partition and the derived groups build. */
+	enum Kind { kBlock, kTile, kCoalesced };
+	SIMT_CG_QUALIFIER thread_group(Kind kind, unsigned mask, unsigned size)
+		: kind_(kind), mask_(mask), size_(size)
+	{
+	}
+	SIMT_CG_QUALIFIER Kind kind() const { return kind_; }
+	SIMT_CG_QUALIFIER unsigned lanes() const { return mask_; }
+
+protected:
+	Kind kind_;
+	unsigned mask_; /* the lanes of a tile or coalesced group */
+	unsigned size_;
+};
+
+/* A tile of `size` threads (a power of two, at most 32) of the parent: of
+ * the block or a tile, the aligned lanes; of a coalesced group, the threads
+ * of ranks [k * size, (k + 1) * size). */
+SIMT_CG_QUALIFIER thread_group tiled_partition(const thread_group &parent, unsigned size)
+{
+	if (parent.kind() != thread_group::kCoalesced)
+		return thread_group(thread_group::kTile, details::tile_mask(size), size);
+	const unsigned tile = parent.thread_rank() / size;
+	unsigned mask = 0, rank = 0;
+	for (unsigned m = parent.lanes(); m; m &= m - 1, ++rank)
+		if (rank / size == tile)
+			mask |= m & -m;
+	return thread_group(thread_group::kCoalesced, mask, __popc(mask));
+}
+
+/* A tile of N threads (a power of two, at most 32) of the block or of a
+ * larger tile, with the warp collectives over its lanes. Results that are
+ * masks (ballot, match_any, match_all) are in tile ranks (bit 0: rank 0). */
+template <unsigned N> class thread_block_tile : public thread_group {
+	static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0,
+		      "thread_block_tile<N>: N must be a power of two up to 32 on simtgpu");
+
+public:
+	SIMT_CG_QUALIFIER thread_block_tile() : thread_group(kTile, details::tile_mask(N), N) {}
+	SIMT_CG_QUALIFIER void sync() const { __syncwarp(mask()); }
+	SIMT_CG_QUALIFIER unsigned thread_rank() const { return details::block_rank() & (N - 1); }
+	static constexpr SIMT_CG_QUALIFIER unsigned size() { return N; }
+	static constexpr SIMT_CG_QUALIFIER unsigned num_threads() { return N; }
+	SIMT_CG_QUALIFIER unsigned meta_group_rank() const { return details::block_rank() / N; }
+	SIMT_CG_QUALIFIER unsigned meta_group_size() const
+	{
+		return (details::block_size() + N - 1) / N;
+	}
+
+	template <class T> SIMT_CG_QUALIFIER T shfl(T var, int src_rank) const
+	{
+		return __shfl_sync(mask(), var, src_rank, N);
+	}
+	template <class T> SIMT_CG_QUALIFIER T shfl_down(T var, unsigned delta) const
+	{
+		return __shfl_down_sync(mask(), var, delta, N);
+	}
+	template <class T> SIMT_CG_QUALIFIER T shfl_up(T var, unsigned delta) const
+	{
+		return __shfl_up_sync(mask(), var, delta, N);
+	}
+	template <class T> SIMT_CG_QUALIFIER T shfl_xor(T var, unsigned lane_mask) const
+	{
+		return __shfl_xor_sync(mask(), var, lane_mask, N);
+	}
+	SIMT_CG_QUALIFIER int any(int predicate) const { return __any_sync(mask(), predicate); }
+	SIMT_CG_QUALIFIER int all(int predicate) const { return __all_sync(mask(), predicate); }
+	SIMT_CG_QUALIFIER unsigned ballot(int predicate) const
+	{
+		return __ballot_sync(mask(), predicate) >> base();
+	}
+	template <class T> SIMT_CG_QUALIFIER unsigned match_any(T value) const
+	{
+		return __match_any_sync(mask(), value) >> base();
+	}
+	template <class T> SIMT_CG_QUALIFIER unsigned match_all(T value, int &pred) const
+	{
+		return __match_all_sync(mask(), value, &pred) >> base();
+	}
+
+private:
+	SIMT_CG_QUALIFIER unsigned mask() const { return mask_; }
+	static SIMT_CG_QUALIFIER unsigned base() { return details::laneid() & ~(N - 1) & 31; }
+};
+
+template <unsigned N> SIMT_CG_QUALIFIER thread_block_tile<N> tiled_partition(const thread_block &)
+{
+	return thread_block_tile<N>();
+}
+template <unsigned N, unsigned M>
+SIMT_CG_QUALIFIER thread_block_tile<N> tiled_partition(const thread_block_tile<M> &)
+{
+	static_assert(N <= M, "tiled_partition: a tile of a tile is not larger than it");
+	return thread_block_tile<N>();
+}
+
+/* The threads of the warp that execute this together (__activemask). */
+class coalesced_group : public thread_group {
+public:
+	SIMT_CG_QUALIFIER explicit coalesced_group(unsigned mask)
+		: thread_group(kCoalesced, mask, __popc(mask))
+	{
+	}
+	SIMT_CG_QUALIFIER void sync() const { __syncwarp(mask_); }
+	SIMT_CG_QUALIFIER unsigned thread_rank() const
+	{
+		return __popc(mask_ & details::lanemask_lt());
+	}
+	SIMT_CG_QUALIFIER unsigned size() const { return size_; }
+	SIMT_CG_QUALIFIER unsigned num_threads() const { return size_; }
+	SIMT_CG_QUALIFIER unsigned meta_group_rank() const { return 0; }
+	SIMT_CG_QUALIFIER unsigned meta_group_size() const { return 1; }
+
+	template <class T> SIMT_CG_QUALIFIER T shfl(T var, unsigned src_rank) const
+	{
+		return __shfl_sync(mask_, var, details::lane_of_rank(mask_, src_rank), 32);
+	}
+	template <class T> SIMT_CG_QUALIFIER T shfl_down(T var, unsigned delta) const
+	{
+		unsigned rank = thread_rank() + delta;
+		unsigned lane = rank < size_ ? details::lane_of_rank(mask_, rank) : details::laneid();
+		return __shfl_sync(mask_, var, lane, 32);
+	}
+	template <class T> SIMT_CG_QUALIFIER T shfl_up(T var, unsigned delta) const
+	{
+		unsigned rank = thread_rank();
+		unsigned lane = rank >= delta ? details::lane_of_rank(mask_, rank - delta)
+					      : details::laneid();
+		return __shfl_sync(mask_, var, lane, 32);
+	}
+	SIMT_CG_QUALIFIER int any(int predicate) const { return __any_sync(mask_, predicate); }
+	SIMT_CG_QUALIFIER int all(int predicate) const { return __all_sync(mask_, predicate); }
+	SIMT_CG_QUALIFIER unsigned ballot(int predicate) const
+	{
+		return details::compress(__ballot_sync(mask_, predicate), mask_);
+	}
+	template <class T> SIMT_CG_QUALIFIER unsigned match_any(T value) const
+	{
+		return details::compress(__match_any_sync(mask_, value), mask_);
+	}
+	template <class T> SIMT_CG_QUALIFIER unsigned match_all(T value, int &pred) const
+	{
+		return details::compress(__match_all_sync(mask_, value, &pred), mask_);
+	}
+};
+
+SIMT_CG_QUALIFIER coalesced_group coalesced_threads() { return coalesced_group(__activemask()); }
+
+template <class Group> SIMT_CG_QUALIFIER void sync(const Group &group) { group.sync(); }
+
+} // namespace cooperative_groups
+
+#undef SIMT_CG_QUALIFIER
+
+#endif /* __CUDA__ && __cplusplus */
+#endif /* SIMT_COOPERATIVE_GROUPS_H */
