@@ -417,8 +417,10 @@ TEST_P(SmSharingModes, GridsOfOneContextShareSmsUnlessExclusive) {
     run_pair(h.root, h.root, ra, rb);
     ASSERT_TRUE(all_tagged(ra, 0xa) && all_tagged(rb, 0xb));
     EXPECT_EQ(shared_an_sm(ra, rb), !mode("exclusive"));
-    if (mode("exclusive"))
-        EXPECT_GE(first_start(rb), last_end(ra)); // every SM held by a
+    if (mode("exclusive")) {
+        // b waits until a has released every SM it held.
+        EXPECT_GE(first_start(rb), last_end(ra));
+    }
 }
 
 // Grids of two contexts share an SM only under "any" (MPS-like), and each
