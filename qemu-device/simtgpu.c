@@ -52,7 +52,7 @@
 #define TYPE_SIMTGPU "simtgpu"
 OBJECT_DECLARE_SIMPLE_TYPE(SimtgpuState, SIMTGPU)
 
-#define SIMTGPU_DEFAULT_VRAM (256 * MiB)
+#define SIMTGPU_DEFAULT_VRAM (16 * GiB) /* a real GPU's; touched pages cost */
 #define SIMTGPU_PCIE_CAP_OFFSET 0x80
 
 /* The simulator's entry points, resolved with dlsym(). */
@@ -383,12 +383,17 @@ static void simtgpu_realize(PCIDevice *pdev, Error **errp)
 
     memory_region_init_io(&s->regs, OBJECT(s), &simtgpu_mmio_ops, s,
                           "simtgpu-regs", SIMTGPU_REGS_SIZE);
-    memory_region_init_ram(&s->vram, OBJECT(s), "simtgpu-vram", s->vram_size,
-                           errp);
+    /*
+     * RAM_NORESERVE: a VRAM as large as a real GPU's reserves no host
+     * memory or swap up front; only the pages the guest touches are backed.
+     */
+    memory_region_init_ram_flags_nomigrate(&s->vram, OBJECT(s), "simtgpu-vram",
+                                           s->vram_size, RAM_NORESERVE, errp);
     if (*errp) {
         simtgpu_unload_sim(s);
         return;
     }
+    vmstate_register_ram(&s->vram, DEVICE(s));
 
     s->irq_bh = qemu_bh_new(simtgpu_irq_bh, s);
     if (!simtgpu_create_sim(s, errp)) {

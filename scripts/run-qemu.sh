@@ -10,10 +10,10 @@
 # Options:
 #   --build DIR     userspace build directory (default: build)
 #   --sim PATH      simulator library (default: BUILD_DIR/lib/libsimtgpu-sim.so)
-#   --vram SIZE     VRAM, a power of two, e.g. 256M (default 256M)
+#   --vram SIZE     VRAM, a power of two, e.g. 256M (default 16G, backed as touched)
 #   --sms N         streaming multiprocessors (default: the simulator's)
 #   --device-opts S more simtgpu properties, e.g. warp-size=16,warp-scheduler=gto
-#   --mem SIZE      guest memory (default 1G)
+#   --mem SIZE      guest memory (default 4G, backed as touched)
 #   --smp N         guest CPUs (default 1)
 #   --share DIR     host directory shared over virtio-9p and mounted at the same
 #                   path in the guest (default: the repository root); 'none'
@@ -37,10 +37,10 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=$top/build
 sim=
-vram=256M
+vram=16G
 sms=
 device_opts=
-mem=1G
+mem=4G
 smp=1
 share=$top
 timeout_s=

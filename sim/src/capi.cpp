@@ -114,6 +114,14 @@ SIMTGPU_SIM_API void *simtgpu_sim_vram(simtgpu_sim *sim, uint64_t *size) {
     return sim->device->vram().data();
 }
 
+SIMTGPU_SIM_API int simtgpu_sim_vram_clear(simtgpu_sim *sim, uint64_t offset, uint64_t bytes) {
+    simtgpu::sim::Vram &vram = sim->device->vram();
+    if (!vram.contains(offset, bytes))
+        return -EINVAL;
+    vram.clear(offset, bytes);
+    return 0;
+}
+
 SIMTGPU_SIM_API void simtgpu_sim_reset(simtgpu_sim *sim) { sim->device->reset(); }
 
 SIMTGPU_SIM_API int simtgpu_sim_wait_idle(simtgpu_sim *sim, uint32_t timeout_ms) {

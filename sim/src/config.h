@@ -12,7 +12,7 @@ namespace simtgpu::sim {
 
 struct DeviceConfig {
     uint32_t arch = 2;                  // SIMTGPU_ARCH_*
-    uint64_t vram_bytes = 256ull << 20; // multiple of 2 MiB
+    uint64_t vram_bytes = 16ull << 30; // multiple of 2 MiB
     uint32_t num_sms = 4;
     // A Volta-class SM (V100): 64 warp slots (2048 threads, two 1024-thread
     // blocks), 32 CTA slots, 96 KiB of shared memory.

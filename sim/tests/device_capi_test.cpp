@@ -6,6 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <unistd.h>
 
 namespace simtgpu::test {
 namespace {
@@ -67,6 +70,37 @@ TEST(CApi, LargeVramCostsNothingUntilTouched) {
     EXPECT_EQ(h.reg(SIMTGPU_REG_VRAM_SIZE_LO), 0u);
 }
 
+// Resident host memory of this process, from /proc/self/statm.
+uint64_t resident_bytes() {
+    std::FILE *f = std::fopen("/proc/self/statm", "r");
+    unsigned long size = 0, resident = 0;
+    if (f) {
+        if (std::fscanf(f, "%lu %lu", &size, &resident) != 2)
+            resident = 0;
+        std::fclose(f);
+    }
+    return uint64_t(resident) * uint64_t(sysconf(_SC_PAGESIZE));
+}
+
+// The default VRAM is a real GPU's 16 GiB; clearing returns whole pages to
+// the host, so allocating and freeing most of it commits nothing lasting.
+TEST(CApi, DefaultVramIsSixteenGibAndClearingReturnsPages) {
+    DeviceHarness h;
+    ASSERT_NE(h.sim, nullptr);
+    EXPECT_EQ(h.vram_size, 16ull << 30);
+    constexpr uint64_t kBytes = 64ull << 20, kOffset = (8ull << 30) + 100;
+    const uint64_t before = resident_bytes();
+    std::memset(h.vram + kOffset, 0xa5, kBytes);
+    const uint64_t touched = resident_bytes();
+    EXPECT_GE(touched, before + kBytes - (4ull << 20));
+    ASSERT_EQ(simtgpu_sim_vram_clear(h.sim, kOffset, kBytes), 0);
+    EXPECT_LE(resident_bytes(), touched - kBytes + (4ull << 20));
+    for (uint64_t i = 0; i < kBytes; i += 4093) // unaligned edges too
+        ASSERT_EQ(h.vram[kOffset + i], 0) << i;
+    EXPECT_EQ(h.vram[kOffset + kBytes - 1], 0);
+    EXPECT_EQ(simtgpu_sim_vram_clear(h.sim, h.vram_size - 4096, 8192), -EINVAL);
+}
+
 TEST(CApi, IdentityRegistersDescribeTheConfiguration) {
     simtgpu_sim_config c{};
     c.num_sms = 3;
@@ -90,7 +124,8 @@ TEST(CApi, IdentityRegistersDescribeTheConfiguration) {
     EXPECT_EQ(h.reg(SIMTGPU_REG_CLOCK_KHZ), 750000u);
     EXPECT_EQ(h.reg(SIMTGPU_REG_NUM_RINGS), uint32_t(SIMTGPU_NUM_RINGS));
     EXPECT_EQ(h.reg(SIMTGPU_REG_MAX_STACK_PER_THREAD), 1u << 20);
-    EXPECT_EQ(h.reg(SIMTGPU_REG_VRAM_SIZE_LO), 256u << 20);
+    EXPECT_EQ(h.reg(SIMTGPU_REG_VRAM_SIZE_LO), 0u); // the default 16 GiB
+    EXPECT_EQ(h.reg(SIMTGPU_REG_VRAM_SIZE_HI), 4u);
     EXPECT_EQ(h.reg(SIMTGPU_REG_TEMPERATURE), 35000u);
     EXPECT_EQ(h.reg(SIMTGPU_REG_STATUS), 0u);
 

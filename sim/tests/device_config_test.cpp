@@ -25,7 +25,7 @@ TEST(DeviceConfig, ZerosSelectTheDocumentedDefaults) {
     auto r = DeviceConfig::from(base());
     ASSERT_TRUE(r) << r.error();
     EXPECT_EQ(r->arch, uint32_t(SIMTGPU_ARCH_NEWEST));
-    EXPECT_EQ(r->vram_bytes, 256ull << 20);
+    EXPECT_EQ(r->vram_bytes, 16ull << 30);
     EXPECT_EQ(r->num_sms, 4u);
     // A Volta-class SM: 64 warp slots of 32 lanes hold two 1024-thread CTAs.
     EXPECT_EQ(r->warps_per_sm, 64u);

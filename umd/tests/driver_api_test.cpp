@@ -9,10 +9,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <string>
 #include <thread>
+
+#include <unistd.h>
 #include <vector>
 
 using namespace simtgpu::umd::test;
@@ -124,6 +127,33 @@ TEST_F(DriverApi, OutOfMemorySaysHowMuch) {
     EXPECT_NE(std::string(simtgpuGetErrorDetail()).find(std::to_string(props_.vram_size + (1u << 20))),
               std::string::npos)
         << simtgpuGetErrorDetail();
+}
+
+// Resident host memory of this process (the in-process device's VRAM too).
+uint64_t resident_bytes() {
+    std::FILE *f = std::fopen("/proc/self/statm", "r");
+    unsigned long size = 0, resident = 0;
+    if (f) {
+        if (std::fscanf(f, "%lu %lu", &size, &resident) != 2)
+            resident = 0;
+        std::fclose(f);
+    }
+    return uint64_t(resident) * uint64_t(sysconf(_SC_PAGESIZE));
+}
+
+// Programs size buffers from cudaMemGetInfo: three quarters of a 16 GiB VRAM
+// are cleared for the new buffer without backing them, so the host pays only
+// for what the program touches.
+TEST_F(DriverApi, AllocatingMostOfVramCommitsOnlyTouchedPages) {
+    const size_t bytes = size_t(props_.vram_size / 4 * 3) & ~size_t(0xfffff);
+    const uint64_t before = resident_bytes();
+    simtgpuDevicePtr p = alloc(bytes);
+    ASSERT_OK(simtgpuMemsetD32(ctx_, p + bytes / 2, 0x5a5a5a5au, 1u << 20)); // 4 MiB
+    uint32_t word = 0;
+    ASSERT_OK(simtgpuMemcpyDtoH(ctx_, &word, p + bytes - 4, sizeof word));
+    EXPECT_EQ(word, 0u);
+    EXPECT_LT(resident_bytes(), before + (64u << 20)) << bytes << " bytes allocated";
+    ASSERT_OK(simtgpuMemFree(ctx_, p));
 }
 
 TEST_F(DriverApi, VectorAddMatchesTheCpu) {

@@ -30,7 +30,7 @@ extern "C" {
 #define SIMTGPU_SIM_API
 #endif
 
-#define SIMTGPU_SIM_ABI_VERSION 2
+#define SIMTGPU_SIM_ABI_VERSION 3
 
 /* Name of the library and of its version query, for dlopen()/dlsym(). */
 #define SIMTGPU_SIM_LIBRARY "libsimtgpu-sim.so"
@@ -51,7 +51,8 @@ typedef void (*simtgpu_irq_fn)(void *opaque, uint32_t vector);
 typedef struct simtgpu_sim_config {
 	uint32_t struct_size; /* sizeof(simtgpu_sim_config) */
 	uint32_t arch; /* SIMTGPU_ARCH_*; 0 = newest */
-	uint64_t vram_bytes; /* multiple of 2 MiB; 0 = 256 MiB */
+	uint64_t vram_bytes; /* multiple of 2 MiB; 0 = 16 GiB (a real GPU's; the
+			     * library's own backing costs only touched pages) */
 	uint32_t num_sms; /* 0 = 4 */
 	uint32_t warps_per_sm; /* resident warp slots; 0 = 64 */
 	uint32_t warp_size; /* lanes, 1..64; 0 = 32 */
@@ -120,6 +121,13 @@ SIMTGPU_SIM_API void simtgpu_sim_mmio_write(simtgpu_sim *sim, uint64_t offset, u
 
 /* The VRAM backing (BAR2), vram_bytes long. */
 SIMTGPU_SIM_API void *simtgpu_sim_vram(simtgpu_sim *sim, uint64_t *size);
+
+/* Zeroes [offset, offset + bytes) of VRAM, as a driver does before it hands
+ * memory to a client. Whole pages of the library's own backing go back to
+ * the host (they read as zero and cost nothing until touched again), so a
+ * program that allocates most of a large VRAM does not commit it; host
+ * backing is written. Returns 0, or -EINVAL when the range is outside VRAM. */
+SIMTGPU_SIM_API int simtgpu_sim_vram_clear(simtgpu_sim *sim, uint64_t offset, uint64_t bytes);
 
 /* Device reset (as SIMTGPU_REG_RESET): waits for the engines to stop. */
 SIMTGPU_SIM_API void simtgpu_sim_reset(simtgpu_sim *sim);

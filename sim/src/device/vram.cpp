@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <sys/mman.h>
+#include <unistd.h>
 
 namespace simtgpu::sim {
 
@@ -15,6 +16,23 @@ Expected<std::unique_ptr<Vram>> Vram::create(uint64_t bytes, void *host_backing)
         return Error{"cannot map " + std::to_string(bytes) + " bytes of VRAM: " +
                      std::strerror(errno)};
     return std::unique_ptr<Vram>(new Vram(static_cast<uint8_t *>(p), bytes, true));
+}
+
+void Vram::clear(uint64_t offset, uint64_t length) {
+    uint8_t *begin = data_ + offset, *end = begin + length;
+    if (owned_) {
+        const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+        auto *first = reinterpret_cast<uint8_t *>((uintptr_t(begin) + page - 1) & ~(page - 1));
+        auto *last = reinterpret_cast<uint8_t *>(uintptr_t(end) & ~(page - 1));
+        // MADV_DONTNEED on a private anonymous mapping: the pages read as
+        // zero from now on, and are backed again only when written.
+        if (first < last && madvise(first, size_t(last - first), MADV_DONTNEED) == 0) {
+            std::memset(begin, 0, size_t(first - begin));
+            std::memset(last, 0, size_t(end - last));
+            return;
+        }
+    }
+    std::memset(begin, 0, length);
 }
 
 Vram::~Vram() {

@@ -26,6 +26,9 @@ public:
     bool contains(uint64_t offset, uint64_t length) const {
         return offset <= size_ && length <= size_ - offset;
     }
+    // Zeroes [offset, offset + length), inside VRAM: whole pages of our own
+    // mapping are returned to the host, the rest is written.
+    void clear(uint64_t offset, uint64_t length);
     // Little-endian accessors; the caller checks contains() first.
     uint32_t read32(uint64_t offset) const {
         uint32_t v;

@@ -93,6 +93,7 @@ struct SimLibrary {
     decltype(&simtgpu_sim_mmio_read) mmio_read = nullptr;
     decltype(&simtgpu_sim_mmio_write) mmio_write = nullptr;
     decltype(&simtgpu_sim_vram) vram = nullptr;
+    decltype(&simtgpu_sim_vram_clear) vram_clear = nullptr;
     decltype(&simtgpu_sim_reset) reset = nullptr;
 };
 
@@ -131,9 +132,11 @@ int load_library(SimLibrary *lib, std::string *error) {
         lib->mmio_write =
             reinterpret_cast<decltype(lib->mmio_write)>(sym("simtgpu_sim_mmio_write"));
         lib->vram = reinterpret_cast<decltype(lib->vram)>(sym("simtgpu_sim_vram"));
+        lib->vram_clear =
+            reinterpret_cast<decltype(lib->vram_clear)>(sym("simtgpu_sim_vram_clear"));
         lib->reset = reinterpret_cast<decltype(lib->reset)>(sym("simtgpu_sim_reset"));
         if (!lib->abi_version || !lib->create || !lib->destroy || !lib->mmio_read ||
-            !lib->mmio_write || !lib->vram || !lib->reset) {
+            !lib->mmio_write || !lib->vram || !lib->vram_clear || !lib->reset) {
             *error = path + " lacks part of the simulator C ABI (is it libsimtgpu-sim.so?)";
             dlclose(handle);
             return -ENOENT;
@@ -821,7 +824,8 @@ int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
             f->va.release(va, size + SIMTGPU_VA_GUARD_BYTES);
             return -ENOSPC;
         }
-        std::memset(vram_ + bo->vram_offset, 0, size); // never leak another file's data
+        // Never leak another file's data; untouched pages stay unbacked.
+        lib_.vram_clear(sim_, bo->vram_offset, size);
         target = bo->vram_offset;
     }
     if (int rc = map_range(f, bo->va, size, target, pte_flags)) {
