@@ -311,6 +311,18 @@ SIMTCUDA_API cudaError_t cudaSetDeviceFlags(unsigned int flags) {
     return cudaSuccess; // scheduling hints: waits always block in the kernel (or its emulation)
 }
 
+SIMTCUDA_API cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice) {
+    if (!canAccessPeer)
+        return record(cudaErrorInvalidValue);
+    if (cudaError_t err = ensure_init())
+        return record(err);
+    if (device < 0 || device >= runtime().device_count || peerDevice < 0 ||
+        peerDevice >= runtime().device_count)
+        return record(cudaErrorInvalidDevice);
+    *canAccessPeer = 0; // devices never map each other's memory
+    return record(cudaSuccess);
+}
+
 SIMTCUDA_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
     if (!prop)
         return record(cudaErrorInvalidValue);

@@ -39,6 +39,9 @@ extern __host__ cudaError_t cudaSetDevice(int device);
 extern __host__ cudaError_t cudaGetDevice(int *device);
 extern __host__ cudaError_t cudaSetDeviceFlags(unsigned int flags);
 extern __host__ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device);
+/* Peer access between devices: none on simtgpu, *canAccessPeer is 0. */
+extern __host__ cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device,
+                                                    int peerDevice);
 extern __host__ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
                                                    int device);
 extern __host__ cudaError_t cudaDeviceSynchronize(void);

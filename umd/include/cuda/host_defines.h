@@ -34,9 +34,10 @@
 #ifndef __forceinline__
 #define __forceinline__ __inline__ __attribute__((always_inline))
 #endif
-#ifndef __noinline__
-#define __noinline__ __attribute__((noinline))
-#endif
+/* Not defined for a plain C++ compile: libstdc++ spells its attribute
+ * __attribute__((__noinline__)), which the macro would break (deviceQuery.cpp
+ * includes <memory>); __noinline__ only qualifies device code, which a plain
+ * compile never builds. */
 #ifndef __align__
 #define __align__(n) __attribute__((aligned(n)))
 #endif
