@@ -73,6 +73,11 @@ enum cudaMemcpyKind {
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
 
+/* Host work in stream order (cudaStreamAddCallback, cudaLaunchHostFunc). */
+typedef void(CUDART_CB *cudaStreamCallback_t)(cudaStream_t stream, enum cudaError status,
+                                              void *userData);
+typedef void(CUDART_CB *cudaHostFn_t)(void *userData);
+
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
 #define cudaStreamDefault 0x00

@@ -45,6 +45,9 @@
 #ifndef __cudart_builtin__
 #define __cudart_builtin__
 #endif
+#ifndef CUDART_CB
+#define CUDART_CB /* the calling convention of host callbacks: the default one */
+#endif
 #ifndef CUDARTAPI
 #define CUDARTAPI
 #endif
