@@ -85,6 +85,11 @@ static inline __host__ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttribut
 }
 
 template <class T>
+static inline __host__ cudaError_t cudaFuncSetCacheConfig(T *func, enum cudaFuncCache config) {
+    return ::cudaFuncSetCacheConfig((const void *)func, config);
+}
+
+template <class T>
 static inline __host__ cudaError_t cudaFuncSetAttribute(T *entry, enum cudaFuncAttribute attr,
                                                         int value) {
     return ::cudaFuncSetAttribute((const void *)entry, attr, value);
