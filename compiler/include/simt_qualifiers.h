@@ -32,7 +32,10 @@
 #ifndef __forceinline__
 #define __forceinline__ __inline__ __attribute__((always_inline))
 #endif
-#ifndef __noinline__
+/* clang 15 and later read __noinline__ as a CUDA keyword, in __noinline__ f()
+ * and in libstdc++'s __attribute__((__noinline__)) alike; a macro would break
+ * the latter (<memory>, <functional>). */
+#if !defined(__noinline__) && __clang_major__ < 15
 #define __noinline__ __attribute__((noinline))
 #endif
 #ifndef __align__

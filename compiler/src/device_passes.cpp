@@ -240,6 +240,36 @@ private:
 		return b.CreateTrunc(v, type);
 	}
 
+	// mov.{u32,s32,b32,u64,s64,b64} $0, %sreg; (the idiom that reads %laneid,
+	// %clock64, %smid, %warpid...): the same CSR read as clang's
+	// llvm.nvvm.read.ptx.sreg intrinsics. nullptr when the text is no such move.
+	Expected<Value *> lowerPtxSregMove(CallInst &call, IRBuilder<> &b, StringRef text)
+	{
+		StringRef rest = text;
+		if (!rest.consume_front("mov."))
+			return nullptr;
+		StringRef kind = rest.take_until([](char c) { return c == ' ' || c == '\t'; });
+		if (!(kind == "u32" || kind == "s32" || kind == "b32" || kind == "u64" ||
+		      kind == "s64" || kind == "b64"))
+			return nullptr;
+		rest = rest.drop_front(kind.size()).ltrim();
+		if (!rest.consume_front("$0,"))
+			return nullptr;
+		rest = rest.ltrim();
+		if (!rest.consume_front("%") || !rest.consume_back(";"))
+			return nullptr;
+		std::string reg = rest.trim().str();
+		if (StringRef(reg).startswith("lanemask_"))
+			reg[8] = '.'; // PTX's %lanemask_lt is the intrinsic's lanemask.lt
+		auto csr = sregCsr(reg);
+		if (!csr || !call.getType()->isIntegerTy())
+			return refuse(call, "PTX inline assembly '" + text +
+						    "': special register %" + reg +
+						    " has no simtgpu equivalent");
+		bool pure = !StringRef(reg).startswith("clock") && reg != "globaltimer";
+		return fromI64(b, readCsr(b, *csr, pure), call.getType());
+	}
+
 	// Inline assembly in CUDA sources (clang's headers included) is PTX.
 	// The few PTX statements with a SIMT counterpart are mapped; anything
 	// else written in PTX is refused. RISC-V assembly passes through.
@@ -254,6 +284,8 @@ private:
 		Expected<Value *> lowered = lowerPtxBarrier(call, b, trimmed, barrier);
 		if (barrier || !lowered)
 			return lowered;
+		if (Expected<Value *> sreg = lowerPtxSregMove(call, b, trimmed); !sreg || *sreg)
+			return sreg;
 		if (trimmed == "trap;" || trimmed == "brkpt;") {
 			auto *type = FunctionType::get(b.getVoidTy(), false);
 			b.CreateCall(type, InlineAsm::get(type, "ebreak", "~{memory}", true));

@@ -311,6 +311,18 @@ SIMTCUDA_API cudaError_t cudaSetDeviceFlags(unsigned int flags) {
     return cudaSuccess; // scheduling hints: waits always block in the kernel (or its emulation)
 }
 
+SIMTCUDA_API cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice) {
+    if (!canAccessPeer)
+        return record(cudaErrorInvalidValue);
+    if (cudaError_t err = ensure_init())
+        return record(err);
+    if (device < 0 || device >= runtime().device_count || peerDevice < 0 ||
+        peerDevice >= runtime().device_count)
+        return record(cudaErrorInvalidDevice);
+    *canAccessPeer = 0; // devices never map each other's memory
+    return record(cudaSuccess);
+}
+
 SIMTCUDA_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
     if (!prop)
         return record(cudaErrorInvalidValue);
@@ -687,6 +699,30 @@ SIMTCUDA_API cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
 SIMTCUDA_API cudaError_t cudaStreamQuery(cudaStream_t stream) {
     CONTEXT(ctx);
     return record(simtgpuStreamQuery(ctx, to_stream(stream)));
+}
+
+SIMTCUDA_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                               void *userData, unsigned int flags) {
+    if (!callback || flags != 0)
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    // The stream's status goes to the callback: a failed kernel's error, as CUDA passes it.
+    simtgpuResult r = simtgpuStreamSynchronize(ctx, to_stream(stream));
+    cudaError_t status = to_cuda(r);
+    if (status == cudaErrorInvalidResourceHandle)
+        return record(r); // not a stream of this context: nothing is called
+    callback(stream, status, userData);
+    return record(r);
+}
+
+SIMTCUDA_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
+    if (!fn)
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    if (simtgpuResult r = simtgpuStreamSynchronize(ctx, to_stream(stream)))
+        return record(r); // CUDA does not run host functions after an error
+    fn(userData);
+    return record(cudaSuccess);
 }
 
 SIMTCUDA_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,

@@ -85,6 +85,11 @@ static inline __host__ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttribut
 }
 
 template <class T>
+static inline __host__ cudaError_t cudaFuncSetCacheConfig(T *func, enum cudaFuncCache config) {
+    return ::cudaFuncSetCacheConfig((const void *)func, config);
+}
+
+template <class T>
 static inline __host__ cudaError_t cudaFuncSetAttribute(T *entry, enum cudaFuncAttribute attr,
                                                         int value) {
     return ::cudaFuncSetAttribute((const void *)entry, attr, value);
@@ -106,6 +111,37 @@ static inline __host__ cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGr
                                                       (const void *)func, dynamicSMemSize,
                                                       blockSizeLimit);
 }
+
+#if defined(__CUDA__) && defined(__clang__)
+/* Host min and max, as NVIDIA's math_functions.hpp gives them to host code of a
+ * .cu (clang's own are __device__ only): the integer, mixed-signedness and
+ * floating-point overloads (these on both sides: clang has no device ones, and
+ * min(float, float) must not become its min(int, int)). */
+#define SIMT_HOST_MINMAX(type, a_type, b_type)                                             \
+    static inline __host__ type min(a_type a, b_type b) { return (type)a < (type)b ? (type)a : (type)b; } \
+    static inline __host__ type max(a_type a, b_type b) { return (type)a > (type)b ? (type)a : (type)b; }
+SIMT_HOST_MINMAX(int, int, int)
+SIMT_HOST_MINMAX(unsigned int, unsigned int, unsigned int)
+SIMT_HOST_MINMAX(unsigned int, int, unsigned int)
+SIMT_HOST_MINMAX(unsigned int, unsigned int, int)
+SIMT_HOST_MINMAX(long, long, long)
+SIMT_HOST_MINMAX(unsigned long, unsigned long, unsigned long)
+SIMT_HOST_MINMAX(unsigned long, long, unsigned long)
+SIMT_HOST_MINMAX(unsigned long, unsigned long, long)
+SIMT_HOST_MINMAX(long long, long long, long long)
+SIMT_HOST_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+SIMT_HOST_MINMAX(unsigned long long, long long, unsigned long long)
+SIMT_HOST_MINMAX(unsigned long long, unsigned long long, long long)
+#undef SIMT_HOST_MINMAX
+static inline __host__ __device__ float min(float a, float b) { return __builtin_fminf(a, b); }
+static inline __host__ __device__ float max(float a, float b) { return __builtin_fmaxf(a, b); }
+static inline __host__ __device__ double min(double a, double b) { return __builtin_fmin(a, b); }
+static inline __host__ __device__ double max(double a, double b) { return __builtin_fmax(a, b); }
+static inline __host__ __device__ double min(float a, double b) { return __builtin_fmin(a, b); }
+static inline __host__ __device__ double max(float a, double b) { return __builtin_fmax(a, b); }
+static inline __host__ __device__ double min(double a, float b) { return __builtin_fmin(a, b); }
+static inline __host__ __device__ double max(double a, float b) { return __builtin_fmax(a, b); }
+#endif
 
 #endif /* __cplusplus */
 

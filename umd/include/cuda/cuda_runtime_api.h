@@ -39,6 +39,9 @@ extern __host__ cudaError_t cudaSetDevice(int device);
 extern __host__ cudaError_t cudaGetDevice(int *device);
 extern __host__ cudaError_t cudaSetDeviceFlags(unsigned int flags);
 extern __host__ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device);
+/* Peer access between devices: none on simtgpu, *canAccessPeer is 0. */
+extern __host__ cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device,
+                                                    int peerDevice);
 extern __host__ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
                                                    int device);
 extern __host__ cudaError_t cudaDeviceSynchronize(void);
@@ -93,6 +96,15 @@ extern __host__ cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
 extern __host__ cudaError_t cudaStreamDestroy(cudaStream_t stream);
 extern __host__ cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 extern __host__ cudaError_t cudaStreamQuery(cudaStream_t stream);
+/* Host functions in stream order. simtgpu runs them on the calling thread
+ * once the stream's earlier work is done, before returning, so later work
+ * in the stream (submitted after the call returns) starts after them. flags
+ * must be 0. They must not call the CUDA API, as in CUDA. */
+extern __host__ cudaError_t cudaStreamAddCallback(cudaStream_t stream,
+                                                  cudaStreamCallback_t callback, void *userData,
+                                                  unsigned int flags);
+extern __host__ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
+                                               void *userData);
 extern __host__ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
                                                 unsigned int flags SIMTCUDA_DEFAULT(0));
 extern __host__ cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags);

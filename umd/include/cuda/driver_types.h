@@ -73,6 +73,11 @@ enum cudaMemcpyKind {
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
 
+/* Host work in stream order (cudaStreamAddCallback, cudaLaunchHostFunc). */
+typedef void(CUDART_CB *cudaStreamCallback_t)(cudaStream_t stream, enum cudaError status,
+                                              void *userData);
+typedef void(CUDART_CB *cudaHostFn_t)(void *userData);
+
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
 #define cudaStreamDefault 0x00
@@ -177,6 +182,30 @@ struct cudaDeviceProp {
     int major; /* compute capability (simt_2: 7.0); the architecture is in name */
     int minor;
     size_t textureAlignment;
+    size_t texturePitchAlignment;
+    /* Texture and surface limits: 0, simtgpu has no texture unit yet
+     * (docs/compatibility.md); programs that print them (deviceQuery) build. */
+    int maxTexture1D;
+    int maxTexture1DMipmap;
+    int maxTexture1DLinear;
+    int maxTexture2D[2];
+    int maxTexture2DMipmap[2];
+    int maxTexture2DLinear[3];
+    int maxTexture2DGather[2];
+    int maxTexture3D[3];
+    int maxTexture3DAlt[3];
+    int maxTextureCubemap;
+    int maxTexture1DLayered[2];
+    int maxTexture2DLayered[3];
+    int maxTextureCubemapLayered[2];
+    int maxSurface1D;
+    int maxSurface2D[2];
+    int maxSurface3D[3];
+    int maxSurface1DLayered[2];
+    int maxSurface2DLayered[3];
+    int maxSurfaceCubemap;
+    int maxSurfaceCubemapLayered[2];
+    size_t surfaceAlignment;
     int deviceOverlap;
     int multiProcessorCount;
     int kernelExecTimeoutEnabled;
@@ -208,6 +237,7 @@ struct cudaDeviceProp {
     int concurrentManagedAccess;
     int computePreemptionSupported;
     int cooperativeLaunch;
+    int cooperativeMultiDeviceLaunch; /* 0: one device per launch */
     size_t sharedMemPerBlockOptin;
     int maxBlocksPerMultiProcessor;
     int persistingL2CacheMaxSize;

@@ -34,15 +34,19 @@
 #ifndef __forceinline__
 #define __forceinline__ __inline__ __attribute__((always_inline))
 #endif
-#ifndef __noinline__
-#define __noinline__ __attribute__((noinline))
-#endif
+/* Not defined for a plain C++ compile: libstdc++ spells its attribute
+ * __attribute__((__noinline__)), which the macro would break (deviceQuery.cpp
+ * includes <memory>); __noinline__ only qualifies device code, which a plain
+ * compile never builds. */
 #ifndef __align__
 #define __align__(n) __attribute__((aligned(n)))
 #endif
 #endif
 #ifndef __cudart_builtin__
 #define __cudart_builtin__
+#endif
+#ifndef CUDART_CB
+#define CUDART_CB /* the calling convention of host callbacks: the default one */
 #endif
 #ifndef CUDARTAPI
 #define CUDARTAPI

@@ -62,6 +62,12 @@ static void devices_and_properties() {
     CHECK(prop.maxThreadsPerBlock >= prop.warpSize);
     CHECK(prop.totalGlobalMem > (1u << 20));
     CHECK(prop.sharedMemPerBlock > 0);
+    CHECK(prop.maxTexture1D == 0 && prop.cooperativeMultiDeviceLaunch == 0); // none yet
+    int peer = -1;
+    CHECK_OK(cudaDeviceCanAccessPeer(&peer, 0, 0));
+    CHECK(peer == 0);
+    CHECK_EQ_ERR(cudaDeviceCanAccessPeer(&peer, 0, 1000), cudaErrorInvalidDevice);
+    CHECK_EQ_ERR(cudaGetLastError(), cudaErrorInvalidDevice);
     int value = 0;
     CHECK_OK(cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, 0));
     CHECK(value == prop.multiProcessorCount);
