@@ -87,10 +87,12 @@ class TwoLevelScheduler final : public WarpScheduler {
 public:
     int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age,
              int last_issued) override {
-        if (left_.size() != ready.size())
+        if (left_.size() != ready.size()) { // the first pick (an SM's slots never change)
             left_.assign(ready.size(), Left{});
+            active_.clear();
+        }
         std::erase_if(active_, [&](const Member &m) {
-            if (m.slot < int(ready.size()) && ready[m.slot] && age[m.slot] == m.age)
+            if (ready[m.slot] && age[m.slot] == m.age)
                 return false;
             left_[size_t(m.slot)] = {++departures_, m.age};
             return true;
