@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <vector>
 
 namespace simtgpu::sim {
@@ -40,12 +41,77 @@ TEST(CorePolicy, RoundRobinAndGreedyThenOldest) {
     EXPECT_EQ(gto->pick(none, none_age, 0), -1);
 }
 
+TEST(CorePolicy, OldestFirstIgnoresTheLastIssued) {
+    auto of = make_warp_scheduler("oldest-first");
+    const std::vector<uint8_t> ready{1, 0, 1, 1};
+    const std::vector<uint64_t> age{7, 1, 5, 2};
+    EXPECT_EQ(of->pick(ready, age, 2), 3);
+    EXPECT_EQ(of->pick(ready, age, 3), 3);
+    const std::vector<uint8_t> none{0, 0, 0, 0};
+    EXPECT_EQ(of->pick(none, age, 3), -1);
+}
+
+// Twelve ready warps: two-level round-robins among the eight oldest until one
+// cannot issue, then lets in the oldest warp never in the set, and later the
+// one that left longest ago.
+TEST(CorePolicy, TwoLevelRoundRobinsInItsActiveSet) {
+    auto tl = make_warp_scheduler("two-level");
+    std::vector<uint8_t> ready(12, 1);
+    std::vector<uint64_t> age(12);
+    for (size_t s = 0; s < age.size(); ++s)
+        age[s] = 100 - s; // slot 11 is the oldest
+    std::vector<int> order;
+    int last = -1;
+    for (int i = 0; i < 16; ++i)
+        order.push_back(last = tl->pick(ready, age, last));
+    for (int i = 0; i < 16; ++i)
+        EXPECT_EQ(order[size_t(i)], 4 + i % 8) << "pick " << i; // slots 4..11
+    ready[6] = 0; // waits on memory: slot 3, the oldest outside, takes its place
+    EXPECT_EQ(tl->pick(ready, age, 5), 7);
+    EXPECT_EQ(tl->pick(ready, age, 11), 3);
+    ready[6] = 1; // ready again, but the set is full: it stays out
+    for (int i = 0, l = 3; i < 16; ++i)
+        EXPECT_NE(l = tl->pick(ready, age, l), 6);
+    // A slot that now holds a younger warp is a new warp, not a member.
+    age[3] = 200;
+    EXPECT_NE(tl->pick(ready, age, 2), 3);
+    std::vector<uint8_t> none(12, 0);
+    EXPECT_EQ(tl->pick(none, age, 0), -1);
+}
+
+// Nine warps, slot 0 the oldest: a place in the active set goes to the warp
+// that left it longest ago, so a young warp is not starved by older ones.
+TEST(CorePolicy, TwoLevelReadmitsTheWarpThatLeftFirst) {
+    auto tl = make_warp_scheduler("two-level");
+    std::vector<uint8_t> ready(9, 1);
+    std::vector<uint64_t> age{0, 1, 2, 3, 4, 5, 6, 7, 8};
+    // Eight picks in a row issue each member of the set once.
+    auto members = [&] {
+        std::set<int> picked;
+        for (int i = 0, l = -1; i < 8; ++i)
+            picked.insert(l = tl->pick(ready, age, l));
+        return picked;
+    };
+    EXPECT_EQ(members(), (std::set<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+    for (int leaves : {2, 5, 0}) {
+        ready[size_t(leaves)] = 0;
+        const std::set<int> set = members();
+        EXPECT_FALSE(set.count(leaves));
+        EXPECT_EQ(set.size(), 8u);
+        ready[size_t(leaves)] = 1;
+    }
+    // 8 (never in) replaced 2, then 2 replaced 5, then 5 replaced 0.
+    EXPECT_EQ(members(), (std::set<int>{1, 2, 3, 4, 5, 6, 7, 8}));
+}
+
 TEST(CorePolicy, Names)
 {
     EXPECT_TRUE(is_reconvergence_policy("min-pc"));
     EXPECT_FALSE(is_reconvergence_policy("stack"));
     EXPECT_TRUE(is_warp_scheduler("round-robin"));
     EXPECT_TRUE(is_warp_scheduler("greedy"));
+    EXPECT_TRUE(is_warp_scheduler("oldest-first"));
+    EXPECT_TRUE(is_warp_scheduler("two-level"));
     EXPECT_FALSE(is_warp_scheduler("lrr"));
 }
 

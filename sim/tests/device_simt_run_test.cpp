@@ -1,10 +1,14 @@
 // simt-run end to end on the bare-metal programs of programs/device_*.c:
 // exit statuses of one and many threads, traps and faults with their
 // reports, argument errors, and a differential test against qemu-riscv64.
+#include "core/policy.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <set>
 #include <string>
+#include <string_view>
 #include <sys/wait.h>
 
 namespace {
@@ -118,7 +122,33 @@ TEST(SimtRun, HangIsNotALivelock) {
 TEST(SimtRun, UnknownSchedulerIsRefused) {
     const Result r = simt_run("--scheduler fastest", "device_exit");
     EXPECT_EQ(r.status, 2) << r.output;
-    EXPECT_TRUE(contains(r.output, "round-robin")) << r.output;
+    for (std::string_view scheduler : simtgpu::sim::kWarpSchedulers)
+        EXPECT_TRUE(contains(r.output, std::string(scheduler))) << r.output;
+}
+
+// The number after "NAME": in simt-run's --stats JSON.
+uint64_t stat(const std::string &json, const std::string &name) {
+    const std::string key = "\"" + name + "\": ";
+    const size_t at = json.find(key);
+    return at == std::string::npos ? UINT64_MAX : std::stoull(json.substr(at + key.size()));
+}
+
+// The same program under every warp scheduler: the sum, checked in the kernel
+// against n (n + 1) / 2, never depends on the order of issue; the cycles do,
+// and they are the same on every run.
+TEST(SimtRun, SchedulersChangeCyclesNotResults) {
+    const std::string args = "--grid 4 --block 512 --sms 1 --stats --scheduler ";
+    std::set<uint64_t> cycles;
+    for (std::string_view scheduler : simtgpu::sim::kWarpSchedulers) {
+        const Result r = simt_run(args + std::string(scheduler), "device_atomic_sum");
+        EXPECT_EQ(r.status, 0) << scheduler << ": " << r.output;
+        ASSERT_NE(stat(r.output, "cycles"), UINT64_MAX) << r.output;
+        cycles.insert(stat(r.output, "cycles"));
+        const Result again = simt_run(args + std::string(scheduler), "device_atomic_sum");
+        EXPECT_EQ(stat(again.output, "cycles"), stat(r.output, "cycles")) << scheduler;
+        EXPECT_EQ(stat(again.output, "warp_instructions"), stat(r.output, "warp_instructions"));
+    }
+    EXPECT_GE(cycles.size(), 2u);
 }
 
 TEST(SimtRun, StatisticsCountTheGrid) {

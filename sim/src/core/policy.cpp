@@ -2,9 +2,20 @@
 
 #include <algorithm>
 #include <bit>
+#include <vector>
 
 namespace simtgpu::sim {
 namespace {
+
+// The oldest ready warp, by the time it was launched onto the SM (not by
+// slot: a young CTA may reuse the low slots of an old one); -1 if none.
+int oldest_ready(std::span<const uint8_t> ready, std::span<const uint64_t> age) {
+    int oldest = -1;
+    for (int slot = 0; slot < int(ready.size()); ++slot)
+        if (ready[slot] && (oldest < 0 || age[slot] < age[oldest]))
+            oldest = slot;
+    return oldest;
+}
 
 // The group with the lowest PC goes first: structured code reconverges at
 // its join point, and every group keeps making progress.
@@ -33,8 +44,7 @@ public:
 // The next ready warp after the one issued last.
 class RoundRobinScheduler final : public WarpScheduler {
 public:
-    int pick(std::span<const uint8_t> ready, std::span<const uint64_t>,
-             int last_issued) const override {
+    int pick(std::span<const uint8_t> ready, std::span<const uint64_t>, int last_issued) override {
         const int n = int(ready.size());
         for (int i = 1; i <= n; ++i) {
             const int slot = (last_issued + i) % n;
@@ -50,15 +60,90 @@ public:
 class GreedyThenOldestScheduler final : public WarpScheduler {
 public:
     int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age,
-             int last_issued) const override {
+             int last_issued) override {
         if (last_issued >= 0 && last_issued < int(ready.size()) && ready[last_issued])
             return last_issued;
-        int oldest = -1;
-        for (int slot = 0; slot < int(ready.size()); ++slot)
-            if (ready[slot] && (oldest < 0 || age[slot] < age[oldest]))
-                oldest = slot;
-        return oldest;
+        return oldest_ready(ready, age);
     }
+};
+
+// Oldest-first: always the oldest ready warp, whichever issued last. Old
+// warps run ahead and their CTAs finish (and free their slots) first.
+class OldestFirstScheduler final : public WarpScheduler {
+public:
+    int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age, int) override {
+        return oldest_ready(ready, age);
+    }
+};
+
+// Two-level (Gebhart et al., ISCA 2011; Narasiman et al., MICRO 2011): round-
+// robin among a small active set of warps. A warp leaves the set when it
+// cannot issue (a global access's latency, a barrier, a sync, exit) and the
+// set is refilled from the ready warps outside it, the one that left longest
+// ago first (new warps first of all, oldest first), so few warps are in
+// flight at once, the others wait their turn instead of all stalling on
+// memory together, and none waits forever.
+class TwoLevelScheduler final : public WarpScheduler {
+public:
+    int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age,
+             int last_issued) override {
+        if (left_.size() != ready.size()) { // the first pick (an SM's slots never change)
+            left_.assign(ready.size(), Left{});
+            active_.clear();
+        }
+        std::erase_if(active_, [&](const Member &m) {
+            if (ready[m.slot] && age[m.slot] == m.age)
+                return false;
+            left_[size_t(m.slot)] = {++departures_, m.age};
+            return true;
+        });
+        while (active_.size() < kTwoLevelActiveWarps) {
+            int best = -1;
+            uint64_t best_left = 0;
+            for (int slot = 0; slot < int(ready.size()); ++slot) {
+                if (!ready[slot] || member(slot))
+                    continue;
+                // A slot that now holds a younger warp: that warp is new.
+                const Left &l = left_[size_t(slot)];
+                const uint64_t left = l.age == age[slot] ? l.when : 0;
+                if (best < 0 || left < best_left || (left == best_left && age[slot] < age[best])) {
+                    best = slot;
+                    best_left = left;
+                }
+            }
+            if (best < 0)
+                break;
+            active_.push_back({best, age[best]});
+        }
+        if (active_.empty())
+            return -1;
+        // The next member by slot after the one issued last, wrapping.
+        const Member *next = nullptr, *lowest = nullptr;
+        for (const Member &m : active_) {
+            if (!lowest || m.slot < lowest->slot)
+                lowest = &m;
+            if (m.slot > last_issued && (!next || m.slot < next->slot))
+                next = &m;
+        }
+        return (next ? next : lowest)->slot;
+    }
+
+private:
+    struct Member {
+        int slot;
+        uint64_t age;
+    };
+    struct Left {
+        uint64_t when = 0;         // departure number; 0: never in the set
+        uint64_t age = UINT64_MAX; // of the warp that left
+    };
+    bool member(int slot) const {
+        return std::any_of(active_.begin(), active_.end(),
+                           [&](const Member &m) { return m.slot == slot; });
+    }
+    std::vector<Member> active_;
+    std::vector<Left> left_; // per slot
+    uint64_t departures_ = 0;
 };
 
 } // namespace
@@ -82,6 +167,10 @@ std::unique_ptr<WarpScheduler> make_warp_scheduler(std::string_view name)
 {
     if (name == "greedy")
         return std::make_unique<GreedyThenOldestScheduler>();
+    if (name == "oldest-first")
+        return std::make_unique<OldestFirstScheduler>();
+    if (name == "two-level")
+        return std::make_unique<TwoLevelScheduler>();
     return std::make_unique<RoundRobinScheduler>();
 }
 

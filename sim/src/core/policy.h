@@ -30,18 +30,23 @@ public:
 
 // One entry per warp slot of the SM in each span: whether the warp can issue
 // now, and its age (the order in which warps were launched onto the SM:
-// smaller is older).
+// smaller is older). A scheduler may keep state between picks (two-level's
+// active set), so each SM owns its own instance.
 class WarpScheduler {
 public:
     virtual ~WarpScheduler() = default;
     // Returns the slot to issue from, or -1 when no slot is ready.
     virtual int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age,
-                     int last_issued) const = 0;
+                     int last_issued) = 0;
 };
+
+// Two-level scheduling's active set (Gebhart et al., ISCA 2011: 8 warps).
+inline constexpr uint32_t kTwoLevelActiveWarps = 8;
 
 // The names DeviceConfig accepts, the default first; tests run under each.
 inline constexpr std::array<std::string_view, 1> kReconvergencePolicies{"min-pc"};
-inline constexpr std::array<std::string_view, 2> kWarpSchedulers{"round-robin", "greedy"};
+inline constexpr std::array<std::string_view, 4> kWarpSchedulers{"round-robin", "greedy",
+                                                                 "oldest-first", "two-level"};
 bool is_reconvergence_policy(std::string_view name);
 bool is_warp_scheduler(std::string_view name);
 // Unknown names (the configuration validates them) give the defaults.
