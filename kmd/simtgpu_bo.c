@@ -22,6 +22,10 @@
  *
  * VRAM exhaustion, and the optional per-file limit (module parameter
  * vram_limit_mb), are -ENOSPC.
+ *
+ * A BO may instead be backed by pinned pages of its creator's memory
+ * (BO_USERPTR, simtgpu_userptr.c); it then has no VRAM blocks, no mmap
+ * offset and counts against no VRAM limit.
  */
 
 #include <linux/mm.h>
@@ -47,9 +51,11 @@ static void simtgpu_bo_free_work(struct work_struct *work)
 		dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, false,
 				      MAX_SCHEDULE_TIMEOUT);
 		simtgpu_vm_unmap_bo(vm, bo);
-		atomic64_sub(bo->base.size, &vm->vram_bytes);
+		if (!bo->userptr)
+			atomic64_sub(bo->base.size, &vm->vram_bytes);
 		atomic_dec(&vm->bo_count);
 	}
+	simtgpu_userptr_release(bo);
 	simtgpu_vram_free(sdev, &bo->blocks);
 	simtgpu_vm_put(vm);
 	drm_gem_object_release(&bo->base);
@@ -121,17 +127,16 @@ static const struct drm_gem_object_funcs simtgpu_gem_funcs = {
 };
 
 /**
- * simtgpu_bo_create - allocate a cleared, page-aligned BO of @size bytes in
- * VRAM and map it into @file's address space.
+ * simtgpu_bo_alloc - a BO of @size bytes in @file's address space, with no
+ * memory and no mapping yet; dropping its reference undoes whatever its
+ * creator did next (simtgpu_bo_free_work()).
  */
-struct simtgpu_bo *simtgpu_bo_create(struct drm_device *dev,
-				     struct drm_file *file, u64 size, u32 flags)
+struct simtgpu_bo *simtgpu_bo_alloc(struct drm_device *dev,
+				    struct drm_file *file, u64 size, u32 flags)
 {
 	struct simtgpu_device *sdev = to_simtgpu_device(dev);
 	struct simtgpu_file_priv *fpriv = file->driver_priv;
-	struct simtgpu_vm *vm = fpriv->vm;
 	struct simtgpu_bo *bo;
-	int ret;
 
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
 	if (!bo)
@@ -142,10 +147,27 @@ struct simtgpu_bo *simtgpu_bo_create(struct drm_device *dev,
 	INIT_LIST_HEAD(&bo->blocks);
 	drm_gem_private_object_init(dev, &bo->base, size);
 	atomic_inc(&sdev->counts.bos);
+	bo->vm = simtgpu_vm_get(fpriv->vm);
+	atomic_inc(&bo->vm->bo_count);
+	return bo;
+}
 
-	/* From here the free path undoes whatever was done. */
-	bo->vm = simtgpu_vm_get(vm);
-	atomic_inc(&vm->bo_count);
+/**
+ * simtgpu_bo_create - allocate a cleared, page-aligned BO of @size bytes in
+ * VRAM and map it into @file's address space.
+ */
+struct simtgpu_bo *simtgpu_bo_create(struct drm_device *dev,
+				     struct drm_file *file, u64 size, u32 flags)
+{
+	struct simtgpu_device *sdev = to_simtgpu_device(dev);
+	struct simtgpu_bo *bo;
+	struct simtgpu_vm *vm;
+	int ret;
+
+	bo = simtgpu_bo_alloc(dev, file, size, flags);
+	if (IS_ERR(bo))
+		return bo;
+	vm = bo->vm;
 	if (!simtgpu_vram_limit_allows(atomic64_add_return(size,
 							   &vm->vram_bytes),
 				       vm->vram_limit)) {
@@ -212,6 +234,11 @@ int simtgpu_ioctl_bo_mmap_offset(struct drm_device *dev, void *data,
 	obj = drm_gem_object_lookup(file, args->handle);
 	if (!obj)
 		return -ENOENT;
+	/* A user-pointer BO is the caller's own memory already. */
+	if (to_simtgpu_bo(obj)->userptr) {
+		drm_gem_object_put(obj);
+		return -EINVAL;
+	}
 	args->offset = drm_vma_node_offset_addr(&obj->vma_node);
 	drm_gem_object_put(obj);
 	return 0;

@@ -175,6 +175,7 @@ static int simtgpu_debugfs_objects(struct seq_file *m, void *unused)
 	seq_printf(m, "bos %d\n", atomic_read(&c->bos));
 	seq_printf(m, "vms %d\n", atomic_read(&c->vms));
 	seq_printf(m, "page_tables %d\n", atomic_read(&c->page_tables));
+	seq_printf(m, "pinned_pages %ld\n", atomic_long_read(&c->pinned_pages));
 	seq_printf(m, "queues %d\n", atomic_read(&c->queues));
 	seq_printf(m, "jobs %d\n", atomic_read(&c->jobs));
 	seq_printf(m, "fences %d\n", atomic_read(&c->fences));

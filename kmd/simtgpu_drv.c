@@ -18,6 +18,7 @@
  * action), so a failed probe and a remove unwind in the reverse order.
  */
 
+#include <linux/stringify.h>
 #include <linux/iopoll.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -288,6 +289,8 @@ static const struct drm_ioctl_desc simtgpu_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(SIMTGPU_QUEUE_GET_STATE,
 			  simtgpu_ioctl_queue_get_state, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMTGPU_BO_USERPTR, simtgpu_ioctl_bo_userptr,
+			  DRM_RENDER_ALLOW),
 };
 
 static const struct drm_driver simtgpu_drm_driver = {
@@ -791,5 +794,8 @@ static struct pci_driver simtgpu_pci_driver = {
 module_pci_driver(simtgpu_pci_driver);
 
 MODULE_DESCRIPTION("DRM render driver for the simtgpu simulated SIMT GPU");
+/* The uAPI version, in /sys/module/simtgpu/version for scripts. */
+MODULE_VERSION(__stringify(SIMTGPU_UAPI_VERSION_MAJOR) "."
+	       __stringify(SIMTGPU_UAPI_VERSION_MINOR));
 MODULE_AUTHOR("The simtgpu authors");
 MODULE_LICENSE("GPL");

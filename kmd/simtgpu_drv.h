@@ -41,6 +41,7 @@ struct simtgpu_counts {
 	atomic_t jobs;
 	atomic_t fences;
 	atomic_t page_tables;
+	atomic_long_t pinned_pages; /* of user-pointer BOs */
 };
 
 /**
@@ -216,6 +217,10 @@ struct simtgpu_bo {
 	struct drm_mm_node va;
 	u32 flags; /* SIMTGPU_BO_* */
 	struct work_struct free_work;
+	/* BO_USERPTR: the pinned user pages and their bus addresses. */
+	bool userptr;
+	struct page **pages;
+	dma_addr_t *dma_addrs;
 };
 
 static inline struct simtgpu_bo *to_simtgpu_bo(struct drm_gem_object *obj)
@@ -252,6 +257,8 @@ void simtgpu_vram_clear(struct simtgpu_device *sdev, struct list_head *blocks);
 u64 simtgpu_vram_first_offset(struct list_head *blocks);
 
 /* simtgpu_bo.c */
+struct simtgpu_bo *simtgpu_bo_alloc(struct drm_device *dev,
+				    struct drm_file *file, u64 size, u32 flags);
 struct simtgpu_bo *simtgpu_bo_create(struct drm_device *dev,
 				     struct drm_file *file, u64 size, u32 flags);
 int simtgpu_ioctl_bo_create(struct drm_device *dev, void *data,
@@ -262,6 +269,11 @@ int simtgpu_ioctl_bo_info(struct drm_device *dev, void *data,
 			  struct drm_file *file);
 int simtgpu_ioctl_wait_bo(struct drm_device *dev, void *data,
 			  struct drm_file *file);
+
+/* simtgpu_userptr.c */
+int simtgpu_ioctl_bo_userptr(struct drm_device *dev, void *data,
+			     struct drm_file *file);
+void simtgpu_userptr_release(struct simtgpu_bo *bo);
 
 /* simtgpu_vm.c */
 struct simtgpu_vm {

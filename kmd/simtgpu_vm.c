@@ -172,6 +172,51 @@ static void simtgpu_vm_clear_range(struct simtgpu_vm *vm, u64 va, u64 size)
 	}
 }
 
+/* Write the PTE of @va, creating its tables on the way. */
+static int simtgpu_vm_map_page(struct simtgpu_vm *vm, u64 va, u64 pte)
+{
+	struct simtgpu_pt *pt = simtgpu_vm_leaf_table(vm, va, true);
+
+	if (IS_ERR(pt))
+		return PTR_ERR(pt);
+	simtgpu_pt_write(vm, pt, SIMTGPU_PT_INDEX(va, 0), pte);
+	return 0;
+}
+
+/* The PTEs of @bo from @va on: its VRAM blocks, or its pinned user pages. */
+static int simtgpu_vm_map_bo_pages(struct simtgpu_vm *vm,
+				   struct simtgpu_bo *bo, u64 va, u64 flags)
+{
+	struct drm_buddy_block *block;
+	unsigned long i;
+	int ret;
+
+	if (bo->userptr) {
+		flags |= SIMTGPU_PTE_HOST;
+		for (i = 0; i < bo->base.size >> PAGE_SHIFT; i++) {
+			u64 pte = SIMTGPU_PTE_MAKE(bo->dma_addrs[i], flags);
+
+			ret = simtgpu_vm_map_page(vm, va, pte);
+			if (ret)
+				return ret;
+			va += SIMTGPU_PAGE_SIZE;
+		}
+		return 0;
+	}
+	list_for_each_entry(block, &bo->blocks, link) {
+		u64 pa = drm_buddy_block_offset(block);
+		u64 end = pa + drm_buddy_block_size(&vm->sdev->mm, block);
+
+		for (; pa < end; pa += SIMTGPU_PAGE_SIZE, va += SIMTGPU_PAGE_SIZE) {
+			ret = simtgpu_vm_map_page(vm, va,
+						  SIMTGPU_PTE_MAKE(pa, flags));
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
 /**
  * simtgpu_vm_map_bo - give @bo a VA range in @vm and write its PTEs.
  *
@@ -181,8 +226,6 @@ int simtgpu_vm_map_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo)
 {
 	u64 size = bo->base.size;
 	u64 flags = SIMTGPU_PTE_V | SIMTGPU_PTE_R;
-	struct drm_buddy_block *block;
-	u64 va;
 	int ret;
 
 	if (!(bo->flags & SIMTGPU_BO_READ_ONLY))
@@ -198,27 +241,11 @@ int simtgpu_vm_map_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo)
 					  DRM_MM_INSERT_LOW);
 	if (ret)
 		goto out_unlock;
-
-	va = bo->va.start;
-	list_for_each_entry(block, &bo->blocks, link) {
-		u64 pa = drm_buddy_block_offset(block);
-		u64 end = pa + drm_buddy_block_size(&vm->sdev->mm, block);
-
-		for (; pa < end; pa += SIMTGPU_PAGE_SIZE) {
-			struct simtgpu_pt *pt;
-
-			pt = simtgpu_vm_leaf_table(vm, va, true);
-			if (IS_ERR(pt)) {
-				ret = PTR_ERR(pt);
-				simtgpu_vm_clear_range(vm, bo->va.start,
-						       va - bo->va.start);
-				drm_mm_remove_node(&bo->va);
-				goto out_unlock;
-			}
-			simtgpu_pt_write(vm, pt, SIMTGPU_PT_INDEX(va, 0),
-					 SIMTGPU_PTE_MAKE(pa, flags));
-			va += SIMTGPU_PAGE_SIZE;
-		}
+	ret = simtgpu_vm_map_bo_pages(vm, bo, bo->va.start, flags);
+	if (ret) {
+		simtgpu_vm_clear_range(vm, bo->va.start, size);
+		drm_mm_remove_node(&bo->va);
+		goto out_unlock;
 	}
 	wmb(); /* PTEs reach VRAM before any job can use them */
 out_unlock:

@@ -48,6 +48,8 @@ cudaError_t to_cuda(simtgpuResult r) {
     case SIMTGPU_ERROR_INVALID_CONFIGURATION: return cudaErrorInvalidConfiguration;
     case SIMTGPU_ERROR_CONTEXT_IS_DESTROYED: return cudaErrorContextIsDestroyed;
     case SIMTGPU_ERROR_NOT_SUPPORTED: return cudaErrorNotSupported;
+    case SIMTGPU_ERROR_HOST_MEMORY_ALREADY_REGISTERED: return cudaErrorHostMemoryAlreadyRegistered;
+    case SIMTGPU_ERROR_HOST_MEMORY_NOT_REGISTERED: return cudaErrorHostMemoryNotRegistered;
     case SIMTGPU_ERROR_UNKNOWN: return cudaErrorUnknown;
     }
     return cudaErrorUnknown;

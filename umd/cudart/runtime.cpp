@@ -362,7 +362,8 @@ SIMTCUDA_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, in
     prop->asyncEngineCount = 1;
     prop->multiProcessorCount = int(p.num_sms);
     prop->kernelExecTimeoutEnabled = 1;
-    prop->canMapHostMemory = std::strcmp(p.transport, "sim") == 0;
+    // Host memory is mapped through user-pointer BOs, uAPI 1.1 on.
+    prop->canMapHostMemory = (p.uapi_version & 0xffff) >= 1;
     prop->concurrentKernels = 1;
     prop->maxThreadsPerMultiProcessor = int(p.warps_per_sm * p.warp_size);
     prop->maxBlocksPerMultiProcessor = int(p.ctas_per_sm);
@@ -539,6 +540,27 @@ SIMTCUDA_API cudaError_t cudaMallocHost(void **ptr, size_t size) {
 SIMTCUDA_API cudaError_t cudaFreeHost(void *ptr) {
     CONTEXT(ctx);
     return record(simtgpuMemHostFree(ctx, ptr));
+}
+
+SIMTCUDA_API cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
+    constexpr unsigned known = cudaHostRegisterPortable | cudaHostRegisterMapped |
+                               cudaHostRegisterIoMemory | cudaHostRegisterReadOnly;
+    if (!ptr || !size || (flags & ~known))
+        return record(cudaErrorInvalidValue);
+    if (flags & cudaHostRegisterIoMemory)
+        return record(cudaErrorNotSupported); // no peer device's BAR to map
+    CONTEXT(ctx);
+    unsigned simt_flags = 0;
+    if (flags & cudaHostRegisterReadOnly)
+        simt_flags |= SIMTGPU_MEMHOSTREGISTER_READ_ONLY;
+    return record(simtgpuMemHostRegister(ctx, ptr, size, simt_flags));
+}
+
+SIMTCUDA_API cudaError_t cudaHostUnregister(void *ptr) {
+    if (!ptr)
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    return record(simtgpuMemHostUnregister(ctx, ptr));
 }
 
 SIMTCUDA_API cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,

@@ -400,9 +400,30 @@ SIMTGPU_API simtgpuResult simtgpuMemHostGetDevicePointer(simtgpuContext ctx,
     }
     if (ctx->impl->is_host_allocated(ptr))
         return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
-                    "this transport cannot map host memory for the device (the uAPI has no "
-                    "user-pointer BOs); copies to and from it are staged instead");
-    return fail(SIMTGPU_ERROR_INVALID_VALUE, "pointer was not allocated by simtgpuMemHostAlloc");
+                    "the kernel driver cannot map host memory for the device (its uAPI "
+                    "predates user-pointer BOs, 1.1); copies to and from it are staged instead");
+    return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                "pointer was not allocated by simtgpuMemHostAlloc nor registered with "
+                "simtgpuMemHostRegister");
+}
+
+SIMTGPU_API simtgpuResult simtgpuMemHostRegister(simtgpuContext ctx, void *ptr, size_t bytes,
+                                                unsigned flags) {
+    CHECK_ARG(ctx && ptr, "ctx or ptr is NULL");
+    CHECK_ARG(bytes > 0, "registration of 0 bytes");
+    CHECK_ARG(reinterpret_cast<uintptr_t>(ptr) + bytes > reinterpret_cast<uintptr_t>(ptr),
+              "the range wraps around the address space");
+    CHECK_ARG(!(flags & ~(SIMTGPU_MEMHOSTREGISTER_PORTABLE | SIMTGPU_MEMHOSTREGISTER_DEVICEMAP |
+                          SIMTGPU_MEMHOSTREGISTER_READ_ONLY)),
+              "unknown host registration flags");
+    LOCK(ctx->impl);
+    return ctx->impl->host_register(ptr, bytes, flags & SIMTGPU_MEMHOSTREGISTER_READ_ONLY);
+}
+
+SIMTGPU_API simtgpuResult simtgpuMemHostUnregister(simtgpuContext ctx, void *ptr) {
+    CHECK_ARG(ctx && ptr, "ctx or ptr is NULL");
+    LOCK(ctx->impl);
+    return ctx->impl->host_unregister(ptr);
 }
 
 SIMTGPU_API int simtgpuMemIsHostAllocated(simtgpuContext ctx, const void *ptr) {

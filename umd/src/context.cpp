@@ -63,7 +63,7 @@ Context::~Context() {
         if (bo.kind != BoKind::Module)
             destroy_bo(bo);
     for (auto &[ptr, bo] : host_bos_)
-        if (!bo.handle)
+        if (bo.kind == BoKind::Host)
             std::free(bo.cpu);
     if (const char *profile = std::getenv("SIMTGPU_PROFILE"); profile && *profile == '1')
         print_kernel_stats();
@@ -128,10 +128,35 @@ simtgpuResult Context::create_bo(uint64_t size, uint32_t flags, Bo *out) {
     return SIMTGPU_SUCCESS;
 }
 
+simtgpuResult Context::create_userptr_bo(void *ptr, uint64_t bytes, bool read_only, Bo *out) {
+    const uint64_t page = SIMTGPU_PAGE_SIZE;
+    const uint64_t begin = reinterpret_cast<uint64_t>(ptr) & ~(page - 1);
+    const uint64_t end = (reinterpret_cast<uint64_t>(ptr) + bytes + page - 1) & ~(page - 1);
+    drm_simtgpu_bo_userptr args{};
+    args.user_ptr = begin;
+    args.size = end - begin;
+    args.flags = read_only ? SIMTGPU_BO_READ_ONLY : 0;
+    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_USERPTR, &args)) {
+        if (rc == -EFAULT)
+            return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                        "host memory " + hex(begin) + ".." + hex(end) + " is not mapped" +
+                            (read_only ? "" : " writable (register read-only memory with the "
+                                              "read-only flag)") +
+                            " in this process");
+        return fail_errno(rc, "BO_USERPTR of " + std::to_string(end - begin) + " bytes");
+    }
+    const uint64_t offset = reinterpret_cast<uint64_t>(ptr) - begin;
+    *out = Bo{args.handle, args.gpu_va + offset, end - begin, bytes, static_cast<uint8_t *>(ptr),
+              BoKind::Registered};
+    return SIMTGPU_SUCCESS;
+}
+
 void Context::destroy_bo(Bo &bo) {
     if (!bo.handle)
         return;
-    transport_munmap(*transport_, bo.cpu, bo.size);
+    // A user-pointer BO's memory is the caller's, not a mapping of ours.
+    if (bo.kind != BoKind::Host && bo.kind != BoKind::Registered)
+        transport_munmap(*transport_, bo.cpu, bo.size);
     drm_gem_close close{bo.handle, 0};
     transport_ioctl(*transport_, DRM_IOCTL_GEM_CLOSE, &close);
     bo = Bo{};
@@ -161,23 +186,24 @@ simtgpuResult Context::mem_free(simtgpuDevicePtr ptr) {
 }
 
 simtgpuResult Context::host_alloc(size_t bytes, void **out) {
-    Bo bo;
-    // Host memory the device reaches by DMA, where the transport offers it
-    // (in-process); otherwise plain memory that copies stage through VRAM.
-    if (create_bo(bytes, simkmd::kBoHostMemory, &bo) == SIMTGPU_SUCCESS) {
-        bo.kind = BoKind::Host;
-        bo.user_size = bytes;
-        device_bos_[bo.va] = bo;
-        host_bos_[reinterpret_cast<uint64_t>(bo.cpu)] = bo;
-        *out = bo.cpu;
-        return SIMTGPU_SUCCESS;
-    }
     uint64_t size = (bytes + SIMTGPU_PAGE_SIZE - 1) & ~uint64_t(SIMTGPU_PAGE_SIZE - 1);
     void *p = std::aligned_alloc(SIMTGPU_PAGE_SIZE, size ? size : SIMTGPU_PAGE_SIZE);
     if (!p)
         return fail(SIMTGPU_ERROR_OUT_OF_MEMORY,
                     "out of host memory allocating " + std::to_string(bytes) + " bytes");
-    bo = Bo{0, 0, size, bytes, static_cast<uint8_t *>(p), BoKind::Host};
+    // Pinned and mapped for the device, which reaches it by DMA; under a
+    // kernel driver older than user-pointer BOs (uAPI 1.0) plain memory that
+    // copies stage through VRAM.
+    Bo bo{0, 0, size, bytes, static_cast<uint8_t *>(p), BoKind::Host};
+    if (has_userptr()) {
+        if (simtgpuResult r = create_userptr_bo(p, bytes, false, &bo)) {
+            std::free(p);
+            return r;
+        }
+        bo.kind = BoKind::Host;
+    }
+    if (bo.handle)
+        device_bos_[bo.va] = bo;
     host_bos_[reinterpret_cast<uint64_t>(p)] = bo;
     *out = p;
     return SIMTGPU_SUCCESS;
@@ -185,7 +211,7 @@ simtgpuResult Context::host_alloc(size_t bytes, void **out) {
 
 simtgpuResult Context::host_free(void *ptr) {
     auto it = host_bos_.find(reinterpret_cast<uint64_t>(ptr));
-    if (it == host_bos_.end())
+    if (it == host_bos_.end() || it->second.kind != BoKind::Host)
         return fail(SIMTGPU_ERROR_INVALID_VALUE, "pointer was not allocated by simtgpuMemHostAlloc");
     synchronize_all();
     Bo bo = it->second;
@@ -193,9 +219,49 @@ simtgpuResult Context::host_free(void *ptr) {
     if (bo.handle) {
         device_bos_.erase(bo.va);
         destroy_bo(bo);
-    } else {
-        std::free(bo.cpu);
     }
+    std::free(ptr);
+    return SIMTGPU_SUCCESS;
+}
+
+simtgpuResult Context::host_register(void *ptr, size_t bytes, bool read_only) {
+    const uint64_t p = reinterpret_cast<uint64_t>(ptr);
+    auto next = host_bos_.lower_bound(p);
+    bool overlaps = next != host_bos_.end() && next->first < p + bytes;
+    if (next != host_bos_.begin()) {
+        auto prev = std::prev(next);
+        overlaps |= p < prev->first + prev->second.valid_bytes();
+    }
+    if (!has_userptr())
+        return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
+                    "the kernel driver's uAPI " + std::to_string(props().uapi_version >> 16) +
+                        "." + std::to_string(props().uapi_version & 0xffff) +
+                        " has no user-pointer BOs (1.1): load the simtgpu.ko built with this "
+                        "library");
+    if (overlaps)
+        return fail(SIMTGPU_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
+                    hex(p) + ".." + hex(p + bytes) +
+                        " overlaps host memory already registered or allocated pinned");
+    Bo bo;
+    if (simtgpuResult r = create_userptr_bo(ptr, bytes, read_only, &bo))
+        return r;
+    device_bos_[bo.va] = bo;
+    host_bos_[p] = bo;
+    return SIMTGPU_SUCCESS;
+}
+
+simtgpuResult Context::host_unregister(void *ptr) {
+    auto it = host_bos_.find(reinterpret_cast<uint64_t>(ptr));
+    if (it == host_bos_.end() || it->second.kind != BoKind::Registered)
+        return fail(SIMTGPU_ERROR_HOST_MEMORY_NOT_REGISTERED,
+                    hex(reinterpret_cast<uint64_t>(ptr)) +
+                        " is not the start of a range registered with simtgpuMemHostRegister");
+    // The GPU may still be using it: as in CUDA, unregistering waits.
+    synchronize_all();
+    Bo bo = it->second;
+    host_bos_.erase(it);
+    device_bos_.erase(bo.va);
+    destroy_bo(bo);
     return SIMTGPU_SUCCESS;
 }
 

@@ -36,7 +36,8 @@ const std::vector<DeviceEntry> *devices();
 enum class BoKind {
     Internal, // indirect buffers, staging, launch env, event timestamps
     Device,   // simtgpuMemAlloc
-    Host,     // simtgpuMemHostAlloc; handle 0 when the transport stages instead
+    Host,       // simtgpuMemHostAlloc; handle 0 when the driver stages instead
+    Registered, // simtgpuMemHostRegister: the caller's memory
     Module,   // a loaded device image
 };
 
@@ -117,8 +118,15 @@ public:
     simtgpuResult mem_free(simtgpuDevicePtr ptr);
     simtgpuResult host_alloc(size_t bytes, void **out);
     simtgpuResult host_free(void *ptr);
+    simtgpuResult host_register(void *ptr, size_t bytes, bool read_only);
+    simtgpuResult host_unregister(void *ptr);
     // The BO holding [va, va + bytes), or nullptr.
     Bo *find_device(uint64_t va, uint64_t bytes);
+    // A user-pointer BO of the whole pages around [ptr, ptr + bytes): `out`
+    // describes [ptr, ptr + bytes) itself (cpu = ptr, va = its device address).
+    simtgpuResult create_userptr_bo(void *ptr, uint64_t bytes, bool read_only, Bo *out);
+    // Whether the driver has BO_USERPTR (uAPI 1.1).
+    bool has_userptr() const { return (props().uapi_version & 0xffff) >= 1; }
     // The pinned host BO holding [ptr, ptr + bytes), or nullptr.
     Bo *find_host(const void *ptr, uint64_t bytes);
     bool is_host_allocated(const void *ptr);

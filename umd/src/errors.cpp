@@ -68,6 +68,8 @@ SIMTGPU_API const char *simtgpuGetErrorName(simtgpuResult result) {
         NAME(SIMTGPU_ERROR_INVALID_CONFIGURATION)
         NAME(SIMTGPU_ERROR_CONTEXT_IS_DESTROYED)
         NAME(SIMTGPU_ERROR_NOT_SUPPORTED)
+        NAME(SIMTGPU_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
+        NAME(SIMTGPU_ERROR_HOST_MEMORY_NOT_REGISTERED)
         NAME(SIMTGPU_ERROR_UNKNOWN)
 #undef NAME
     }
@@ -101,6 +103,9 @@ SIMTGPU_API const char *simtgpuGetErrorString(simtgpuResult result) {
     case SIMTGPU_ERROR_INVALID_CONFIGURATION: return "invalid configuration argument";
     case SIMTGPU_ERROR_CONTEXT_IS_DESTROYED: return "context is destroyed";
     case SIMTGPU_ERROR_NOT_SUPPORTED: return "operation not supported";
+    case SIMTGPU_ERROR_HOST_MEMORY_ALREADY_REGISTERED:
+        return "part or all of the host memory range is already registered";
+    case SIMTGPU_ERROR_HOST_MEMORY_NOT_REGISTERED: return "host memory is not registered";
     case SIMTGPU_ERROR_UNKNOWN: return "unknown error";
     }
     return "unrecognized error code";

@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
 
@@ -380,23 +381,103 @@ TEST_F(DriverApi, PinnedHostMemory) {
     ASSERT_OK(simtgpuCtxSynchronize(ctx_));
     for (size_t i = 0; i < n; ++i)
         ASSERT_EQ(pinned[i], uint32_t(i ^ 0x5555));
+    // Both drivers map it (a user-pointer BO): a kernel writes it directly.
     simtgpuDevicePtr mapped = 0;
-    simtgpuResult r = simtgpuMemHostGetDevicePointer(ctx_, &mapped, pinned);
-    if (std::string(props_.transport) == "sim") {
-        // In-process, the device reaches it directly: a kernel writes it.
-        ASSERT_OK(r);
-        uint32_t width = 4;
-        void *params[] = {&mapped, &width};
-        ASSERT_OK(simtgpuLaunchKernel(kernel("index2d"), 1, 1, 1, 4, 2, 1, 0, nullptr, params,
-                                      nullptr));
-        ASSERT_OK(simtgpuCtxSynchronize(ctx_));
-        for (uint32_t y = 0; y < 2; ++y)
-            for (uint32_t x = 0; x < 4; ++x)
-                EXPECT_EQ(pinned[y * 4 + x], x * 3 + y * 1000 + 1);
-    } else {
-        EXPECT_EQ(r, SIMTGPU_ERROR_NOT_SUPPORTED);
-    }
+    ASSERT_OK(simtgpuMemHostGetDevicePointer(ctx_, &mapped, pinned));
+    uint32_t width = 4;
+    void *params[] = {&mapped, &width};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("index2d"), 1, 1, 1, 4, 2, 1, 0, nullptr, params,
+                                  nullptr));
+    ASSERT_OK(simtgpuCtxSynchronize(ctx_));
+    for (uint32_t y = 0; y < 2; ++y)
+        for (uint32_t x = 0; x < 4; ++x)
+            EXPECT_EQ(pinned[y * 4 + x], x * 3 + y * 1000 + 1);
     ASSERT_OK(simtgpuMemHostFree(ctx_, pinned));
+}
+
+TEST_F(DriverApi, RegisteredHostMemoryIsReachedInPlace) {
+    // An unaligned range inside ordinary heap memory, as cudaHostRegister
+    // gets from malloc.
+    std::vector<uint32_t> heap(3000, 0xdeadbeef);
+    uint32_t *range = heap.data() + 7;
+    const uint32_t width = 64, height = 20;
+    ASSERT_OK(simtgpuMemHostRegister(ctx_, range, width * height * 4, 0));
+    simtgpuDevicePtr mapped = 0;
+    ASSERT_OK(simtgpuMemHostGetDevicePointer(ctx_, &mapped, range));
+    EXPECT_EQ(simtgpuMemIsHostAllocated(ctx_, range + 5), 1);
+    void *params[] = {&mapped, const_cast<uint32_t *>(&width)};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("index2d"), 4, 2, 1, 16, 10, 1, 0, nullptr, params,
+                                  nullptr));
+    ASSERT_OK(simtgpuCtxSynchronize(ctx_));
+    for (uint32_t y = 0; y < height; ++y)
+        for (uint32_t x = 0; x < width; ++x)
+            ASSERT_EQ(range[y * width + x], x * 3 + y * 1000 + 1) << x << "," << y;
+    // Memory around the range, on the same pages, is untouched.
+    EXPECT_EQ(heap[6], 0xdeadbeef);
+    EXPECT_EQ(heap[7 + width * height], 0xdeadbeef);
+
+    // Copies from and to it go by DMA, in both directions.
+    simtgpuDevicePtr d = alloc(width * height * 4);
+    ASSERT_OK(simtgpuMemcpyHtoD(ctx_, d, range, width * height * 4));
+    std::fill(range, range + width * height, 0u);
+    ASSERT_OK(simtgpuMemcpyDtoHAsync(ctx_, range, d, width * height * 4, nullptr));
+    ASSERT_OK(simtgpuCtxSynchronize(ctx_));
+    EXPECT_EQ(range[width * 3 + 5], 5 * 3 + 3 * 1000 + 1);
+
+    // Overlapping ranges and unknown pointers are refused by name.
+    EXPECT_EQ(simtgpuMemHostRegister(ctx_, range + 10, 16, 0),
+              SIMTGPU_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    EXPECT_EQ(simtgpuMemHostUnregister(ctx_, range + 1), SIMTGPU_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    ASSERT_OK(simtgpuMemHostUnregister(ctx_, range));
+    EXPECT_EQ(simtgpuMemHostUnregister(ctx_, range), SIMTGPU_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    EXPECT_EQ(simtgpuMemIsHostAllocated(ctx_, range), 0);
+    // Registered again after unregistering: a new mapping that works.
+    ASSERT_OK(simtgpuMemHostRegister(ctx_, range, 64, 0));
+    ASSERT_OK(simtgpuMemHostUnregister(ctx_, range));
+}
+
+TEST_F(DriverApi, RegisteringNeedsMappedMemoryAndHonoursReadOnly) {
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    void *ro = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(ro, MAP_FAILED);
+    auto *words = static_cast<uint32_t *>(ro);
+    for (size_t i = 0; i < 2 * page / 4; ++i)
+        words[i] = uint32_t(i * 7);
+    ASSERT_EQ(mprotect(ro, 2 * page, PROT_READ), 0);
+    // Writable registration of read-only memory: refused, saying why.
+    EXPECT_EQ(simtgpuMemHostRegister(ctx_, ro, 2 * page, 0), SIMTGPU_ERROR_INVALID_VALUE);
+    EXPECT_NE(std::string(simtgpuGetErrorDetail()).find("read-only"), std::string::npos)
+        << simtgpuGetErrorDetail();
+    // Read-only registration: the device reads it.
+    ASSERT_OK(simtgpuMemHostRegister(ctx_, ro, 2 * page, SIMTGPU_MEMHOSTREGISTER_READ_ONLY));
+    simtgpuDevicePtr d = alloc(2 * page);
+    ASSERT_OK(simtgpuMemcpyHtoD(ctx_, d, ro, 2 * page));
+    std::vector<uint32_t> back(2 * page / 4);
+    ASSERT_OK(simtgpuMemcpyDtoH(ctx_, back.data(), d, 2 * page));
+    for (size_t i = 0; i < back.size(); ++i)
+        ASSERT_EQ(back[i], uint32_t(i * 7)) << i;
+    // A kernel writing it faults instead of writing.
+    simtgpuDevicePtr mapped = 0;
+    ASSERT_OK(simtgpuMemHostGetDevicePointer(ctx_, &mapped, ro));
+    void *params[] = {&mapped};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("store"), 1, 1, 1, 1, 1, 1, 0, nullptr, params,
+                                  nullptr));
+    EXPECT_EQ(simtgpuCtxSynchronize(ctx_), SIMTGPU_ERROR_ILLEGAL_ADDRESS);
+    EXPECT_EQ(words[0], 0u);
+    simtgpuCtxDestroy(ctx_);
+    ctx_ = nullptr;
+    ASSERT_EQ(munmap(ro, 2 * page), 0);
+
+    // Memory that is not mapped at all.
+    ASSERT_OK(simtgpuCtxCreate(&ctx_, 0, device_));
+    void *gone = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(gone, MAP_FAILED);
+    ASSERT_EQ(munmap(gone, page), 0);
+    EXPECT_EQ(simtgpuMemHostRegister(ctx_, gone, page, 0), SIMTGPU_ERROR_INVALID_VALUE);
+    EXPECT_NE(std::string(simtgpuGetErrorDetail()).find("not mapped"), std::string::npos)
+        << simtgpuGetErrorDetail();
+    EXPECT_EQ(simtgpuMemHostRegister(ctx_, nullptr, page, 0), SIMTGPU_ERROR_INVALID_VALUE);
+    EXPECT_EQ(simtgpuMemHostRegister(ctx_, words, page, 0x100), SIMTGPU_ERROR_INVALID_VALUE);
 }
 
 TEST_F(DriverApi, DevicePrintfIsPrintedAtSynchronisation) {

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <sys/mman.h>
 #include <thread>
 #include <vector>
 
@@ -408,6 +409,80 @@ TEST_F(Uapi, FillCopyFenceAndTimestampRun) {
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_WAIT_BO, &wb), -EINVAL);
     wb = {9999, 0, 0};
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_WAIT_BO, &wb), -ENOENT);
+}
+
+TEST_F(Uapi, UserptrBosAreTheCallersMemoryReachedByDma) {
+    drm_simtgpu_get_param version{SIMTGPU_PARAM_UAPI_VERSION, 0, 0};
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &version), 0);
+    ASSERT_GE(version.value & 0xffff, 1u) << "BO_USERPTR is uAPI 1.1";
+    const uint64_t page = SIMTGPU_PAGE_SIZE, bytes = 16 * page;
+    void *mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(mem, MAP_FAILED);
+    auto *host = static_cast<uint8_t *>(mem);
+    for (uint64_t i = 0; i < bytes; ++i)
+        host[i] = uint8_t(i * 13);
+
+    drm_simtgpu_bo_userptr u{};
+    u.user_ptr = reinterpret_cast<uint64_t>(host);
+    u.size = bytes;
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_USERPTR, &u), 0);
+    EXPECT_NE(u.handle, 0u);
+    EXPECT_EQ(u.gpu_va % page, 0u);
+    drm_simtgpu_bo_info info{u.handle, 0, 0, 0};
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_INFO, &info), 0);
+    EXPECT_EQ(info.size, bytes);
+    EXPECT_EQ(info.gpu_va, u.gpu_va);
+    drm_simtgpu_bo_mmap_offset m{u.handle, 0, 0};
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &m), -EINVAL); // already the caller's
+
+    // The device copies out of it into VRAM and fills part of it in place.
+    BoHandle ib = bo(4096), vram = bo(bytes);
+    uint32_t q = queue(), out = syncobj();
+    std::vector<uint32_t> p;
+    put(p, SIMTGPU_PKT_COPY, simtgpu_pkt_copy{u.gpu_va, vram.va, bytes});
+    put(p, SIMTGPU_PKT_FILL, simtgpu_pkt_fill{u.gpu_va + 3 * page, page, 0x5eedf00du, 0});
+    ASSERT_EQ(submit(ib, p, q, out), 0);
+    ASSERT_EQ(wait(out), 0);
+    for (uint64_t i = 0; i < bytes; ++i)
+        ASSERT_EQ(vram.cpu[i], uint8_t(i * 13)) << i;
+    for (uint64_t i = 0; i < bytes; i += 4) {
+        uint32_t w;
+        std::memcpy(&w, host + i, 4);
+        if (i >= 3 * page && i < 4 * page)
+            ASSERT_EQ(w, 0x5eedf00du) << i;
+        else
+            ASSERT_EQ(host[i], uint8_t(i * 13)) << i;
+    }
+    drm_gem_close close{u.handle, 0};
+    EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
+
+    // Validation: alignment, size, flags, extensions, unmapped and
+    // read-only memory.
+    drm_simtgpu_bo_userptr bad = u;
+    bad.user_ptr += 8;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_BO_USERPTR, &bad), -EINVAL);
+    bad = u;
+    bad.size = page + 1;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_BO_USERPTR, &bad), -EINVAL);
+    bad.size = 0;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_BO_USERPTR, &bad), -EINVAL);
+    bad = u;
+    bad.flags = SIMTGPU_BO_EXEC;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_BO_USERPTR, &bad), -EINVAL);
+    bad = u;
+    bad.extensions = 8;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_BO_USERPTR, &bad), -EINVAL);
+    ASSERT_EQ(munmap(host + 8 * page, 8 * page), 0);
+    bad = u; // half of it is gone now
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_BO_USERPTR, &bad), -EFAULT);
+    ASSERT_EQ(mprotect(host, 8 * page, PROT_READ), 0);
+    bad.size = 8 * page;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_BO_USERPTR, &bad), -EFAULT); // writable asked
+    bad.flags = SIMTGPU_BO_READ_ONLY;
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_USERPTR, &bad), 0);
+    close.handle = bad.handle;
+    EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
+    ASSERT_EQ(munmap(host, 8 * page), 0);
 }
 
 TEST_F(Uapi, InSyncsOrderJobsAcrossQueues) {

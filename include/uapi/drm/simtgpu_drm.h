@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define SIMTGPU_UAPI_VERSION_MAJOR 1
-#define SIMTGPU_UAPI_VERSION_MINOR 0
+#define SIMTGPU_UAPI_VERSION_MINOR 1
 
 #define DRM_SIMTGPU_GET_PARAM 0x00
 #define DRM_SIMTGPU_BO_CREATE 0x01
@@ -38,6 +38,7 @@ extern "C" {
 #define DRM_SIMTGPU_QUEUE_CREATE 0x06
 #define DRM_SIMTGPU_QUEUE_DESTROY 0x07
 #define DRM_SIMTGPU_QUEUE_GET_STATE 0x08
+#define DRM_SIMTGPU_BO_USERPTR 0x09 /* 1.1 */
 
 #define DRM_IOCTL_SIMTGPU_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_GET_PARAM, \
@@ -66,6 +67,9 @@ extern "C" {
 #define DRM_IOCTL_SIMTGPU_QUEUE_GET_STATE \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_QUEUE_GET_STATE, \
 		 struct drm_simtgpu_queue_get_state)
+#define DRM_IOCTL_SIMTGPU_BO_USERPTR \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_BO_USERPTR, \
+		 struct drm_simtgpu_bo_userptr)
 
 /* GET_PARAM: read one device or driver property. */
 enum drm_simtgpu_param {
@@ -105,6 +109,22 @@ struct drm_simtgpu_bo_create {
 	__u32 flags; /* in: SIMTGPU_BO_* */
 	__u32 handle; /* out: GEM handle */
 	__u64 gpu_va; /* out: GPU virtual address in this file's VM */
+	__u64 extensions; /* in: must be 0 */
+};
+
+/* BO_USERPTR (1.1): make a range of the caller's own memory a BO, pinned
+ * while the BO lives and mapped at one GPU VA of this file's address space;
+ * the GPU reaches it over the bus (what CUDA calls host-registered, mapped or
+ * zero-copy memory). The range must be page aligned and mapped in the
+ * caller; it is not VRAM and counts against no VRAM limit. BO_MMAP_OFFSET is
+ * -EINVAL for such a BO: the caller already has the memory.
+ */
+struct drm_simtgpu_bo_userptr {
+	__u64 user_ptr; /* in: page aligned */
+	__u64 size; /* in: bytes, > 0, page aligned */
+	__u32 flags; /* in: SIMTGPU_BO_READ_ONLY or 0 */
+	__u32 handle; /* out: GEM handle */
+	__u64 gpu_va; /* out: GPU virtual address of user_ptr */
 	__u64 extensions; /* in: must be 0 */
 };
 

@@ -44,7 +44,7 @@ simt-smi --query-gpu=pci.bus_id,arch,memory.total,sm_count,transport,uapi.driver
 	--format=csv,noheader,nounits >"$tmp/out" 2>&1
 status=$?
 show "simt-smi --query-gpu (exit $status)" "$tmp/out"
-expected="$(basename "$(readlink -f "$sysdev")"), $(cat "$sysdev/arch"), $(($(cat "$sysdev/vram_total") >> 20)), $(cat "$sysdev/sm_count"), drm, 1.0, 1.0"
+expected="$(basename "$(readlink -f "$sysdev")"), $(cat "$sysdev/arch"), $(($(cat "$sysdev/vram_total") >> 20)), $(cat "$sysdev/sm_count"), drm, $(cat /sys/module/simtgpu/version), $(cat /sys/module/simtgpu/version)"
 if [ $status -eq 0 ] && [ "$(cat "$tmp/out")" = "$expected" ]; then
 	ok "simt-smi --query-gpu matches sysfs ($expected)"
 else

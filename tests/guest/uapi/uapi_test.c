@@ -1019,6 +1019,73 @@ static void test_fault(void)
  * the child's buffer. It faults in the parent's VM, the child's data stays,
  * and the child's own jobs complete meanwhile.
  */
+/*
+ * A user-pointer BO pins its pages while it lives; a process killed with
+ * the BO open gives them back (the GPU filled part of it first).
+ */
+static void test_userptr_killed(void)
+{
+	const uint64_t bytes = 1 << 20;
+	int to_parent[2];
+	char dir[256], path[300], ready = 0;
+	long long pinned = -1, before;
+	char *text;
+	pid_t pid;
+
+	CHECK(debugfs_dir(dir, sizeof(dir)));
+	snprintf(path, sizeof(path), "%s/objects", dir);
+	text = read_file(path);
+	CHECK(text);
+	if (!text)
+		return;
+	before = file_value(text, "pinned_pages");
+	CHECK(pipe(to_parent) == 0);
+	pid = fork();
+	if (pid == 0) {
+		struct drm_simtgpu_bo_userptr u = { 0 };
+		int cfd = open_simtgpu(), status = 0;
+		uint32_t *mem, q;
+		struct ib ib;
+
+		mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (cfd < 0 || mem == MAP_FAILED)
+			_exit(2);
+		u.user_ptr = (uintptr_t)mem;
+		u.size = bytes;
+		if (ioctl(cfd, DRM_IOCTL_SIMTGPU_BO_USERPTR, &u) ||
+		    !ib_init(cfd, &ib) ||
+		    queue_create(cfd, SIMTGPU_PRIORITY_NORMAL, &q))
+			_exit(3);
+		ib_fill(&ib, u.gpu_va + 4096, 4096, 0x5eed5eed);
+		if (run_ib(cfd, &ib, q, &status) || status != 1 ||
+		    mem[1024] != 0x5eed5eed || mem[2048] != 0 || mem[0] != 0)
+			_exit(4);
+		if (write(to_parent[1], "r", 1) != 1)
+			_exit(5);
+		pause();
+		_exit(6);
+	}
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	CHECK(read(to_parent[0], &ready, 1) == 1 && ready == 'r');
+	text = read_file(path);
+	if (text)
+		pinned = file_value(text, "pinned_pages");
+	CHECK(pinned == before + (long long)(bytes / 4096));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	for (int i = 0; i < 200 && pinned != before; i++) {
+		usleep(50000);
+		text = read_file(path);
+		pinned = text ? file_value(text, "pinned_pages") : -1;
+	}
+	CHECK(pinned == before);
+	close(to_parent[0]);
+	close(to_parent[1]);
+}
+
 static void test_two_processes(void)
 {
 	const uint64_t child_size = 8 << 20;
@@ -1545,6 +1612,7 @@ static void test_nothing_leaked(void)
 		clean = text && file_value(text, "bos") == 0 &&
 			file_value(text, "vms") == 0 &&
 			file_value(text, "page_tables") == 0 &&
+			file_value(text, "pinned_pages") == 0 &&
 			file_value(text, "queues") == 0 &&
 			file_value(text, "jobs") == 0 &&
 			file_value(text, "fences") == 0 &&
@@ -1776,6 +1844,8 @@ int main(int argc, char **argv)
 	run_test("kernel launch through an IB", test_kernel_launch);
 	run_test("GPU page fault fails the job with -EFAULT", test_fault);
 	run_test("two processes, two address spaces", test_two_processes);
+	run_test("BO_USERPTR pins until its process is killed",
+		 test_userptr_killed);
 	run_test("fdinfo", test_fdinfo);
 	run_test("sysfs", test_sysfs);
 	run_test("debugfs", test_debugfs);

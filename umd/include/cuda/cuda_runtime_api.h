@@ -58,6 +58,8 @@ extern __host__ cudaError_t cudaFree(void *devPtr);
 extern __host__ cudaError_t cudaMallocHost(void **ptr, size_t size);
 extern __host__ cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags);
 extern __host__ cudaError_t cudaFreeHost(void *ptr);
+extern __host__ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
+extern __host__ cudaError_t cudaHostUnregister(void *ptr);
 extern __host__ cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
                                                      unsigned int flags);
 extern __host__ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,

@@ -54,6 +54,8 @@ typedef enum simtgpuResult {
     SIMTGPU_ERROR_INVALID_CONFIGURATION = 21,   /* zero or too large grid/block */
     SIMTGPU_ERROR_CONTEXT_IS_DESTROYED = 22,    /* context poisoned by a fault */
     SIMTGPU_ERROR_NOT_SUPPORTED = 23,
+    SIMTGPU_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 24,
+    SIMTGPU_ERROR_HOST_MEMORY_NOT_REGISTERED = 25,
     SIMTGPU_ERROR_UNKNOWN = 999,
 } simtgpuResult;
 
@@ -153,18 +155,32 @@ SIMTGPU_API simtgpuResult simtgpuMemFree(simtgpuContext ctx, simtgpuDevicePtr dp
 SIMTGPU_API simtgpuResult simtgpuMemGetAddressRange(simtgpuContext ctx, simtgpuDevicePtr *base,
                                                    size_t *bytes, simtgpuDevicePtr dptr);
 
-/* Host memory the device can reach. DEVICEMAP is accepted and always true
- * where the transport can map host memory (see simtgpuMemHostGetDevicePointer). */
+/* Host memory the device can reach over the bus (a user-pointer BO, uAPI
+ * 1.1). DEVICEMAP is accepted and always true where the driver can map host
+ * memory (see simtgpuMemHostGetDevicePointer). */
 #define SIMTGPU_MEMHOSTALLOC_PORTABLE 0x01
 #define SIMTGPU_MEMHOSTALLOC_DEVICEMAP 0x02
 #define SIMTGPU_MEMHOSTALLOC_WRITECOMBINED 0x04
 SIMTGPU_API simtgpuResult simtgpuMemHostAlloc(simtgpuContext ctx, void **ptr, size_t bytes,
                                              unsigned flags);
 SIMTGPU_API simtgpuResult simtgpuMemHostFree(simtgpuContext ctx, void *ptr);
-/* NOT_SUPPORTED when the transport stages pinned memory instead of mapping it. */
+/* Registers [ptr, ptr + bytes) of the caller's memory with the device:
+ * pinned and mapped for the GPU (the pages around it too, whole pages being
+ * what can be pinned) until simtgpuMemHostUnregister(ptr). READ_ONLY: the
+ * GPU may only read it. */
+#define SIMTGPU_MEMHOSTREGISTER_PORTABLE 0x01
+#define SIMTGPU_MEMHOSTREGISTER_DEVICEMAP 0x02
+#define SIMTGPU_MEMHOSTREGISTER_READ_ONLY 0x08
+SIMTGPU_API simtgpuResult simtgpuMemHostRegister(simtgpuContext ctx, void *ptr, size_t bytes,
+                                                unsigned flags);
+SIMTGPU_API simtgpuResult simtgpuMemHostUnregister(simtgpuContext ctx, void *ptr);
+/* The device address of host memory from simtgpuMemHostAlloc or
+ * simtgpuMemHostRegister; NOT_SUPPORTED when the kernel driver predates
+ * user-pointer BOs and pinned memory is staged instead. */
 SIMTGPU_API simtgpuResult simtgpuMemHostGetDevicePointer(simtgpuContext ctx,
                                                         simtgpuDevicePtr *dptr, void *ptr);
-/* Whether ptr lies in memory from simtgpuMemHostAlloc (1) or not (0). */
+/* Whether ptr lies in memory from simtgpuMemHostAlloc or
+ * simtgpuMemHostRegister (1) or not (0). */
 SIMTGPU_API int simtgpuMemIsHostAllocated(simtgpuContext ctx, const void *ptr);
 
 /* Synchronous copies wait for all earlier work of the context's streams

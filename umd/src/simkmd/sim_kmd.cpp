@@ -295,7 +295,7 @@ struct Bo {
     uint64_t size = 0;
     uint64_t va = 0;
     uint64_t vram_offset = 0; // when in VRAM
-    void *host = nullptr;     // when kBoHostMemory
+    void *user = nullptr;     // BO_USERPTR: the caller's memory, reached by DMA
     // The fences of the unfinished jobs that listed it (its dma_resv).
     struct Use {
         std::shared_ptr<Fence> fence;
@@ -416,6 +416,7 @@ private:
     int bo_create(FileState *f, drm_simtgpu_bo_create *a);
     int bo_mmap_offset(FileState *f, drm_simtgpu_bo_mmap_offset *a);
     int bo_info(FileState *f, drm_simtgpu_bo_info *a);
+    int bo_userptr(FileState *f, drm_simtgpu_bo_userptr *a);
     int gem_close(FileState *f, drm_gem_close *a, std::unique_lock<std::mutex> &lock);
     int submit(FileState *f, drm_simtgpu_submit *a);
     int wait_bo(FileState *f, drm_simtgpu_wait_bo *a, std::unique_lock<std::mutex> &lock);
@@ -681,12 +682,9 @@ void SimDevice::close(FileState *f) {
 void SimDevice::free_bo(FileState *f, Bo &bo) {
     unmap_range(f, bo.va, bo.size);
     f->va.release(bo.va, bo.size + SIMTGPU_VA_GUARD_BYTES);
-    if (bo.flags & kBoHostMemory) {
-        {
-            std::lock_guard<std::mutex> guard(host_mu_);
-            host_ranges_.erase(reinterpret_cast<uint64_t>(bo.host));
-        }
-        std::free(bo.host);
+    if (bo.user) {
+        std::lock_guard<std::mutex> guard(host_mu_);
+        host_ranges_.erase(reinterpret_cast<uint64_t>(bo.user));
     } else {
         vram_alloc_.release(bo.vram_offset, bo.size);
         f->vram_bytes -= bo.size;
@@ -699,7 +697,7 @@ void *SimDevice::mmap(FileState *f, uint64_t offset, uint64_t size) {
     if ((offset & 0xffffffffu) || it == f->bos.end() || size > it->second->size)
         return nullptr;
     Bo &bo = *it->second;
-    return (bo.flags & kBoHostMemory) ? bo.host : vram_ + bo.vram_offset;
+    return bo.user ? nullptr : vram_ + bo.vram_offset;
 }
 
 // --------------------------------------------------------- ioctls ---
@@ -717,6 +715,8 @@ int SimDevice::ioctl(FileState *f, unsigned long request, void *arg) {
         return bo_mmap_offset(f, static_cast<drm_simtgpu_bo_mmap_offset *>(arg));
     case DRM_IOCTL_SIMTGPU_BO_INFO:
         return bo_info(f, static_cast<drm_simtgpu_bo_info *>(arg));
+    case DRM_IOCTL_SIMTGPU_BO_USERPTR:
+        return bo_userptr(f, static_cast<drm_simtgpu_bo_userptr *>(arg));
     case DRM_IOCTL_SIMTGPU_SUBMIT:
         return submit(f, static_cast<drm_simtgpu_submit *>(arg));
     case DRM_IOCTL_SIMTGPU_WAIT_BO:
@@ -785,16 +785,24 @@ int SimDevice::get_param(FileState *f, drm_simtgpu_get_param *a) {
     }
 }
 
+// The PTE permissions of a BO created with SIMTGPU_BO_* `flags`.
+static uint64_t bo_pte_flags(uint32_t flags) {
+    uint64_t pte = SIMTGPU_PTE_R;
+    if (!(flags & SIMTGPU_BO_READ_ONLY))
+        pte |= SIMTGPU_PTE_W;
+    if (flags & SIMTGPU_BO_EXEC)
+        pte |= SIMTGPU_PTE_X;
+    return pte;
+}
+
 int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
-    if (a->extensions || (a->flags & ~(SIMTGPU_BO_FLAGS | kBoHostMemory)) || a->size == 0)
+    if (a->extensions || (a->flags & ~SIMTGPU_BO_FLAGS) || a->size == 0)
         return -EINVAL;
     if (a->size > UINT64_MAX - (SIMTGPU_PAGE_SIZE - 1))
         return -EINVAL;
     uint64_t size = (a->size + SIMTGPU_PAGE_SIZE - 1) & ~uint64_t(SIMTGPU_PAGE_SIZE - 1);
-    bool in_vram = !(a->flags & kBoHostMemory);
     // The file's limit, then VRAM exhaustion: -ENOSPC, as in kmd (drm_buddy).
-    if (in_vram && (!simtgpu_vram_limit_allows(f->vram_bytes + size, f->vram_limit) ||
-                    size > vram_size_))
+    if (!simtgpu_vram_limit_allows(f->vram_bytes + size, f->vram_limit) || size > vram_size_)
         return -ENOSPC;
     uint64_t va = f->va.allocate(size + SIMTGPU_VA_GUARD_BYTES);
     if (va == UINT64_MAX)
@@ -803,47 +811,78 @@ int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
     bo->flags = a->flags;
     bo->size = size;
     bo->va = va;
-    uint64_t pte_flags = SIMTGPU_PTE_R;
-    if (!(a->flags & SIMTGPU_BO_READ_ONLY))
-        pte_flags |= SIMTGPU_PTE_W;
-    if (a->flags & SIMTGPU_BO_EXEC)
-        pte_flags |= SIMTGPU_PTE_X;
-    uint64_t target;
-    if (a->flags & kBoHostMemory) {
-        bo->host = std::aligned_alloc(SIMTGPU_PAGE_SIZE, size);
-        if (!bo->host) {
-            f->va.release(va, size + SIMTGPU_VA_GUARD_BYTES);
-            return -ENOMEM;
-        }
-        std::memset(bo->host, 0, size);
-        target = reinterpret_cast<uint64_t>(bo->host);
-        pte_flags |= SIMTGPU_PTE_HOST;
-    } else {
-        bo->vram_offset = vram_alloc_.allocate(size);
-        if (bo->vram_offset == UINT64_MAX) {
-            f->va.release(va, size + SIMTGPU_VA_GUARD_BYTES);
-            return -ENOSPC;
-        }
-        // Never leak another file's data; untouched pages stay unbacked.
-        lib_.vram_clear(sim_, bo->vram_offset, size);
-        target = bo->vram_offset;
+    bo->vram_offset = vram_alloc_.allocate(size);
+    if (bo->vram_offset == UINT64_MAX) {
+        f->va.release(va, size + SIMTGPU_VA_GUARD_BYTES);
+        return -ENOSPC;
     }
-    if (int rc = map_range(f, bo->va, size, target, pte_flags)) {
-        if (bo->host)
-            std::free(bo->host);
-        else
-            vram_alloc_.release(bo->vram_offset, size);
+    // Never leak another file's data; untouched pages stay unbacked.
+    lib_.vram_clear(sim_, bo->vram_offset, size);
+    if (int rc = map_range(f, bo->va, size, bo->vram_offset, bo_pte_flags(a->flags))) {
+        vram_alloc_.release(bo->vram_offset, size);
         f->va.release(va, size + SIMTGPU_VA_GUARD_BYTES);
         return rc;
     }
-    if (bo->host) {
-        std::lock_guard<std::mutex> guard(host_mu_);
-        host_ranges_[target] = size;
-    }
-    if (in_vram)
-        f->vram_bytes += size;
+    f->vram_bytes += size;
     a->handle = f->next_bo++;
     a->gpu_va = bo->va;
+    f->bos[a->handle] = bo;
+    return 0;
+}
+
+// Whether [begin, end) is mapped in this process, and writable if `write`:
+// what pin_user_pages() checks in kmd, read from /proc/self/maps.
+static bool user_range_mapped(uint64_t begin, uint64_t end, bool write) {
+    std::FILE *maps = std::fopen("/proc/self/maps", "r");
+    if (!maps)
+        return false;
+    char line[512];
+    uint64_t covered = begin;
+    while (covered < end && std::fgets(line, sizeof line, maps)) {
+        unsigned long long lo = 0, hi = 0;
+        char perms[5] = {};
+        if (std::sscanf(line, "%llx-%llx %4s", &lo, &hi, perms) != 3)
+            continue;
+        if (lo > covered)
+            break; // a hole (the lines are sorted by address)
+        if (hi <= covered)
+            continue;
+        if (perms[0] != 'r' || (write && perms[1] != 'w'))
+            break;
+        covered = hi;
+    }
+    std::fclose(maps);
+    return covered >= end;
+}
+
+int SimDevice::bo_userptr(FileState *f, drm_simtgpu_bo_userptr *a) {
+    if (a->extensions || (a->flags & ~SIMTGPU_BO_READ_ONLY))
+        return -EINVAL;
+    if (!a->size || a->size % SIMTGPU_PAGE_SIZE || a->user_ptr % SIMTGPU_PAGE_SIZE)
+        return -EINVAL;
+    if (a->user_ptr + a->size < a->user_ptr ||
+        !user_range_mapped(a->user_ptr, a->user_ptr + a->size,
+                           !(a->flags & SIMTGPU_BO_READ_ONLY)))
+        return -EFAULT;
+    uint64_t va = f->va.allocate(a->size + SIMTGPU_VA_GUARD_BYTES);
+    if (va == UINT64_MAX)
+        return -ENOSPC;
+    auto bo = std::make_shared<Bo>();
+    bo->flags = a->flags;
+    bo->size = a->size;
+    bo->va = va;
+    bo->user = reinterpret_cast<void *>(a->user_ptr);
+    if (int rc = map_range(f, va, a->size, a->user_ptr,
+                           bo_pte_flags(a->flags) | SIMTGPU_PTE_HOST)) {
+        f->va.release(va, a->size + SIMTGPU_VA_GUARD_BYTES);
+        return rc;
+    }
+    {
+        std::lock_guard<std::mutex> guard(host_mu_);
+        host_ranges_[a->user_ptr] = a->size;
+    }
+    a->handle = f->next_bo++;
+    a->gpu_va = va;
     f->bos[a->handle] = bo;
     return 0;
 }
@@ -851,8 +890,11 @@ int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
 int SimDevice::bo_mmap_offset(FileState *f, drm_simtgpu_bo_mmap_offset *a) {
     if (a->flags)
         return -EINVAL;
-    if (!f->bos.count(a->handle))
+    auto it = f->bos.find(a->handle);
+    if (it == f->bos.end())
         return -ENOENT;
+    if (it->second->user)
+        return -EINVAL; // the caller's own memory already
     a->offset = uint64_t(a->handle) << 32;
     return 0;
 }

@@ -15,12 +15,6 @@
 
 namespace simtgpu::umd::simkmd {
 
-// BO_CREATE flag private to this transport: back the BO with host memory
-// that the device reaches through HOST PTEs and DMA (pinned host memory).
-// The kernel driver refuses the unknown bit with -EINVAL, and the UMD then
-// falls back to staging.
-constexpr uint32_t kBoHostMemory = 1u << 31;
-
 class SimDevice;
 struct FileState;
 
