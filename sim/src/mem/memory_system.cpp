@@ -397,7 +397,8 @@ void MemorySystem::l2_service(uint32_t request, uint64_t now) {
     if (r.kind == L2Kind::store) {
         // Write-back, allocate on write without fetching: a store fills the
         // sector (the coalescer sends whole sectors).
-        (index != kNone ? c.l2_sector_hits : c.l2_sector_misses) += 1;
+        bool hit = index != kNone && (l2_.line(index).valid & bit);
+        (hit ? c.l2_sector_hits : c.l2_sector_misses) += 1;
         if (index == kNone && (index = l2_allocate(set, r.sm, now)) != kNone)
             l2_.line(index).tag = r.line;
         if (index == kNone) {
