@@ -23,6 +23,17 @@ template <typename T> uint32_t take(std::vector<T> &pool, std::vector<uint32_t> 
     return uint32_t(pool.size() - 1);
 }
 
+bool same_lanes(const WarpAccess &a, const WarpAccess &b) {
+    if (a.active_mask != b.active_mask || a.lane_bytes != b.lane_bytes || a.kind != b.kind)
+        return false;
+    for (uint64_t mask = a.active_mask; mask != 0; mask &= mask - 1) {
+        uint32_t lane = uint32_t(std::countr_zero(mask));
+        if (a.address[lane] != b.address[lane])
+            return false;
+    }
+    return true;
+}
+
 } // namespace
 
 Expected<MemorySystem> MemorySystem::create(const MemoryConfig &config, uint32_t num_sms,
@@ -50,7 +61,8 @@ MemorySystem::MemorySystem(const MemoryConfig &config, uint32_t num_sms, uint32_
                                                           config.l2.assoc * config.l2.slices))),
       l2_return_(config.l2.hit_latency - config.l1.hit_latency), counters_(num_sms),
       l1_(num_sms, SectoredCache(l1_sets_, config.l1.assoc)), l1_mshrs_used_(num_sms, 0),
-      lsu_free_(num_sms, 0), l2_(config.l2.slices * l2_sets_per_slice_, config.l2.assoc),
+      lsu_free_(num_sms, 0), l1_version_(num_sms, 0), last_refusal_(num_sms),
+      l2_(config.l2.slices * l2_sets_per_slice_, config.l2.assoc),
       slice_port_free_(config.l2.slices, 0), slice_atomic_free_(config.l2.slices, 0),
       dram_(config, sm_clock_khz) {
     dram_return_ = uint32_t(config.dram.latency - config.l2.hit_latency - dram_.closed_row_cycles());
@@ -217,10 +229,21 @@ uint32_t MemorySystem::new_l2_request(L2Kind kind, const WarpAccess &access, uin
     return index;
 }
 
+IssueResult MemorySystem::refuse(const WarpAccess &access) {
+    ++counters_[access.sm].mshr_throttles;
+    last_refusal_[access.sm] = Refusal{l1_version_[access.sm], access};
+    return {};
+}
+
 // A load is refused whole when its misses need more MSHRs than are free, a
 // line it waits on already holds mshr_merge accesses, or a set has no line
 // to give a missing line (every candidate waits on a fill).
 IssueResult MemorySystem::issue_load(const WarpAccess &access, uint64_t now) {
+    if (last_refusal_[access.sm].l1_version == l1_version_[access.sm] &&
+        same_lanes(last_refusal_[access.sm].access, access)) {
+        ++counters_[access.sm].mshr_throttles;
+        return {};
+    }
     CoalescedAccess &lines = coalesced_;
     coalesce(access, config_.l1.line_bytes, config_.l1.sector_bytes, lines);
     SectoredCache &l1 = l1_[access.sm];
@@ -236,16 +259,12 @@ IssueResult MemorySystem::issue_load(const WarpAccess &access, uint64_t now) {
         }
         const CacheLine &l = l1.line(found[i]);
         uint8_t waits = lines.lines[i].sector_mask & ~l.valid;
-        if (waits && l.merged >= config_.l1.mshr_merge) {
-            ++c.mshr_throttles;
-            return {};
-        }
+        if (waits && l.merged >= config_.l1.mshr_merge)
+            return refuse(access);
         new_mshrs += (waits & ~l.pending) && l.pending == 0;
     }
-    if (l1_mshrs_used_[access.sm] + new_mshrs > config_.l1.mshrs) {
-        ++c.mshr_throttles;
-        return {};
-    }
+    if (l1_mshrs_used_[access.sm] + new_mshrs > config_.l1.mshrs)
+        return refuse(access);
     for (uint32_t i = 0; i < lines.count; ++i) {
         if (found[i] != kNone)
             continue;
@@ -260,12 +279,11 @@ IssueResult MemorySystem::issue_load(const WarpAccess &access, uint64_t now) {
                 in_access = lines.lines[j].line == l.tag;
             replaceable += l.pending == 0 && !in_access;
         }
-        if (needed > replaceable) {
-            ++c.mshr_throttles;
-            return {};
-        }
+        if (needed > replaceable)
+            return refuse(access);
     }
 
+    ++l1_version_[access.sm];
     Token token = new_token(access, now);
     TokenState &t = tokens_[token];
     uint64_t start = std::max(now, lsu_free_[access.sm]);
@@ -332,8 +350,10 @@ IssueResult MemorySystem::issue_store_or_atomic(const WarpAccess &access, uint64
         // Atomics happen at L2, so an L1 copy goes stale; so do stores under
         // write-evict. Write-through stores update the copy.
         if (index != kNone &&
-            (atomic || config_.l1.write_policy == L1WritePolicy::write_evict))
+            (atomic || config_.l1.write_policy == L1WritePolicy::write_evict)) {
             l1.line(index).valid &= ~request.sector_mask;
+            ++l1_version_[access.sm];
+        }
         for (uint8_t m = request.sector_mask; m != 0; m &= m - 1) {
             uint32_t sector = std::countr_zero(m);
             uint32_t r = new_l2_request(atomic ? L2Kind::atomic : L2Kind::store, access,
@@ -489,6 +509,7 @@ void MemorySystem::respond(uint32_t request, uint64_t now) {
         settle(r.token, now);
         return;
     }
+    ++l1_version_[r.sm];
     CacheLine &l = l1_[r.sm].line(r.l1_line);
     uint8_t bit = uint8_t(1u << r.sector);
     l.valid |= bit;

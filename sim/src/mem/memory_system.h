@@ -139,7 +139,7 @@ private:
     IssueResult issue_shared(const WarpAccess &access, uint64_t now);
     IssueResult issue_load(const WarpAccess &access, uint64_t now);
     IssueResult issue_store_or_atomic(const WarpAccess &access, uint64_t now);
-    bool mshrs_available(uint32_t sm);
+    IssueResult refuse(const WarpAccess &access);
 
     void l2_arrival(uint32_t request, uint64_t now);
     void l2_service(uint32_t request, uint64_t now);
@@ -166,6 +166,14 @@ private:
     std::vector<SectoredCache> l1_;
     std::vector<uint32_t> l1_mshrs_used_;
     std::vector<uint64_t> lsu_free_; // per SM: next cycle its L1/shared pipeline takes a line
+    // A refused load retried before its SM's L1 changed is refused again
+    // without being looked at: the SM retries every cycle while it waits.
+    struct Refusal {
+        uint64_t l1_version = UINT64_MAX;
+        WarpAccess access;
+    };
+    std::vector<uint64_t> l1_version_; // per SM: bumped by every change of its L1
+    std::vector<Refusal> last_refusal_;
     SectoredCache l2_;
     std::vector<uint64_t> slice_port_free_;
     std::vector<uint64_t> slice_atomic_free_;
