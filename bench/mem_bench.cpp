@@ -46,6 +46,10 @@ template <typename Address> Run drive(uint64_t per_sm, AccessKind kind, uint64_t
                                       Address address) {
     MemorySystem mem = make_system();
     std::vector<uint64_t> next(kSms, 0);
+    // Each SM's next access, built once as the functional core would.
+    std::vector<WarpAccess> pending(kSms);
+    for (uint32_t sm = 0; sm < kSms; ++sm)
+        pending[sm] = warp_access(sm, kind, address(sm, 0), stride);
     Run run;
     uint64_t now = 0, outstanding = 0;
     double start = cpu_seconds();
@@ -55,9 +59,10 @@ template <typename Address> Run drive(uint64_t per_sm, AccessKind kind, uint64_t
             if (next[sm] == per_sm)
                 continue;
             more = true;
-            if (mem.issue(warp_access(sm, kind, address(sm, next[sm]), stride), now).accepted) {
-                ++next[sm];
+            if (mem.issue(pending[sm], now).accepted) {
                 ++outstanding;
+                if (++next[sm] < per_sm)
+                    pending[sm] = warp_access(sm, kind, address(sm, next[sm]), stride);
             }
         }
         outstanding -= mem.tick(now).size();

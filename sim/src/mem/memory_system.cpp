@@ -9,10 +9,6 @@ namespace {
 
 constexpr uint32_t kUncached = 0x8000'0000u; // dram_fill index: an L2 request, not a line
 
-bool later(const auto &a, const auto &b) {
-    return a.cycle != b.cycle ? a.cycle > b.cycle : a.seq > b.seq;
-}
-
 template <typename T> uint32_t take(std::vector<T> &pool, std::vector<uint32_t> &free_list) {
     if (!free_list.empty()) {
         uint32_t index = free_list.back();
@@ -110,12 +106,11 @@ DramLocation MemorySystem::dram_location(uint64_t address) const {
 // ---- events and tokens ----
 
 void MemorySystem::schedule(uint64_t cycle, EventKind kind, uint32_t index) {
-    events_.push_back(Event{cycle, event_seq_++, index, kind});
-    std::push_heap(events_.begin(), events_.end(), [](auto &a, auto &b) { return later(a, b); });
+    events_.schedule(cycle, Event{index, kind});
 }
 
 uint64_t MemorySystem::next_event_cycle() const {
-    return events_.empty() ? kNever : events_.front().cycle;
+    return events_.next_cycle();
 }
 
 Token MemorySystem::new_token(const WarpAccess &access, uint64_t now) {
@@ -144,42 +139,40 @@ std::span<const Completion> MemorySystem::tick(uint64_t now) {
         free_tokens_.push_back(token);
     completed_tokens_.clear();
     completions_.clear();
-    auto order = [](auto &a, auto &b) { return later(a, b); };
-    while (!events_.empty() && events_.front().cycle <= now) {
-        std::pop_heap(events_.begin(), events_.end(), order);
-        Event e = events_.back();
-        events_.pop_back();
-        switch (e.kind) {
-        case EventKind::token_done: {
-            const TokenState &t = tokens_[e.index];
-            completions_.push_back(Completion{e.index, t.sm, t.warp, t.kind, e.cycle});
-            completed_tokens_.push_back(e.index);
-            break;
-        }
-        case EventKind::l2_arrival:
-            l2_arrival(e.index, e.cycle);
-            break;
-        case EventKind::l2_service:
-            l2_service(e.index, e.cycle);
-            break;
-        case EventKind::dram_wake: {
-            dram_reads_.clear();
-            uint64_t next = dram_.wake(e.index, e.cycle, dram_reads_, counters_);
-            for (const DramRead &read : dram_reads_)
-                schedule(read.cycle + dram_return_, EventKind::dram_fill, uint32_t(read.payload));
-            if (next != kNever)
-                schedule(next, EventKind::dram_wake, e.index);
-            break;
-        }
-        case EventKind::dram_fill:
-            l2_fill(e.index, e.cycle);
-            break;
-        case EventKind::response:
-            respond(e.index, e.cycle);
-            break;
-        }
-    }
+    events_.run_until(now, [this](uint64_t cycle, Event e) { run(cycle, e); });
     return completions_;
+}
+
+void MemorySystem::run(uint64_t cycle, Event e) {
+    switch (e.kind) {
+    case EventKind::token_done: {
+        const TokenState &t = tokens_[e.index];
+        completions_.push_back(Completion{e.index, t.sm, t.warp, t.kind, cycle});
+        completed_tokens_.push_back(e.index);
+        break;
+    }
+    case EventKind::l2_arrival:
+        l2_arrival(e.index, cycle);
+        break;
+    case EventKind::l2_service:
+        l2_service(e.index, cycle);
+        break;
+    case EventKind::dram_wake: {
+        dram_reads_.clear();
+        uint64_t next = dram_.wake(e.index, cycle, dram_reads_, counters_);
+        for (const DramRead &read : dram_reads_)
+            schedule(read.cycle + dram_return_, EventKind::dram_fill, uint32_t(read.payload));
+        if (next != kNever)
+            schedule(next, EventKind::dram_wake, e.index);
+        break;
+    }
+    case EventKind::dram_fill:
+        l2_fill(e.index, cycle);
+        break;
+    case EventKind::response:
+        respond(e.index, cycle);
+        break;
+    }
 }
 
 // ---- issue ----

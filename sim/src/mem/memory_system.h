@@ -29,6 +29,7 @@
 
 #include "mem/coalescer.h"
 #include "mem/dram.h"
+#include "mem/event_wheel.h"
 #include "mem/memory_config.h"
 #include "mem/memory_counters.h"
 #include "mem/sectored_cache.h"
@@ -98,8 +99,6 @@ private:
         response,      // index: L2 request whose answer reaches the SM
     };
     struct Event {
-        uint64_t cycle;
-        uint64_t seq; // ties: first scheduled, first run
         uint32_t index;
         EventKind kind;
     };
@@ -131,6 +130,7 @@ private:
     };
 
     void schedule(uint64_t cycle, EventKind kind, uint32_t index);
+    void run(uint64_t cycle, Event event);
     Token new_token(const WarpAccess &access, uint64_t now);
     void settle(Token token, uint64_t when);
     uint32_t new_l2_request(L2Kind kind, const WarpAccess &access, uint64_t line,
@@ -179,8 +179,7 @@ private:
     std::vector<uint64_t> slice_atomic_free_;
     Dram dram_;
 
-    std::vector<Event> events_; // a binary heap, earliest first
-    uint64_t event_seq_ = 0;
+    EventWheel<Event> events_;
     std::vector<TokenState> tokens_;
     std::vector<Token> free_tokens_;
     std::vector<Waiter> waiters_;
