@@ -261,21 +261,23 @@ IssueResult MemorySystem::issue_load(const WarpAccess &access, uint64_t now) {
     for (uint32_t i = 0; i < lines.count; ++i) {
         if (found[i] != kNone)
             continue;
+        // Replaceable: lines of the set without fills in flight, less those
+        // this access uses itself.
         uint32_t set = uint32_t(lines.lines[i].line % l1_sets_);
         uint32_t needed = 0, replaceable = 0;
-        for (uint32_t j = 0; j < lines.count; ++j)
-            needed += found[j] == kNone && lines.lines[j].line % l1_sets_ == set;
-        for (uint32_t way = 0; way < l1.ways(); ++way) {
-            const CacheLine &l = l1.line(set * l1.ways() + way);
-            bool in_access = false;
-            for (uint32_t j = 0; j < lines.count && !in_access; ++j)
-                in_access = lines.lines[j].line == l.tag;
-            replaceable += l.pending == 0 && !in_access;
+        for (uint32_t way = 0; way < l1.ways(); ++way)
+            replaceable += l1.line(set * l1.ways() + way).pending == 0;
+        for (uint32_t j = 0; j < lines.count; ++j) {
+            if (lines.lines[j].line % l1_sets_ != set)
+                continue;
+            if (found[j] == kNone)
+                ++needed;
+            else
+                replaceable -= l1.line(found[j]).pending == 0;
         }
         if (needed > replaceable)
             return refuse(access);
     }
-
     ++l1_version_[access.sm];
     Token token = new_token(access, now);
     TokenState &t = tokens_[token];
@@ -502,13 +504,14 @@ void MemorySystem::respond(uint32_t request, uint64_t now) {
         settle(r.token, now);
         return;
     }
-    ++l1_version_[r.sm];
     CacheLine &l = l1_[r.sm].line(r.l1_line);
     uint8_t bit = uint8_t(1u << r.sector);
     l.valid |= bit;
     l.pending &= ~bit;
-    if (l.pending == 0)
+    if (l.pending == 0) {
         --l1_mshrs_used_[r.sm];
+        ++l1_version_[r.sm]; // a refused load may fit now
+    }
     uint32_t *link = &l.waiters;
     while (*link != kNone) {
         uint32_t w = *link;
@@ -527,6 +530,7 @@ void MemorySystem::respond(uint32_t request, uint64_t now) {
         }
         *link = waiter.next;
         --l.merged;
+        ++l1_version_[r.sm];
         free_waiters_.push_back(w);
         settle(waiter.token, now);
     }

@@ -166,13 +166,14 @@ private:
     std::vector<SectoredCache> l1_;
     std::vector<uint32_t> l1_mshrs_used_;
     std::vector<uint64_t> lsu_free_; // per SM: next cycle its L1/shared pipeline takes a line
-    // A refused load retried before its SM's L1 changed is refused again
+    // A refused load retried before anything that could admit it changed
+    // (an MSHR or merge slot freed, a line allocated) is refused again
     // without being looked at: the SM retries every cycle while it waits.
     struct Refusal {
         uint64_t l1_version = UINT64_MAX;
         WarpAccess access;
     };
-    std::vector<uint64_t> l1_version_; // per SM: bumped by every change of its L1
+    std::vector<uint64_t> l1_version_; // per SM: bumped by each such change
     std::vector<Refusal> last_refusal_;
     SectoredCache l2_;
     std::vector<uint64_t> slice_port_free_;
