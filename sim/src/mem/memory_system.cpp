@@ -19,15 +19,8 @@ template <typename T> uint32_t take(std::vector<T> &pool, std::vector<uint32_t> 
     return uint32_t(pool.size() - 1);
 }
 
-bool same_lanes(const WarpAccess &a, const WarpAccess &b) {
-    if (a.active_mask != b.active_mask || a.lane_bytes != b.lane_bytes || a.kind != b.kind)
-        return false;
-    for (uint64_t mask = a.active_mask; mask != 0; mask &= mask - 1) {
-        uint32_t lane = uint32_t(std::countr_zero(mask));
-        if (a.address[lane] != b.address[lane])
-            return false;
-    }
-    return true;
+uint64_t first_address(const WarpAccess &a) {
+    return a.active_mask ? a.address[std::countr_zero(a.active_mask)] : 0;
 }
 
 } // namespace
@@ -224,7 +217,8 @@ uint32_t MemorySystem::new_l2_request(L2Kind kind, const WarpAccess &access, uin
 
 IssueResult MemorySystem::refuse(const WarpAccess &access) {
     ++counters_[access.sm].mshr_throttles;
-    last_refusal_[access.sm] = Refusal{l1_version_[access.sm], access};
+    last_refusal_[access.sm] = Refusal{l1_version_[access.sm], first_address(access),
+                                       access.active_mask, access.warp, access.lane_bytes};
     return {};
 }
 
@@ -232,8 +226,10 @@ IssueResult MemorySystem::refuse(const WarpAccess &access) {
 // line it waits on already holds mshr_merge accesses, or a set has no line
 // to give a missing line (every candidate waits on a fill).
 IssueResult MemorySystem::issue_load(const WarpAccess &access, uint64_t now) {
-    if (last_refusal_[access.sm].l1_version == l1_version_[access.sm] &&
-        same_lanes(last_refusal_[access.sm].access, access)) {
+    const Refusal &refused = last_refusal_[access.sm];
+    if (refused.l1_version == l1_version_[access.sm] && refused.warp == access.warp &&
+        refused.active_mask == access.active_mask && refused.lane_bytes == access.lane_bytes &&
+        refused.first_address == first_address(access)) {
         ++counters_[access.sm].mshr_throttles;
         return {};
     }

@@ -168,10 +168,15 @@ private:
     std::vector<uint64_t> lsu_free_; // per SM: next cycle its L1/shared pipeline takes a line
     // A refused load retried before anything that could admit it changed
     // (an MSHR or merge slot freed, a line allocated) is refused again
-    // without being looked at: the SM retries every cycle while it waits.
+    // without being looked at: the SM retries every cycle while it waits. A
+    // warp retries the instruction it was refused (it issues in order), so
+    // warp, mask, size and first address identify the access.
     struct Refusal {
         uint64_t l1_version = UINT64_MAX;
-        WarpAccess access;
+        uint64_t first_address = 0;
+        uint64_t active_mask = 0;
+        uint32_t warp = 0;
+        uint32_t lane_bytes = 0;
     };
     std::vector<uint64_t> l1_version_; // per SM: bumped by each such change
     std::vector<Refusal> last_refusal_;
