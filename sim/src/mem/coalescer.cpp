@@ -18,18 +18,28 @@ void coalesce(const WarpAccess &access, uint32_t line_bytes, uint32_t sector_byt
     const uint32_t sector_shift = std::countr_zero(sector_bytes);
     const uint32_t bytes = std::max<uint32_t>(access.lane_bytes, 1);
     out.count = 0;
-    uint32_t last = 0; // neighbouring lanes usually share a line: look there first
+    // Neighbouring lanes usually share a line: look at the last one first,
+    // then in a small open-addressed table of the lines seen so far.
+    constexpr uint32_t kSlots = 256; // over twice the most lines an access can touch
+    constexpr uint8_t kEmpty = 0xff;
+    std::array<uint8_t, kSlots> table;
+    table.fill(kEmpty);
+    uint32_t last = 0;
     auto line_slot = [&](uint64_t line) -> LineRequest & {
         if (out.count > 0 && out.lines[last].line == line)
             return out.lines[last];
-        for (uint32_t i = 0; i < out.count; ++i)
-            if (out.lines[i].line == line)
-                return out.lines[last = i];
-        LineRequest &slot = out.lines[last = out.count++];
-        slot.line = line;
-        slot.sector_mask = 0;
-        slot.atomic_ops.fill(0);
-        return slot;
+        uint32_t slot = uint32_t((line * 0x9E3779B97F4A7C15ull) >> 56);
+        while (table[slot] != kEmpty) {
+            if (out.lines[table[slot]].line == line)
+                return out.lines[last = table[slot]];
+            slot = (slot + 1) % kSlots;
+        }
+        table[slot] = uint8_t(out.count);
+        LineRequest &request = out.lines[last = out.count++];
+        request.line = line;
+        request.sector_mask = 0;
+        request.atomic_ops.fill(0);
+        return request;
     };
     for (uint64_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
         uint32_t lane = std::countr_zero(mask);
