@@ -50,8 +50,9 @@ struct Driver {
     uint64_t now = 0;
     std::map<Token, uint64_t> done; // completions not yet claimed
 
-    explicit Driver(const MemoryConfig &config = MemoryConfig{}, uint32_t sms = 80)
-        : mem(std::move(*MemorySystem::create(config, sms, kVoltaClockKhz))) {}
+    explicit Driver(const MemoryConfig &config = MemoryConfig{}, uint32_t sms = 80,
+                    uint32_t clock_khz = kVoltaClockKhz)
+        : mem(std::move(*MemorySystem::create(config, sms, clock_khz))) {}
 
     void step() {
         for (const Completion &c : mem.tick(now))
@@ -390,6 +391,32 @@ TEST(MemSystem, AtomicsSerialisePerAddressAtL2) {
     EXPECT_EQ(d.wait(b) - start, 212u + 64u);
     // The L1 copy is stale after an atomic.
     EXPECT_EQ(d.latency(strided(1, AccessKind::load, counter, 4)), 212u + 3u);
+}
+
+TEST(MemSystem, InvalidatingL1KeepsL2) {
+    Driver d;
+    d.latency(one_lane(0, AccessKind::load, 0xc000000));
+    EXPECT_EQ(d.latency(one_lane(0, AccessKind::load, 0xc000000)), 28u);
+    d.mem.invalidate_l1();
+    EXPECT_EQ(d.latency(one_lane(0, AccessKind::load, 0xc000000)), 212u);
+}
+
+TEST(MemSystem, ASmallGpuWorksAsWell) {
+    // A teaching-sized part: 4 SMs, 16 KiB L1, 256 KiB L2 in 4 slices, 2 channels.
+    MemoryConfig config = config_from(json::parse(R"({
+        "l1": {"size_bytes": 16384, "assoc": 4, "mshrs": 8, "hit_latency": 20},
+        "shared": {"latency": 10},
+        "l2": {"size_bytes": 262144, "assoc": 8, "slices": 4, "hit_latency": 100},
+        "dram": {"channels": 2, "bandwidth_gbps": 64, "clock_khz": 1000000, "latency": 200,
+                 "banks_per_channel": 4}
+    })"));
+    auto system = MemorySystem::create(config, 4, 1000000);
+    ASSERT_TRUE(system) << system.error();
+    Driver d(config, 4, 1000000);
+    EXPECT_EQ(d.latency(one_lane(0, AccessKind::load, 0x1000)), 200u);
+    EXPECT_EQ(d.latency(one_lane(0, AccessKind::load, 0x1000)), 20u);
+    EXPECT_EQ(d.latency(one_lane(3, AccessKind::load, 0x1000)), 100u);
+    EXPECT_EQ(d.latency(strided(1, AccessKind::shared_load, 0, 8)), 11u);
 }
 
 TEST(MemSystem, CyclesAndCountersAreDeterministic) {

@@ -120,6 +120,13 @@ void MemorySystem::settle(Token token, uint64_t when) {
         schedule(t.ready, EventKind::token_done, token);
 }
 
+void MemorySystem::invalidate_l1() {
+    for (uint32_t sm = 0; sm < num_sms_; ++sm) {
+        l1_[sm].invalidate();
+        ++l1_version_[sm];
+    }
+}
+
 MemoryCounters MemorySystem::totals() const {
     MemoryCounters sum;
     for (const auto &c : counters_)

@@ -71,6 +71,10 @@ public:
     // until the next call. Their tokens are free for reuse afterwards.
     std::span<const Completion> tick(uint64_t now);
 
+    // Drops every SM's L1 data, as Volta does when a kernel starts (L1 is
+    // not coherent); fills in flight still arrive and are kept.
+    void invalidate_l1();
+
     // The earliest cycle at which something happens (kNever when idle).
     uint64_t next_event_cycle() const;
     bool idle() const { return events_.empty(); }

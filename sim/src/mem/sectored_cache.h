@@ -55,6 +55,12 @@ public:
 
     void touch(uint32_t index) { lines_[index].last_use = ++clock_; }
 
+    // Clears every valid sector; lines waiting on fills stay allocated.
+    void invalidate() {
+        for (CacheLine &l : lines_)
+            l.valid = 0;
+    }
+
 private:
     uint32_t ways_;
     uint64_t clock_ = 0;
