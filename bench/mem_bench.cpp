@@ -33,7 +33,9 @@ WarpAccess warp_access(uint32_t sm, AccessKind kind, uint64_t base, uint64_t str
     return a;
 }
 
-MemorySystem make_system() { return std::move(*MemorySystem::create(MemoryConfig{}, kSms, kClockKhz)); }
+MemorySystem make_system() {
+    return std::move(*MemorySystem::create(MemoryConfig{}, kSms, kClockKhz));
+}
 
 struct Run {
     uint64_t accesses = 0, sectors = 0, cycles = 0;
@@ -42,8 +44,8 @@ struct Run {
 
 // Every SM issues one access per cycle when it can; address(sm, i) is the
 // i-th access of an SM.
-template <typename Address> Run drive(uint64_t per_sm, AccessKind kind, uint64_t stride,
-                                      Address address) {
+template <typename Address>
+Run drive(uint64_t per_sm, AccessKind kind, uint64_t stride, Address address) {
     MemorySystem mem = make_system();
     std::vector<uint64_t> next(kSms, 0);
     // Each SM's next access, built once as the functional core would.
@@ -71,8 +73,8 @@ template <typename Address> Run drive(uint64_t per_sm, AccessKind kind, uint64_t
     run.cycles = now;
     run.accesses = per_sm * kSms;
     MemoryCounters t = mem.totals();
-    run.sectors = t.l1_sector_hits + t.l1_sector_misses + t.l1_sector_merges +
-                  t.l2_sector_hits + t.l2_sector_misses;
+    run.sectors = t.l1_sector_hits + t.l1_sector_misses + t.l1_sector_merges + t.l2_sector_hits +
+                  t.l2_sector_misses;
     return run;
 }
 
@@ -92,9 +94,10 @@ double coalescer_only(uint64_t accesses, uint64_t stride) {
 
 void report(const char *name, const Run &r, double baseline) {
     double per_s = double(r.accesses) / r.seconds;
-    std::printf("%-34s %10.2f M accesses/s %10.2f M sectors/s  %5.1fx the coalescer  %8llu cycles\n",
-                name, per_s / 1e6, double(r.sectors) / r.seconds / 1e6, baseline / per_s,
-                (unsigned long long)r.cycles);
+    std::printf(
+        "%-34s %10.2f M accesses/s %10.2f M sectors/s  %5.1fx the coalescer  %8llu cycles\n", name,
+        per_s / 1e6, double(r.sectors) / r.seconds / 1e6, baseline / per_s,
+        (unsigned long long)r.cycles);
 }
 
 uint64_t latency(MemorySystem &mem, uint64_t &now, const WarpAccess &a) {
@@ -111,16 +114,16 @@ uint64_t latency(MemorySystem &mem, uint64_t &now, const WarpAccess &a) {
 int main() {
     std::printf("Speed (one host core, %u SMs, V100 parameters)\n", kSms);
     double baseline = coalescer_only(2'000'000, 4);
-    std::printf("%-34s %10.2f M accesses/s (baseline)\n", "coalescer alone, unit stride", baseline / 1e6);
+    std::printf("%-34s %10.2f M accesses/s (baseline)\n", "coalescer alone, unit stride",
+                baseline / 1e6);
     // L1 hits: every SM rereads its own 16 KiB.
     report("L1 hits (unit stride, 16 KiB/SM)",
            drive(20000, AccessKind::load, 4,
                  [](uint32_t sm, uint64_t i) { return (uint64_t(sm) << 24) + (i % 128) * 128; }),
            baseline);
     // STREAM read: grid-stride over 80 MiB, DRAM bound.
-    Run stream = drive(8192, AccessKind::load, 4, [](uint32_t sm, uint64_t i) {
-        return 0x40000000 + (i * kSms + sm) * 128;
-    });
+    Run stream = drive(8192, AccessKind::load, 4,
+                       [](uint32_t sm, uint64_t i) { return 0x40000000 + (i * kSms + sm) * 128; });
     report("STREAM read (unit stride, 80 MiB)", stream, baseline);
     // Scattered: each lane its own line anywhere in 1 GiB.
     report("scattered (32 lines per access)",
@@ -148,9 +151,8 @@ int main() {
                         mem, now, warp_access(0, AccessKind::shared_load, 0, stride)));
     double configured = MemoryConfig{}.dram.bandwidth_gbps * 1e6 / kClockKhz;
     double achieved = double(8192ull * kSms * 128) / double(stream.cycles);
-    std::printf("STREAM read bandwidth    %.0f of %.0f bytes/cycle (%.0f%%, %.0f GB/s)\n",
-                achieved, configured, 100 * achieved / configured,
-                achieved * kClockKhz / 1e6);
+    std::printf("STREAM read bandwidth    %.0f of %.0f bytes/cycle (%.0f%%, %.0f GB/s)\n", achieved,
+                configured, 100 * achieved / configured, achieved * kClockKhz / 1e6);
     // Latency hiding: 16 warps missing to DRAM at once vs one.
     MemorySystem fresh = make_system();
     uint64_t t = 0;

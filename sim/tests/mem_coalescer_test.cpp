@@ -61,7 +61,7 @@ TEST(MemCoalescer, MisalignedUnitStrideSpillsIntoTheNextLine) {
 }
 
 TEST(MemCoalescer, WideLanesAndPartialMasks) {
-    EXPECT_EQ(run(strided(0x2000, 8, 8)).sectors(), 8u);   // 256 bytes of doubles
+    EXPECT_EQ(run(strided(0x2000, 8, 8)).sectors(), 8u);    // 256 bytes of doubles
     EXPECT_EQ(run(strided(0x2000, 16, 16)).sectors(), 16u); // 512 bytes of float4
     EXPECT_EQ(run(strided(0x2000, 4, 4, 8)).sectors(), 1u); // 8 lanes: 32 bytes
     EXPECT_EQ(run(strided(0x2000, 0)).sectors(), 1u);       // one address for all
@@ -89,7 +89,9 @@ TEST(MemCoalescer, AtomicsCountTheLanesSharingAnAddress) {
     EXPECT_EQ(h.lines[0].atomic_ops[2], 16);
 }
 
-SharedPasses banks(const WarpAccess &a) { return shared_passes(a, 32, 4); }
+SharedPasses banks(const WarpAccess &a) {
+    return shared_passes(a, 32, 4);
+}
 
 TEST(MemSharedBanks, StridesSerialiseAsWorkedOut) {
     // Stride 1 word: lane i in bank i.

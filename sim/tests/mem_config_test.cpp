@@ -112,7 +112,8 @@ TEST(MemConfig, FieldsThatMustAgree) {
         for (const char *field : fields)
             EXPECT_NE(e.find(field), std::string::npos) << field << " in " << e;
     };
-    expect_names({{"l2", {{"hit_latency", 28}}}}, {"memory.l2.hit_latency", "memory.l1.hit_latency"});
+    expect_names({{"l2", {{"hit_latency", 28}}}},
+                 {"memory.l2.hit_latency", "memory.l1.hit_latency"});
     expect_names({{"dram", {{"latency", 200}}}}, {"memory.dram.latency", "memory.l2.hit_latency"});
     expect_names({{"l2", {{"slices", 12}}}}, {"memory.l2.slices = 12", "power of two"});
     expect_names({{"l2", {{"slices", 4}}}}, {"memory.l2.slices = 4", "memory.dram.channels = 8"});

@@ -113,8 +113,8 @@ TEST(MemSystem, IsolatedLatenciesAreTheConfiguredOnes) {
 TEST(MemSystem, SharedMemoryLatencyGrowsWithBankConflicts) {
     Driver d;
     EXPECT_EQ(d.latency(strided(0, AccessKind::shared_load, 0, 4)), 20u);
-    EXPECT_EQ(d.latency(strided(0, AccessKind::shared_load, 0, 0)), 20u); // broadcast
-    EXPECT_EQ(d.latency(strided(0, AccessKind::shared_load, 0, 8)), 21u); // 2 passes
+    EXPECT_EQ(d.latency(strided(0, AccessKind::shared_load, 0, 0)), 20u);    // broadcast
+    EXPECT_EQ(d.latency(strided(0, AccessKind::shared_load, 0, 8)), 21u);    // 2 passes
     EXPECT_EQ(d.latency(strided(0, AccessKind::shared_store, 0, 128)), 51u); // 32 passes
     EXPECT_EQ(d.mem.counters(0).shared_bank_conflicts, 1u + 31u);
     EXPECT_EQ(d.mem.counters(0).shared_passes, 1u + 1u + 2u + 32u);
@@ -366,8 +366,8 @@ TEST(MemSystem, IndependentMissesOverlap) {
     std::vector<Token> tokens;
     uint64_t start = d.now;
     for (uint32_t warp = 0; warp < 16; ++warp)
-        tokens.push_back(d.issue(strided(0, AccessKind::load, 0x9000000 + warp * 0x10080, 4, 32,
-                                         warp)));
+        tokens.push_back(
+            d.issue(strided(0, AccessKind::load, 0x9000000 + warp * 0x10080, 4, 32, warp)));
     uint64_t last = 0;
     for (Token t : tokens)
         last = std::max(last, d.wait(t));

@@ -8,8 +8,8 @@
 
 namespace simtgpu::sim::mem {
 
-constexpr uint32_t kMaxLanes = 64;   // warps of up to 64 lanes (masks are 64-bit)
-constexpr uint32_t kMaxSectors = 8;  // sectors per line (MemoryConfig allows 1..8)
+constexpr uint32_t kMaxLanes = 64;  // warps of up to 64 lanes (masks are 64-bit)
+constexpr uint32_t kMaxSectors = 8; // sectors per line (MemoryConfig allows 1..8)
 
 enum class AccessKind : uint8_t { load, store, atomic, shared_load, shared_store };
 

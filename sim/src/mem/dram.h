@@ -70,8 +70,8 @@ private:
     };
     struct Bank {
         uint64_t open_row = kNoRow;
-        uint64_t ready = 0;     // fixed point: when it can take its next command
-        uint32_t row_hits = 0;  // queued requests for open_row
+        uint64_t ready = 0;         // fixed point: when it can take its next command
+        uint32_t row_hits = 0;      // queued requests for open_row
         std::vector<Request> queue; // arrival order
     };
     struct Channel {
@@ -89,9 +89,9 @@ private:
     DramScheduler scheduler_;
     uint32_t sector_bytes_;
     double bytes_per_cycle_;
-    uint64_t burst_;         // fixed point
-    uint64_t activate_;      // fixed point, t_rcd
-    uint64_t precharge_;     // fixed point, t_rp
+    uint64_t burst_;     // fixed point
+    uint64_t activate_;  // fixed point, t_rcd
+    uint64_t precharge_; // fixed point, t_rp
     uint64_t seq_ = 0;
     std::vector<Channel> channels_;
 };

@@ -176,7 +176,9 @@ constexpr std::array kDramSchedulers{
     std::pair{std::string_view("fr-fcfs"), DramScheduler::fr_fcfs},
 };
 
-bool power_of_two(uint64_t v) { return std::has_single_bit(v); }
+bool power_of_two(uint64_t v) {
+    return std::has_single_bit(v);
+}
 
 // Checks that need more than one field, once every field is in range.
 std::string relations(const MemoryConfig &c) {
@@ -217,8 +219,9 @@ std::string relations(const MemoryConfig &c) {
         return "memory.dram.row_bytes = " + n(d.row_bytes) +
                " must be a power of two of at least memory.l1.line_bytes = " + n(l1.line_bytes);
     if (d.latency <= c.l2.hit_latency)
-        return "memory.dram.latency = " + n(d.latency) + " must exceed memory.l2.hit_latency = " +
-               n(c.l2.hit_latency) + " (a DRAM access first misses L2)";
+        return "memory.dram.latency = " + n(d.latency) +
+               " must exceed memory.l2.hit_latency = " + n(c.l2.hit_latency) +
+               " (a DRAM access first misses L2)";
     return {};
 }
 
@@ -269,10 +272,10 @@ Expected<MemoryConfig> MemoryConfig::from_json(const json &memory, const std::st
     r.unsigned_field(l2, "memory.l2", "slices", c.l2.slices, 1, 256);
     r.unsigned_field(l2, "memory.l2", "hit_latency", c.l2.hit_latency, 2, kMaxLatency);
 
-    const json *dram = r.object(memory, "memory.dram", "dram",
-                                {"channels", "bus_width_bits", "clock_khz", "bandwidth_gbps",
-                                 "latency", "row_bytes", "banks_per_channel", "t_rcd", "t_rp",
-                                 "scheduler"});
+    const json *dram =
+        r.object(memory, "memory.dram", "dram",
+                 {"channels", "bus_width_bits", "clock_khz", "bandwidth_gbps", "latency",
+                  "row_bytes", "banks_per_channel", "t_rcd", "t_rp", "scheduler"});
     r.unsigned_field(dram, "memory.dram", "channels", c.dram.channels, 1, 256);
     r.unsigned_field(dram, "memory.dram", "bus_width_bits", c.dram.bus_width_bits, 8, 65536);
     r.unsigned_field(dram, "memory.dram", "clock_khz", c.dram.clock_khz, 1000, 10'000'000);

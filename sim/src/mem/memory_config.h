@@ -71,8 +71,7 @@ struct MemoryConfig {
     // Builds the configuration from a "memory" object: absent fields keep
     // their defaults; an unknown field, a wrong type or a value out of range
     // is an error that starts with `where` (the file) and names the field.
-    static Expected<MemoryConfig> from_json(const nlohmann::json &memory,
-                                            const std::string &where);
+    static Expected<MemoryConfig> from_json(const nlohmann::json &memory, const std::string &where);
 };
 
 const char *to_string(L1WritePolicy policy);

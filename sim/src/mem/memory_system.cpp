@@ -54,7 +54,8 @@ MemorySystem::MemorySystem(const MemoryConfig &config, uint32_t num_sms, uint32_
       l2_(config.l2.slices * l2_sets_per_slice_, config.l2.assoc),
       slice_port_free_(config.l2.slices, 0), slice_atomic_free_(config.l2.slices, 0),
       dram_(config, sm_clock_khz) {
-    dram_return_ = uint32_t(config.dram.latency - config.l2.hit_latency - dram_.closed_row_cycles());
+    dram_return_ =
+        uint32_t(config.dram.latency - config.l2.hit_latency - dram_.closed_row_cycles());
 }
 
 // ---- addresses ----
@@ -309,8 +310,8 @@ IssueResult MemorySystem::issue_load(const WarpAccess &access, uint64_t now) {
             l1_mshrs_used_[access.sm] += l.pending == 0;
             l.pending |= misses;
             for (uint8_t m = misses; m != 0; m &= m - 1) {
-                uint32_t r = new_l2_request(L2Kind::read, access, request.line,
-                                            std::countr_zero(m), looked_up);
+                uint32_t r = new_l2_request(L2Kind::read, access, request.line, std::countr_zero(m),
+                                            looked_up);
                 l2_requests_[r].l1_line = index;
             }
         }
@@ -347,16 +348,14 @@ IssueResult MemorySystem::issue_store_or_atomic(const WarpAccess &access, uint64
         uint32_t index = l1.find(uint32_t(request.line % l1_sets_), request.line);
         // Atomics happen at L2, so an L1 copy goes stale; so do stores under
         // write-evict. Write-through stores update the copy.
-        if (index != kNone &&
-            (atomic || config_.l1.write_policy == L1WritePolicy::write_evict)) {
+        if (index != kNone && (atomic || config_.l1.write_policy == L1WritePolicy::write_evict)) {
             l1.line(index).valid &= ~request.sector_mask;
             ++l1_version_[access.sm];
         }
         for (uint8_t m = request.sector_mask; m != 0; m &= m - 1) {
             uint32_t sector = std::countr_zero(m);
             uint32_t r = new_l2_request(atomic ? L2Kind::atomic : L2Kind::store, access,
-                                        request.line, sector,
-                                        start + i + config_.l1.hit_latency);
+                                        request.line, sector, start + i + config_.l1.hit_latency);
             l2_requests_[r].token = token;
             l2_requests_[r].ops = std::max<uint8_t>(1, request.atomic_ops[sector]);
             ++tokens_[token].pending;
@@ -379,8 +378,8 @@ void MemorySystem::l2_arrival(uint32_t request, uint64_t now) {
         schedule(start, EventKind::l2_service, request);
 }
 
-void MemorySystem::to_dram(uint64_t line, uint32_t slice, bool write, uint32_t sm,
-                           uint64_t payload, uint64_t now) {
+void MemorySystem::to_dram(uint64_t line, uint32_t slice, bool write, uint32_t sm, uint64_t payload,
+                           uint64_t now) {
     DramLocation where = dram_location_of_line(line, slice);
     uint64_t wake = dram_.enqueue(where, write, sm, payload, now);
     if (wake != kNever)

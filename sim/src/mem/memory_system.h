@@ -95,12 +95,12 @@ private:
     MemorySystem(const MemoryConfig &config, uint32_t num_sms, uint32_t sm_clock_khz);
 
     enum class EventKind : uint8_t {
-        token_done,    // index: token
-        l2_arrival,    // index: L2 request, reaching its slice
-        l2_service,    // index: L2 request, its turn at the slice port
-        dram_wake,     // index: channel
-        dram_fill,     // index: L2 request whose sector DRAM delivered
-        response,      // index: L2 request whose answer reaches the SM
+        token_done, // index: token
+        l2_arrival, // index: L2 request, reaching its slice
+        l2_service, // index: L2 request, its turn at the slice port
+        dram_wake,  // index: channel
+        dram_fill,  // index: L2 request whose sector DRAM delivered
+        response,   // index: L2 request whose answer reaches the SM
     };
     struct Event {
         uint32_t index;
@@ -110,7 +110,7 @@ private:
         uint32_t sm, warp;
         uint32_t pending; // L1 waiters and L2 answers still to come
         AccessKind kind;
-        uint64_t ready;   // the latest arrival so far
+        uint64_t ready; // the latest arrival so far
     };
     // A warp access waiting on an L1 line's fills (an MSHR merge entry).
     struct Waiter {
@@ -129,7 +129,7 @@ private:
         uint32_t l2_line; // the L2 line it waits on, kNone if uncached
         uint32_t next;    // the next request waiting on the same L2 line
         uint8_t sector;
-        uint8_t ops;      // atomics: serialised operations
+        uint8_t ops; // atomics: serialised operations
         L2Kind kind;
     };
 
@@ -137,8 +137,8 @@ private:
     void run(uint64_t cycle, Event event);
     Token new_token(const WarpAccess &access, uint64_t now);
     void settle(Token token, uint64_t when);
-    uint32_t new_l2_request(L2Kind kind, const WarpAccess &access, uint64_t line,
-                            uint32_t sector, uint64_t arrival);
+    uint32_t new_l2_request(L2Kind kind, const WarpAccess &access, uint64_t line, uint32_t sector,
+                            uint64_t arrival);
 
     IssueResult issue_shared(const WarpAccess &access, uint64_t now);
     IssueResult issue_load(const WarpAccess &access, uint64_t now);

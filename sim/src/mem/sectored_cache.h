@@ -13,8 +13,8 @@ constexpr uint32_t kNone = UINT32_MAX;
 
 struct CacheLine {
     static constexpr uint64_t kNoTag = UINT64_MAX;
-    uint64_t tag = kNoTag; // the line address
-    uint64_t last_use = 0; // LRU stamp
+    uint64_t tag = kNoTag;    // the line address
+    uint64_t last_use = 0;    // LRU stamp
     uint32_t waiters = kNone; // first request waiting on a pending sector
     uint8_t valid = 0;
     uint8_t pending = 0;
