@@ -152,6 +152,30 @@ Expected<pid_t> start_point(const Sweep &sweep, const Point &point, const RunSet
     return pid;
 }
 
+// A program that ignored its configuration (a build whose simulator does not
+// read SIMTGPU_SIM_CONFIG / --config) would make every point the same: the
+// device's shape, which the statistics report, must be what was asked.
+std::optional<std::string> unapplied_parameter(const json &stats, ProgramKind kind,
+                                               const Point &point) {
+    const json *device = &stats;
+    if (kind == ProgramKind::Cuda) {
+        auto it = stats.find("device");
+        if (it == stats.end())
+            return std::nullopt;
+        device = &*it;
+    }
+    for (const char *field : {"num_sms", "warps_per_sm", "warp_size", "ctas_per_sm"}) {
+        auto asked = point.parameters.find(field);
+        auto got = device->find(field);
+        if (asked == point.parameters.end() || got == device->end() || json(*asked) == *got)
+            continue;
+        return std::string("the configuration was not applied: ") + field + "=" + asked->dump() +
+               " asked, the device reports " + got->dump() +
+               " (does this build's simulator read SIMTGPU_SIM_CONFIG / simt-run --config?)";
+    }
+    return std::nullopt;
+}
+
 // Turns a finished child into the point's result.json.
 json finish_point(const Sweep &sweep, const Point &point, const RunSettings &settings,
                   int wait_status, double wall_s, bool timed_out) {
@@ -205,6 +229,12 @@ json finish_point(const Sweep &sweep, const Point &point, const RunSettings &set
                     ? "no statistics: the program exited without writing SIMTGPU_STATS (is it "
                       "linked with this build's libsimtgpu?)"
                     : "no statistics: simt-run --stats printed no JSON";
+    }
+    if (stats && status == kStatusOk) {
+        if (auto mismatch = unapplied_parameter(*stats, program.kind, point)) {
+            status = kStatusFailed;
+            error = *mismatch;
+        }
     }
     if (status == kStatusFailed && !timed_out) {
         if (const std::string why = last_line(dir / "stderr.txt"); !why.empty())

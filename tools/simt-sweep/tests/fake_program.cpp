@@ -5,6 +5,7 @@
 // $FAKE_RUN_LOG, so that tests count the runs.
 //   cycles = 1000 * size / warps_per_sm; instructions = 7 * size
 //   stalls.memory = cycles / 2, stalls.barrier = cycles / 4
+//   device.warps_per_sm = warps_per_sm (64, the default, with "fake.ignore")
 //   "fake.fail": true -> exit 3 after a message; "fake.hang": true -> sleeps
 #include <nlohmann/json.hpp>
 
@@ -51,12 +52,18 @@ int main(int argc, char **argv) {
     const double size = std::stod(size_text);
     const double warps = config.value("warps_per_sm", 1);
     const double cycles = 1000 * size / warps;
-    const nlohmann::json stats = {
+    nlohmann::json stats = {
         {"base", config.value("base", "")},
         {"scheduler", config.value("warp_scheduler", "none")},
         {"total", {{"device_cycles", cycles}, {"thread_instructions", 7 * size}}},
         {"stalls", {{"memory", cycles / 2}, {"barrier", cycles / 4}}},
     };
+    // What a build that ignores its configuration would report.
+    const int device_warps = fake.value("ignore", false) ? 64 : config.value("warps_per_sm", 64);
+    if (as_simt_run)
+        stats["warps_per_sm"] = device_warps;
+    else
+        stats["device"] = {{"warps_per_sm", device_warps}};
     if (as_simt_run) {
         std::printf("program output\n%s\n", stats.dump(2).c_str());
         return 0;

@@ -114,7 +114,7 @@ cat >"$work/sweep.json" <<SWEEP
 {
   "name": "slurm-test",
   "programs": [$programs],
-  "parameters": {"warp_scheduler": ["round-robin", "two-level"], "warps_per_sm": [4, 8, 16]},
+  "parameters": {"warp_scheduler": ["round-robin", "two-level"], "program.size": [2, 6, 9]},
   "statistics": ["total.device_cycles", "total.thread_instructions"],
   "timeout_s": 120
 }

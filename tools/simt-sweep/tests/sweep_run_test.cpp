@@ -196,17 +196,25 @@ TEST_F(SweepRun, FailingAndHangingPointsAreRecordedAndTheOthersFinish) {
     doc["points"] = json::array({{{"warps_per_sm", 4}},
                                  {{"fake.fail", true}},
                                  {{"fake.hang", true}},
-                                 {{"warps_per_sm", 16}}});
+                                 {{"warps_per_sm", 16}},
+                                 {{"warps_per_sm", 8}, {"fake.ignore", true}}});
     doc["timeout_s"] = 1;
     const fs::path file = write_sweep(doc);
     const Outcome r = sweep(file.string() + " -o " + (dir_ / "out").string() + " -j 2");
     EXPECT_EQ(r.status, 1) << r.output; // some points failed
     std::vector<std::string> header;
     const auto rows = read_csv(dir_ / "out" / "results.csv", &header);
-    ASSERT_EQ(rows.size(), 8u);
-    size_t ok = 0, failed = 0, timeouts = 0;
+    ASSERT_EQ(rows.size(), 10u);
+    size_t ok = 0, failed = 0, timeouts = 0, ignored = 0;
     for (const auto &row : rows) {
-        if (row.at("fake.fail") == "true") {
+        if (row.at("fake.ignore") == "true") {
+            ++ignored;
+            EXPECT_EQ(row.at("status"), "failed");
+            EXPECT_NE(row.at("error").find("the configuration was not applied: warps_per_sm=8 "
+                                           "asked, the device reports 64"),
+                      std::string::npos)
+                << row.at("error");
+        } else if (row.at("fake.fail") == "true") {
             ++failed;
             EXPECT_EQ(row.at("status"), "failed");
             EXPECT_EQ(row.at("exit_status"), "3");
@@ -226,12 +234,13 @@ TEST_F(SweepRun, FailingAndHangingPointsAreRecordedAndTheOthersFinish) {
     EXPECT_EQ(ok, 4u);
     EXPECT_EQ(failed, 2u);
     EXPECT_EQ(timeouts, 2u);
+    EXPECT_EQ(ignored, 2u);
     // Failed points are done too, unless asked to run them again.
     const size_t runs = count_lines(log_);
     sweep(file.string() + " -o " + (dir_ / "out").string());
     EXPECT_EQ(count_lines(log_), runs);
     sweep(file.string() + " -o " + (dir_ / "out").string() + " --rerun-failed -j 4");
-    EXPECT_EQ(count_lines(log_), runs + 4);
+    EXPECT_EQ(count_lines(log_), runs + 6);
 }
 
 TEST_F(SweepRun, ElfProgramsRunUnderSimtRunWithConfigAndStats) {
@@ -268,6 +277,29 @@ TEST_F(SweepRun, BadSweepFileIsAnErrorNamingTheField) {
               std::string::npos)
         << r.output;
 }
+
+#ifdef CUDA_VECTOR_ADD
+// A real CUDA program on the in-process transport: its statistics come from
+// SIMTGPU_STATS. vector_add launches its kernel once.
+TEST_F(SweepRun, CudaProgramsReportThroughSimtgpuStats) {
+    json doc = {{"programs", {{{"name", "vector_add"}, {"path", CUDA_VECTOR_ADD}}}},
+                {"points", json::array({json::object()})},
+                {"statistics", {"total.launches", "total.kernels", "total.device_cycles",
+                                "device.transport"}}};
+    const Outcome r = sweep(write_sweep(doc).string() + " -o " + (dir_ / "out").string());
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::vector<std::string> header;
+    const auto rows = read_csv(dir_ / "out" / "results.csv", &header);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].at("status"), "ok") << rows[0].at("error");
+    EXPECT_EQ(rows[0].at("total.launches"), "1");
+    EXPECT_EQ(rows[0].at("total.kernels"), "1");
+    EXPECT_GT(std::stoull(rows[0].at("total.device_cycles")), 0u);
+    EXPECT_EQ(rows[0].at("device.transport"), "sim");
+    const std::string out = read_text(dir_ / "out" / "points" / rows[0].at("point") / "stdout.txt");
+    EXPECT_NE(out.find("vector_add: PASS"), std::string::npos) << out;
+}
+#endif
 
 bool starts_with(const std::string &text, const std::string &prefix) {
     return text.compare(0, prefix.size(), prefix) == 0;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 namespace simtgpu::sweep {
@@ -194,6 +195,23 @@ TEST(SweepTable, FieldsAreQuotedAsRfc4180) {
     EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
     EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
 }
+
+#ifdef SWEEP_EXAMPLES_BIN_DIR
+// The shipped example: every program it names is built, and it expands to
+// every program on every combination of its parameters.
+TEST(SweepExample, SchedulersSweepLoadsAndExpands) {
+    const std::string file = std::string(SWEEP_EXAMPLES_DIR) + "/schedulers.json";
+    auto s = load_sweep(file, Resolver{SWEEP_EXAMPLES_BIN_DIR});
+    ASSERT_TRUE(s) << s.error();
+    std::ifstream in(file);
+    const json doc = json::parse(in, nullptr, true, true);
+    size_t combinations = 1;
+    for (const auto &[name, values] : doc["parameters"].items())
+        combinations *= values.size();
+    EXPECT_EQ(s->points().size(), doc["programs"].size() * combinations);
+    EXPECT_EQ(s->base, doc["base"]);
+}
+#endif
 
 } // namespace
 } // namespace simtgpu::sweep
