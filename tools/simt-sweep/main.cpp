@@ -57,8 +57,8 @@ struct Options {
 Expected<Options> parse_args(const std::vector<std::string> &args) {
     Options o;
     size_t i = 0;
-    if (i < args.size() && (args[i] == "run" || args[i] == "gather" || args[i] == "list" ||
-                            args[i] == "run-point"))
+    if (i < args.size() &&
+        (args[i] == "run" || args[i] == "gather" || args[i] == "list" || args[i] == "run-point"))
         o.command = args[i++];
     auto value = [&](const std::string &option) -> Expected<std::string> {
         if (i + 1 >= args.size())
@@ -69,7 +69,8 @@ Expected<Options> parse_args(const std::vector<std::string> &args) {
         const std::string &a = args[i];
         std::string inline_value;
         const size_t eq = a.find('=');
-        const std::string name = a.rfind("--", 0) == 0 && eq != std::string::npos ? a.substr(0, eq) : a;
+        const std::string name =
+            a.rfind("--", 0) == 0 && eq != std::string::npos ? a.substr(0, eq) : a;
         const bool has_inline = name != a;
         if (has_inline)
             inline_value = a.substr(eq + 1);
@@ -228,11 +229,11 @@ int main(int argc, char **argv) {
         return 2;
     }
     RunSettings settings;
-    settings.output = fs::absolute(options->output.empty() ? sweep->name + ".sweep"
-                                                           : options->output)
-                          .lexically_normal();
-    settings.simt_run = options->simt_run.empty() ? find_simt_run(tool_dir)
-                                                  : fs::absolute(options->simt_run);
+    settings.output =
+        fs::absolute(options->output.empty() ? sweep->name + ".sweep" : options->output)
+            .lexically_normal();
+    settings.simt_run =
+        options->simt_run.empty() ? find_simt_run(tool_dir) : fs::absolute(options->simt_run);
     settings.self = self;
     settings.jobs = options->jobs ? options->jobs : cpus_available();
     settings.live_progress = live_progress();

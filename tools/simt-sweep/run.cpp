@@ -25,7 +25,9 @@ namespace {
 
 volatile std::sig_atomic_t g_interrupted = 0;
 
-void on_interrupt(int) { g_interrupted = 1; }
+void on_interrupt(int) {
+    g_interrupted = 1;
+}
 
 Expected<bool> write_file(const fs::path &path, const std::string &text) {
     // Written to a temporary name and renamed: a reader sees all or nothing.
@@ -118,7 +120,8 @@ Expected<pid_t> start_point(const Sweep &sweep, const Point &point, const RunSet
         return Error{"simt-run not found beside simt-sweep or on PATH; give --simt-run PATH"};
     const std::vector<std::string> argv = command_of(sweep, point, settings, dir);
     const std::string out = (dir / "stdout.txt").string(), err = (dir / "stderr.txt").string();
-    const std::string config = (dir / "config.json").string(), stats = (dir / "stats.json").string();
+    const std::string config = (dir / "config.json").string(),
+                      stats = (dir / "stats.json").string();
     std::fflush(nullptr);
     const pid_t pid = fork();
     if (pid < 0)
@@ -326,10 +329,14 @@ private:
 
 json failed_to_start(const Sweep &sweep, const Point &point, const RunSettings &settings,
                      const std::string &why) {
-    json result = {{"id", point.id},         {"program", sweep.program_of(point).name},
-                   {"status", kStatusFailed}, {"error", why},
-                   {"parameters", point.parameters}, {"wall_s", 0.0},
-                   {"exit_status", json()},   {"statistics", json()}};
+    json result = {{"id", point.id},
+                   {"program", sweep.program_of(point).name},
+                   {"status", kStatusFailed},
+                   {"error", why},
+                   {"parameters", point.parameters},
+                   {"wall_s", 0.0},
+                   {"exit_status", json()},
+                   {"statistics", json()}};
     (void)write_file(point_dir(settings, point) / "result.json", result.dump(2) + "\n");
     return result;
 }
@@ -356,8 +363,8 @@ Expected<bool> prepare_output(const Sweep &sweep, const RunSettings &settings) {
     std::error_code ec;
     fs::create_directories(settings.output / "points", ec);
     if (ec)
-        return Error{settings.output.string() + ": cannot create the output directory: " +
-                     ec.message()};
+        return Error{settings.output.string() +
+                     ": cannot create the output directory: " + ec.message()};
     return write_file(settings.output / "sweep.json", read_text(sweep.file));
 }
 
@@ -413,10 +420,11 @@ void run_local(const Sweep &sweep, const std::vector<Point> &points, const RunSe
             }
             kill(-it->first, SIGKILL);
             waitpid(it->first, &status, 0);
-            const double wall = std::chrono::duration<double>(Clock::now() - it->second.start).count();
-            progress.finished(point_label(sweep, points[it->second.index]),
-                              finish_point(sweep, points[it->second.index], settings, status, wall,
-                                           true));
+            const double wall =
+                std::chrono::duration<double>(Clock::now() - it->second.start).count();
+            progress.finished(
+                point_label(sweep, points[it->second.index]),
+                finish_point(sweep, points[it->second.index], settings, status, wall, true));
             it = running.erase(it);
         }
         if (Clock::now() - last_draw > std::chrono::milliseconds(250)) {

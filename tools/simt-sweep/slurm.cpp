@@ -94,8 +94,9 @@ Expected<std::string> run_slurm(const Sweep &sweep, const std::vector<Point> &po
             << shell_quote((dir / "pending.txt").string()) << ")\n"
             << "exec " << shell_quote(settings.self.string()) << " run-point "
             << shell_quote(sweep.file.string()) << " -o " << shell_quote(settings.output.string())
-            << (settings.simt_run.empty() ? ""
-                                          : " --simt-run " + shell_quote(settings.simt_run.string()))
+            << (settings.simt_run.empty()
+                    ? ""
+                    : " --simt-run " + shell_quote(settings.simt_run.string()))
             << " --id \"$id\"\n";
         if (!job.flush())
             return Error{script.string() + ": cannot write"};

@@ -124,9 +124,13 @@ json two_programs() {
         {"name", "t"},
         {"programs",
          {{{"name", "small"}, {"path", FAKE_PROGRAM}, {"args", {"--size", "{size}"}}, {"size", 2}},
-          {{"name", "large"}, {"path", FAKE_PROGRAM}, {"args", {"--size", "{size}"}}, {"size", 8}}}},
+          {{"name", "large"},
+           {"path", FAKE_PROGRAM},
+           {"args", {"--size", "{size}"}},
+           {"size", 8}}}},
         {"base", "teaching"},
-        {"parameters", {{"warp_scheduler", {"round-robin", "two-level"}}, {"warps_per_sm", {4, 16}}}},
+        {"parameters",
+         {{"warp_scheduler", {"round-robin", "two-level"}}, {"warps_per_sm", {4, 16}}}},
         {"statistics", {"total.device_cycles", "total.thread_instructions", "base"}},
     };
 }
@@ -245,13 +249,17 @@ TEST_F(SweepRun, FailingAndHangingPointsAreRecordedAndTheOthersFinish) {
 
 TEST_F(SweepRun, ElfProgramsRunUnderSimtRunWithConfigAndStats) {
     // fake_program acts as simt-run: it gets --config FILE --stats ARGS ELF.
-    json doc = {{"programs", {{{"name", "kernel"}, {"kind", "elf"}, {"path", FAKE_PROGRAM},
-                               {"args", {"--size", "{size}"}}, {"size", 3}}}},
+    json doc = {{"programs",
+                 {{{"name", "kernel"},
+                   {"kind", "elf"},
+                   {"path", FAKE_PROGRAM},
+                   {"args", {"--size", "{size}"}},
+                   {"size", 3}}}},
                 {"parameters", {{"warps_per_sm", {2, 5}}}},
                 {"statistics", {"total.device_cycles"}}};
     const fs::path file = write_sweep(doc);
-    const Outcome r = sweep(file.string() + " -o " + (dir_ / "out").string() + " --simt-run " +
-                        FAKE_PROGRAM);
+    const Outcome r =
+        sweep(file.string() + " -o " + (dir_ / "out").string() + " --simt-run " + FAKE_PROGRAM);
     ASSERT_EQ(r.status, 0) << r.output;
     std::vector<std::string> header;
     const auto rows = read_csv(dir_ / "out" / "results.csv", &header);
@@ -284,8 +292,8 @@ TEST_F(SweepRun, BadSweepFileIsAnErrorNamingTheField) {
 TEST_F(SweepRun, CudaProgramsReportThroughSimtgpuStats) {
     json doc = {{"programs", {{{"name", "vector_add"}, {"path", CUDA_VECTOR_ADD}}}},
                 {"points", json::array({json::object()})},
-                {"statistics", {"total.launches", "total.kernels", "total.device_cycles",
-                                "device.transport"}}};
+                {"statistics",
+                 {"total.launches", "total.kernels", "total.device_cycles", "device.transport"}}};
     const Outcome r = sweep(write_sweep(doc).string() + " -o " + (dir_ / "out").string());
     ASSERT_EQ(r.status, 0) << r.output;
     std::vector<std::string> header;
@@ -330,13 +338,13 @@ TEST_F(SweepRun, PlotsComeOutAsPngAndSvg) {
     doc["statistics"] = {"total.device_cycles"};
     ASSERT_EQ(sweep(write_sweep(doc).string() + " -o " + (dir_ / "plain").string()).status, 0);
     const Outcome r = sweep("plot stalls " + (dir_ / "plain" / "results.csv").string() +
-                        " --param warps_per_sm -o " + (dir_ / "none").string());
+                            " --param warps_per_sm -o " + (dir_ / "none").string());
     EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.output.find("no stall-reason columns"), std::string::npos) << r.output;
     EXPECT_FALSE(fs::exists(dir_ / "none.png"));
     // A statistic the table lacks is named with the columns it has.
     const Outcome bad = sweep("plot line " + csv + " --stat total.cycles --param warps_per_sm -o " +
-                          (dir_ / "bad").string());
+                              (dir_ / "bad").string());
     EXPECT_EQ(bad.status, 2);
     EXPECT_NE(bad.output.find("no column 'total.cycles'"), std::string::npos) << bad.output;
 }

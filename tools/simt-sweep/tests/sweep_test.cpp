@@ -13,7 +13,9 @@ namespace {
 using json = nlohmann::json;
 
 // The fake program beside the tests stands for any executable.
-Resolver resolver() { return Resolver{FAKE_PROGRAM_DIR}; }
+Resolver resolver() {
+    return Resolver{FAKE_PROGRAM_DIR};
+}
 
 json minimal() {
     return json::parse(R"({"programs": [{"name": "a", "path": "fake_program"}]})");
@@ -47,8 +49,7 @@ TEST(SweepParse, ProgramFieldsAreNamedWithTheirIndex) {
     EXPECT_NE(parse_error(doc).find("programs[1].size: must be a non-negative integer"),
               std::string::npos);
     doc["programs"][1] = {{"name", "a"}, {"path", "fake_program"}};
-    EXPECT_NE(parse_error(doc).find("programs[1].name: 'a' names two programs"),
-              std::string::npos);
+    EXPECT_NE(parse_error(doc).find("programs[1].name: 'a' names two programs"), std::string::npos);
     doc["programs"][1] = {{"nme", "b"}, {"path", "fake_program"}};
     EXPECT_NE(parse_error(doc).find("programs[1].nme: unknown field; did you mean name?"),
               std::string::npos)
@@ -152,7 +153,8 @@ TEST(SweepExpand, ConfigNestsDottedPathsAndSubstitutesSize) {
     doc["base"] = "volta";
     doc["programs"][0]["args"] = {"--n", "{size}", 3, "x{size}y"};
     doc["programs"][0]["size"] = 100;
-    doc["parameters"] = {{"memory.l1.size_bytes", {32768}}, {"memory.l1.assoc", {8}},
+    doc["parameters"] = {{"memory.l1.size_bytes", {32768}},
+                         {"memory.l1.assoc", {8}},
                          {"timing.schedulers_per_sm", {2}}};
     auto s = parse_sweep(doc, "/tmp/sweep.json", resolver());
     ASSERT_TRUE(s) << s.error();
@@ -186,8 +188,8 @@ TEST(SweepStats, LookupFollowsObjectsAndArrays) {
     EXPECT_EQ(*lookup(doc, "sms.1.busy"), 2);
     EXPECT_FALSE(lookup(doc, "sms.2.busy"));
     EXPECT_FALSE(lookup(doc, "total.instructions"));
-    EXPECT_EQ(numeric_leaves(doc), (std::vector<std::string>{"sms.0.busy", "sms.1.busy",
-                                                             "total.cycles"}));
+    EXPECT_EQ(numeric_leaves(doc),
+              (std::vector<std::string>{"sms.0.busy", "sms.1.busy", "total.cycles"}));
 }
 
 TEST(SweepTable, FieldsAreQuotedAsRfc4180) {
