@@ -23,6 +23,8 @@ PACKAGES=(
 	zlib1g-dev libslirp-dev libattr1-dev libcap-ng-dev
 	# QEMU firmware at run time
 	seabios qemu-system-data
+	# simt-sweep: its Slurm test starts a single-node Slurm; its plots
+	slurm-wlm munge python3-matplotlib
 )
 
 missing=()

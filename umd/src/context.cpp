@@ -25,6 +25,76 @@ std::string hex(uint64_t v) {
     return buf;
 }
 
+// A JSON string literal of text (kernel names are identifiers, but a
+// demangled template argument may hold anything).
+std::string json_string(const std::string &text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
+// SIMTGPU_STATS=FILE: the device and each kernel's statistics from the launch
+// reports, as JSON, for tools (simt-sweep) that collect them per run.
+void write_stats_json(const char *path, const simtgpuDeviceProperties &props,
+                      const std::map<std::string, simtgpuKernelStats> &kernels) {
+    FILE *f = std::fopen(path, "w");
+    if (!f) {
+        std::fprintf(stderr, "simtgpu: SIMTGPU_STATS=%s: cannot write: %s\n", path,
+                     std::strerror(errno));
+        return;
+    }
+    const double cycles_per_us = props.clock_khz / 1000.0;
+    std::fprintf(f,
+                 "{\n  \"device\": {\"name\": %s, \"transport\": %s, \"num_sms\": %u, "
+                 "\"warps_per_sm\": %u, \"warp_size\": %u, \"ctas_per_sm\": %u, "
+                 "\"shared_per_sm\": %u, \"clock_khz\": %u},\n  \"kernels\": {",
+                 json_string(props.name).c_str(), json_string(props.transport).c_str(),
+                 props.num_sms, props.warps_per_sm, props.warp_size, props.ctas_per_sm,
+                 props.shared_per_sm, props.clock_khz);
+    simtgpuKernelStats total{};
+    const char *separator = "\n";
+    for (const auto &[name, k] : kernels) {
+        int status = 0;
+        char *demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+        std::fprintf(f,
+                     "%s    %s: {\"name\": %s, \"launches\": %llu, \"device_cycles\": %llu, "
+                     "\"device_us\": %.3f, \"thread_instructions\": %llu}",
+                     separator, json_string(name).c_str(),
+                     json_string(status == 0 && demangled ? demangled : name).c_str(),
+                     (unsigned long long)k.launches, (unsigned long long)k.device_cycles,
+                     double(k.device_cycles) / cycles_per_us,
+                     (unsigned long long)k.thread_instructions);
+        std::free(demangled);
+        separator = ",\n";
+        total.launches += k.launches;
+        total.device_cycles += k.device_cycles;
+        total.thread_instructions += k.thread_instructions;
+    }
+    std::fprintf(f,
+                 "\n  },\n  \"total\": {\"kernels\": %zu, \"launches\": %llu, "
+                 "\"device_cycles\": %llu, \"device_us\": %.3f, \"thread_instructions\": %llu, "
+                 "\"thread_instructions_per_cycle\": %.6f}\n}\n",
+                 kernels.size(), (unsigned long long)total.launches,
+                 (unsigned long long)total.device_cycles, double(total.device_cycles) / cycles_per_us,
+                 (unsigned long long)total.thread_instructions,
+                 total.device_cycles ? double(total.thread_instructions) / double(total.device_cycles)
+                                     : 0.0);
+    if (std::fclose(f) != 0)
+        std::fprintf(stderr, "simtgpu: SIMTGPU_STATS=%s: write failed: %s\n", path,
+                     std::strerror(errno));
+}
+
 std::string dim3_text(const uint32_t v[3]) {
     char buf[40];
     std::snprintf(buf, sizeof(buf), "[%u,%u,%u]", v[0], v[1], v[2]);
@@ -67,6 +137,8 @@ Context::~Context() {
             std::free(bo.cpu);
     if (const char *profile = std::getenv("SIMTGPU_PROFILE"); profile && *profile == '1')
         print_kernel_stats();
+    if (const char *stats = std::getenv("SIMTGPU_STATS"); stats && *stats)
+        write_stats_json(stats, props(), kernel_stats_);
 }
 
 // SIMTGPU_PROFILE=1: each kernel's device time, from the launch reports, as
