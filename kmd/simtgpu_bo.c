@@ -21,7 +21,8 @@
  * VRAM returned.
  *
  * VRAM exhaustion, and the optional per-file limit (module parameter
- * vram_limit_mb), are -ENOSPC.
+ * vram_limit_mb), are -ENOSPC; the limit of the owner's cgroup
+ * (simtgpu_cgroup.c, dmem semantics) is -ENOMEM.
  *
  * A BO may instead be backed by pinned pages of its creator's memory
  * (BO_USERPTR, simtgpu_userptr.c); it then has no VRAM blocks, no mmap
@@ -44,6 +45,7 @@ static void simtgpu_bo_free_work(struct work_struct *work)
 					     free_work);
 	struct simtgpu_device *sdev = bo->sdev;
 	struct simtgpu_vm *vm = bo->vm;
+	struct drm_device *node = bo->base.dev;
 
 	dma_resv_wait_timeout(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP, false,
 			      MAX_SCHEDULE_TIMEOUT);
@@ -54,6 +56,8 @@ static void simtgpu_bo_free_work(struct work_struct *work)
 		if (!bo->userptr)
 			atomic64_sub(bo->base.size, &vm->vram_bytes);
 		atomic_dec(&vm->bo_count);
+		if (bo->charged)
+			simtgpu_cg_uncharge(vm->cg, bo->base.size);
 	}
 	simtgpu_userptr_release(bo);
 	simtgpu_vram_free(sdev, &bo->blocks);
@@ -61,6 +65,8 @@ static void simtgpu_bo_free_work(struct work_struct *work)
 	drm_gem_object_release(&bo->base);
 	kfree(bo);
 	atomic_dec(&sdev->counts.bos);
+	if (node != &sdev->drm) /* a partition's node, held while BOs live */
+		drm_dev_put(node);
 }
 
 static void simtgpu_bo_free(struct drm_gem_object *obj)
@@ -146,6 +152,8 @@ struct simtgpu_bo *simtgpu_bo_alloc(struct drm_device *dev,
 	bo->base.funcs = &simtgpu_gem_funcs;
 	INIT_LIST_HEAD(&bo->blocks);
 	drm_gem_private_object_init(dev, &bo->base, size);
+	if (dev != &sdev->drm)
+		drm_dev_get(dev);
 	atomic_inc(&sdev->counts.bos);
 	bo->vm = simtgpu_vm_get(fpriv->vm);
 	atomic_inc(&bo->vm->bo_count);
@@ -174,7 +182,12 @@ struct simtgpu_bo *simtgpu_bo_create(struct drm_device *dev,
 		ret = -ENOSPC;
 		goto err_put;
 	}
-	ret = simtgpu_vram_alloc(sdev, size, SIMTGPU_PAGE_SIZE, &bo->blocks);
+	ret = simtgpu_cg_charge(vm->cg, size);
+	if (ret)
+		goto err_put;
+	bo->charged = true;
+	ret = simtgpu_vram_alloc_for(sdev, vm->part, size, SIMTGPU_PAGE_SIZE,
+				     &bo->blocks);
 	if (ret)
 		goto err_put;
 	simtgpu_vram_clear(sdev, &bo->blocks);

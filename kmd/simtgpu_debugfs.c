@@ -14,6 +14,9 @@
  * - objects: how many BOs, address spaces, page tables, queues, jobs and
  *   fences exist, and VRAM in use; with no client open, every count is 0
  *   and VRAM holds only the rings and the fence page (a leak check);
+ * - cgroups: each cgroup record: VRAM charged to the group itself, its
+ *   current (with descendants), max, weight and references; a record
+ *   without a limit or weight goes with the last VM charging it;
  * - vram: the buddy allocator's state;
  * - preempt: write "RING 1" to park a ring (its grid stops placing CTAs and
  *   drains) and "RING 0" to resume it; reading shows each ring's PREEMPT,
@@ -179,10 +182,17 @@ static int simtgpu_debugfs_objects(struct seq_file *m, void *unused)
 	seq_printf(m, "queues %d\n", atomic_read(&c->queues));
 	seq_printf(m, "jobs %d\n", atomic_read(&c->jobs));
 	seq_printf(m, "fences %d\n", atomic_read(&c->fences));
+	seq_printf(m, "cgroups %d\n", atomic_read(&c->cgroups));
 	seq_printf(m, "vram_used %llu\n", used);
 	seq_printf(m, "vram_kernel %llu\n",
 		   (u64)SIMTGPU_NUM_RINGS * SIMTGPU_KERNEL_RING_BYTES +
 		   SIMTGPU_PAGE_SIZE + SIMTGPU_JOB_TIMES_BYTES);
+	return 0;
+}
+
+static int simtgpu_debugfs_cgroups(struct seq_file *m, void *unused)
+{
+	simtgpu_cgroup_debugfs_show(node_to_sdev(m), m);
 	return 0;
 }
 
@@ -199,6 +209,7 @@ static int simtgpu_debugfs_vram(struct seq_file *m, void *unused)
 
 static const struct drm_info_list simtgpu_debugfs_list[] = {
 	{ "rings", simtgpu_debugfs_rings, 0 },
+	{ "cgroups", simtgpu_debugfs_cgroups, 0 },
 	{ "fences", simtgpu_debugfs_fences, 0 },
 	{ "vm", simtgpu_debugfs_vm, 0 },
 	{ "client_usage", simtgpu_debugfs_clients, 0 },

@@ -67,13 +67,35 @@ u64 simtgpu_read64(struct simtgpu_device *sdev, u32 reg_lo)
 int simtgpu_vram_alloc(struct simtgpu_device *sdev, u64 size, u64 min_block,
 		       struct list_head *blocks)
 {
+	return simtgpu_vram_alloc_for(sdev, NULL, size, min_block, blocks);
+}
+
+/**
+ * simtgpu_vram_alloc_for - as simtgpu_vram_alloc(), from @part's VRAM slice,
+ * or with @part NULL from the VRAM below every partition's slice.
+ */
+int simtgpu_vram_alloc_for(struct simtgpu_device *sdev,
+			   struct simtgpu_partition *part, u64 size,
+			   u64 min_block, struct list_head *blocks)
+{
+	u64 start = 0, end;
 	int ret;
 
 	mutex_lock(&sdev->mm_lock);
-	ret = drm_buddy_alloc_blocks(&sdev->mm, 0, sdev->vram_size, size,
-				     min_block, blocks, 0);
-	if (!ret)
+	end = sdev->vram_shared_end;
+	if (part) {
+		start = part->vram_base;
+		end = part->vram_base + part->vram_size;
+	}
+	ret = drm_buddy_alloc_blocks(&sdev->mm, start, end, size, min_block,
+				     blocks,
+				     start || end != sdev->vram_size ?
+				     DRM_BUDDY_RANGE_ALLOCATION : 0);
+	if (!ret) {
 		sdev->vram_used += size;
+		if (part)
+			part->vram_used += size;
+	}
 	mutex_unlock(&sdev->mm_lock);
 	/* The buddy allocator says -ENOSPC, or -EINVAL for a size it can
 	 * never satisfy (larger than VRAM): both are "out of VRAM".
@@ -89,8 +111,12 @@ void simtgpu_vram_free(struct simtgpu_device *sdev, struct list_head *blocks)
 	if (list_empty(blocks))
 		return;
 	mutex_lock(&sdev->mm_lock);
-	list_for_each_entry(block, blocks, link)
+	list_for_each_entry(block, blocks, link) {
 		size += drm_buddy_block_size(&sdev->mm, block);
+		simtgpu_partition_account(sdev, drm_buddy_block_offset(block),
+					  -(s64)drm_buddy_block_size(&sdev->mm,
+								     block));
+	}
 	drm_buddy_free_list(&sdev->mm, blocks);
 	sdev->vram_used -= size;
 	mutex_unlock(&sdev->mm_lock);
@@ -102,9 +128,21 @@ void simtgpu_vram_clear(struct simtgpu_device *sdev, struct list_head *blocks)
 {
 	struct drm_buddy_block *block;
 
-	list_for_each_entry(block, blocks, link)
-		memset_io(sdev->vram + drm_buddy_block_offset(block), 0,
-			  drm_buddy_block_size(&sdev->mm, block));
+	list_for_each_entry(block, blocks, link) {
+		u64 offset = drm_buddy_block_offset(block);
+		u64 end = offset + drm_buddy_block_size(&sdev->mm, block);
+
+		/* In pieces: a block may be gigabytes, and a CPU clearing it
+		 * in one go would stall its runqueue for seconds.
+		 */
+		while (offset < end) {
+			u64 len = min_t(u64, end - offset, SZ_2M);
+
+			memset_io(sdev->vram + offset, 0, len);
+			offset += len;
+			cond_resched();
+		}
+	}
 	wmb(); /* cleared before the GPU is told about the memory */
 }
 
@@ -122,6 +160,7 @@ static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
 				   struct drm_file *file)
 {
 	struct simtgpu_device *sdev = to_simtgpu_device(dev);
+	struct simtgpu_partition *part = to_simtgpu_partition(dev);
 	struct simtgpu_file_priv *fpriv = file->driver_priv;
 	struct drm_simtgpu_get_param *args = data;
 	int idx, ret = 0;
@@ -143,7 +182,7 @@ static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
 		args->value = sdev->arch;
 		break;
 	case SIMTGPU_PARAM_NUM_SMS:
-		args->value = sdev->num_sms;
+		args->value = part ? part->sm_count : sdev->num_sms;
 		break;
 	case SIMTGPU_PARAM_WARPS_PER_SM:
 		args->value = sdev->warps_per_sm;
@@ -161,12 +200,18 @@ static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
 		args->value = sdev->max_threads_per_cta;
 		break;
 	case SIMTGPU_PARAM_VRAM_SIZE:
-		args->value = sdev->vram_size;
+		args->value = part ? part->vram_size : sdev->vram_size;
 		break;
 	case SIMTGPU_PARAM_VRAM_USED:
 		mutex_lock(&sdev->mm_lock);
-		args->value = sdev->vram_used;
+		args->value = part ? part->vram_used : sdev->vram_used;
 		mutex_unlock(&sdev->mm_lock);
+		break;
+	case SIMTGPU_PARAM_PARTITION:
+		args->value = part ? part->id + 1 : 0;
+		break;
+	case SIMTGPU_PARAM_NUM_PARTITIONS:
+		args->value = READ_ONCE(sdev->num_parts);
 		break;
 	case SIMTGPU_PARAM_VRAM_LIMIT:
 		args->value = fpriv->vm->vram_limit;
@@ -186,6 +231,15 @@ static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
 	case SIMTGPU_PARAM_NUM_QUEUES_MAX:
 		args->value = SIMTGPU_MAX_QUEUES_PER_FILE;
 		break;
+	case SIMTGPU_PARAM_CGROUP_VRAM_MAX:
+	case SIMTGPU_PARAM_CGROUP_VRAM_CURRENT: {
+		u64 max, cur;
+
+		simtgpu_cg_limit(fpriv->vm->cg, &max, &cur);
+		args->value = args->param == SIMTGPU_PARAM_CGROUP_VRAM_MAX ?
+			      max : cur;
+		break;
+	}
 	default:
 		ret = -EINVAL;
 		break;
@@ -199,32 +253,61 @@ static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
 static int simtgpu_open(struct drm_device *dev, struct drm_file *file)
 {
 	struct simtgpu_device *sdev = to_simtgpu_device(dev);
+	struct simtgpu_partition *part = to_simtgpu_partition(dev);
 	struct simtgpu_file_priv *fpriv;
 
+	if (part) { /* counted first: destroy waits for no file to be open */
+		bool gone;
+
+		mutex_lock(&sdev->clients_lock);
+		gone = part->dying;
+		if (!gone)
+			part->clients++;
+		mutex_unlock(&sdev->clients_lock);
+		if (gone)
+			return -ENODEV;
+	}
 	fpriv = kzalloc(sizeof(*fpriv), GFP_KERNEL);
 	if (!fpriv)
-		return -ENOMEM;
+		goto err_part;
 	fpriv->sdev = sdev;
+	fpriv->part = part;
 	fpriv->client_id = atomic64_inc_return(&simtgpu_next_client_id);
 	fpriv->pid = task_tgid_nr(current);
 	get_task_comm(fpriv->comm, current);
 	mutex_init(&fpriv->queues_lock);
 	xa_init_flags(&fpriv->queues, XA_FLAGS_ALLOC1);
 
-	fpriv->vm = simtgpu_vm_create(sdev, (u32)fpriv->client_id);
+	fpriv->vm = simtgpu_vm_create(sdev, part, (u32)fpriv->client_id);
 	if (IS_ERR(fpriv->vm)) {
 		int ret = PTR_ERR(fpriv->vm);
 
 		kfree(fpriv);
+		if (part) {
+			mutex_lock(&sdev->clients_lock);
+			part->clients--;
+			mutex_unlock(&sdev->clients_lock);
+		}
 		return ret;
 	}
+	fpriv->vm->sched.partition = part ? part->id + 1 : 0;
 	fpriv->vm->vram_limit = (u64)READ_ONCE(simtgpu_vram_limit_mb) << 20;
+	simtgpu_policy_client_add(sdev, &fpriv->vm->sched,
+				  simtgpu_cg_weight(fpriv->vm->cg));
 
 	mutex_lock(&sdev->clients_lock);
 	list_add_tail(&fpriv->link, &sdev->clients);
 	mutex_unlock(&sdev->clients_lock);
 	file->driver_priv = fpriv;
 	return 0;
+
+err_part:
+	if (part) {
+		mutex_lock(&sdev->clients_lock);
+		part->clients--;
+		mutex_unlock(&sdev->clients_lock);
+	}
+	return -ENOMEM;
 }
 
 static void simtgpu_postclose(struct drm_device *dev, struct drm_file *file)
@@ -233,14 +316,53 @@ static void simtgpu_postclose(struct drm_device *dev, struct drm_file *file)
 	struct simtgpu_file_priv *fpriv = file->driver_priv;
 
 	simtgpu_queues_destroy_all(fpriv);
+	simtgpu_policy_client_remove(sdev, &fpriv->vm->sched);
 	mutex_lock(&sdev->clients_lock);
 	list_del(&fpriv->link);
+	if (fpriv->part)
+		fpriv->part->clients--;
 	mutex_unlock(&sdev->clients_lock);
 	/* BOs still referenced (mmaps, jobs) keep the VM alive. */
 	simtgpu_vm_put(fpriv->vm);
 	xa_destroy(&fpriv->queues);
 	mutex_destroy(&fpriv->queues_lock);
 	kfree(fpriv);
+}
+
+/*
+ * The sharing view, as driver-specific keys (drm-usage-stats.rst): the
+ * policy in force and this client's figures under it, its cgroup, and the
+ * VRAM limit that applies there with the usage it is counted against.
+ */
+static void simtgpu_show_fdinfo_sharing(struct seq_file *m,
+					struct simtgpu_device *sdev,
+					struct simtgpu_file_priv *fpriv)
+{
+	struct simtgpu_client_sched cs;
+	unsigned long flags;
+	char path[128];
+	u64 max, cur;
+
+	spin_lock_irqsave(&sdev->sched_lock, flags);
+	cs = fpriv->vm->sched;
+	spin_unlock_irqrestore(&sdev->sched_lock, flags);
+	if (fpriv->part)
+		seq_printf(m, "simtgpu-partition:\t%u\n", fpriv->part->id);
+	seq_printf(m, "simtgpu-policy:\t%s\n", simtgpu_policy_current(sdev));
+	seq_printf(m, "simtgpu-weight:\t%u\n", cs.weight);
+	seq_printf(m, "simtgpu-vtime:\t%llu ns\n", cs.vtime_ns);
+	seq_printf(m, "simtgpu-gpu-time:\t%llu ns\n", cs.busy_ns);
+	seq_printf(m, "simtgpu-slices:\t%llu\n", cs.slices);
+	seq_printf(m, "simtgpu-preemptions:\t%llu\n", cs.preemptions);
+	if (simtgpu_cg_path(fpriv->vm->cg, path, sizeof(path)) < 0)
+		strscpy(path, "?", sizeof(path));
+	seq_printf(m, "simtgpu-cgroup:\t%s\n", path);
+	simtgpu_cg_limit(fpriv->vm->cg, &max, &cur);
+	if (max == SIMTGPU_DMEM_MAX_NONE)
+		seq_puts(m, "simtgpu-cgroup-vram-max:\tmax\n");
+	else
+		seq_printf(m, "simtgpu-cgroup-vram-max:\t%llu KiB\n", max >> 10);
+	seq_printf(m, "simtgpu-cgroup-vram-current:\t%llu KiB\n", cur >> 10);
 }
 
 /* drm_show_fdinfo() only arrived in 6.5: print the DRM fdinfo keys here. */
@@ -262,6 +384,7 @@ static void simtgpu_show_fdinfo(struct seq_file *m, struct file *f)
 			   (u64)atomic64_read(&fpriv->vm->engine_ns[i]));
 	seq_printf(m, "drm-memory-vram:\t%llu KiB\n",
 		   (u64)atomic64_read(&fpriv->vm->vram_bytes) >> 10);
+	simtgpu_show_fdinfo_sharing(m, sdev, fpriv);
 }
 
 static const struct file_operations simtgpu_fops = {
@@ -306,6 +429,26 @@ static const struct drm_driver simtgpu_drm_driver = {
 #endif
 	.name = SIMTGPU_DRIVER_NAME,
 	.desc = "simtgpu simulated SIMT GPU",
+	.date = "20261202",
+	.major = SIMTGPU_UAPI_VERSION_MAJOR,
+	.minor = SIMTGPU_UAPI_VERSION_MINOR,
+};
+
+/*
+ * A partition's DRM device (simtgpu_partition.c): the same ioctls and
+ * files on its own render node; no debugfs of its own (the whole GPU's
+ * shows everything).
+ */
+const struct drm_driver simtgpu_partition_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
+			   DRIVER_SYNCOBJ_TIMELINE,
+	.open = simtgpu_open,
+	.postclose = simtgpu_postclose,
+	.ioctls = simtgpu_ioctls,
+	.num_ioctls = ARRAY_SIZE(simtgpu_ioctls),
+	.fops = &simtgpu_fops,
+	.name = SIMTGPU_DRIVER_NAME,
+	.desc = "simtgpu simulated SIMT GPU, partition",
 	.date = "20261202",
 	.major = SIMTGPU_UAPI_VERSION_MAJOR,
 	.minor = SIMTGPU_UAPI_VERSION_MINOR,
@@ -467,6 +610,47 @@ static ssize_t timeslice_duration_ms_store(struct device *dev,
 }
 static DEVICE_ATTR_RW(timeslice_duration_ms);
 
+/* Each client's weight: "CLIENT_ID WEIGHT" lines; write one to set it. */
+static ssize_t client_weight_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	struct simtgpu_device *sdev = dev_to_sdev(dev);
+	struct simtgpu_file_priv *fpriv;
+	ssize_t n = 0;
+
+	mutex_lock(&sdev->clients_lock);
+	list_for_each_entry(fpriv, &sdev->clients, link)
+		n += sysfs_emit_at(buf, n, "%llu %u\n", fpriv->client_id,
+				   READ_ONCE(fpriv->vm->sched.weight));
+	mutex_unlock(&sdev->clients_lock);
+	return n;
+}
+
+static ssize_t client_weight_store(struct device *dev,
+				   struct device_attribute *attr,
+				   const char *buf, size_t len)
+{
+	u64 client_id;
+	u32 weight;
+	char extra;
+	int ret;
+
+	if (sscanf(buf, "%llu %u %c", &client_id, &weight, &extra) != 2)
+		return -EINVAL;
+	ret = simtgpu_policy_set_client_weight(dev_to_sdev(dev), client_id,
+					       weight);
+	return ret ? ret : len;
+}
+static DEVICE_ATTR_RW(client_weight);
+
+/* Whole-device resets since probe (a partition's own are in "partitions"). */
+static ssize_t gpu_resets_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(dev_to_sdev(dev)->resets));
+}
+static DEVICE_ATTR_RO(gpu_resets);
+
 static struct attribute *simtgpu_attrs[] = {
 	&dev_attr_vram_total.attr,
 	&dev_attr_vram_used.attr,
@@ -485,6 +669,8 @@ static struct attribute *simtgpu_attrs[] = {
 	&dev_attr_perf_dma_bytes.attr,
 	&dev_attr_sched_policy.attr,
 	&dev_attr_timeslice_duration_ms.attr,
+	&dev_attr_client_weight.attr,
+	&dev_attr_gpu_resets.attr,
 	NULL,
 };
 
@@ -605,6 +791,11 @@ static void simtgpu_fence_page_fini(struct drm_device *drm, void *data)
 	simtgpu_vram_free(sdev, &sdev->fence_vram);
 }
 
+static void simtgpu_cgroup_fini_action(struct drm_device *drm, void *data)
+{
+	simtgpu_cgroup_fini(data);
+}
+
 static void simtgpu_rings_fini_action(struct drm_device *drm, void *data)
 {
 	simtgpu_rings_fini(data);
@@ -651,6 +842,7 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	sdev->pdev = pdev;
 	pci_set_drvdata(pdev, sdev);
 	mutex_init(&sdev->mm_lock);
+	mutex_init(&sdev->part_lock);
 	mutex_init(&sdev->clients_lock);
 	INIT_LIST_HEAD(&sdev->clients);
 	INIT_LIST_HEAD(&sdev->fence_vram);
@@ -678,6 +870,7 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
+	sdev->vram_shared_end = sdev->vram_size;
 	ret = drm_buddy_init(&sdev->mm, sdev->vram_size, SIMTGPU_PAGE_SIZE);
 	if (ret)
 		return ret;
@@ -708,6 +901,11 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	sdev->fence_page = simtgpu_vram_first_offset(&sdev->fence_vram);
 	sdev->job_times = sdev->fence_page + SIMTGPU_PAGE_SIZE;
 
+	simtgpu_cgroup_init(sdev);
+	ret = drmm_add_action_or_reset(&sdev->drm, simtgpu_cgroup_fini_action,
+				       sdev);
+	if (ret)
+		return ret;
 	simtgpu_policy_init(sdev);
 	ret = simtgpu_rings_init(sdev);
 	if (ret)
@@ -737,6 +935,12 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	simtgpu_irq_enable(sdev);
 
 	ret = devm_device_add_group(dev, &simtgpu_attr_group);
+	if (ret)
+		goto err_irq;
+	ret = devm_device_add_group(dev, &simtgpu_cgroup_attr_group);
+	if (ret)
+		goto err_irq;
+	ret = devm_device_add_group(dev, &simtgpu_partition_attr_group);
 	if (ret)
 		goto err_irq;
 
@@ -769,6 +973,7 @@ static void simtgpu_remove(struct pci_dev *pdev)
 	struct simtgpu_device *sdev = pci_get_drvdata(pdev);
 	unsigned int i;
 
+	simtgpu_partitions_unplug(sdev);
 	drm_dev_unplug(&sdev->drm);
 	unmap_mapping_range(sdev->drm.anon_inode->i_mapping, 0, 0, 1);
 	simtgpu_irq_disable(sdev);

@@ -22,6 +22,7 @@
 #include <drm/simtgpu_drm.h>
 
 #include "simtgpu_policy.h"
+#include "simtgpu_cgroup.h"
 
 #define SIMTGPU_DRIVER_NAME "simtgpu"
 
@@ -42,6 +43,7 @@ struct simtgpu_counts {
 	atomic_t fences;
 	atomic_t page_tables;
 	atomic_long_t pinned_pages; /* of user-pointer BOs */
+	atomic_t cgroups; /* records of cgroups (simtgpu_cgroup.c) */
 };
 
 /**
@@ -87,6 +89,34 @@ struct simtgpu_ring {
 	unsigned int resets; /* per-ring resets (CTRL.ABORT) */
 	bool parked_by_policy; /* under sdev->policy_lock */
 	unsigned int preemptions; /* by the policy */
+	u64 last_busy_ms; /* the policy tick last saw jobs on it */
+	/* Its SMs: [sm_first, sm_first + sm_span), all but in a partition. */
+	u32 sm_first;
+	u32 sm_span;
+	u32 sms; /* its SM_MASK enables the first @sms SMs of its span */
+	struct simtgpu_partition *part; /* the partition it serves, or NULL */
+};
+
+/* At most one partition per ring: each partition has a ring of its own. */
+#define SIMTGPU_MAX_PARTITIONS SIMTGPU_NUM_RINGS
+
+/**
+ * struct simtgpu_partition - a MIG-like slice of the GPU (simtgpu_partition.c):
+ * SMs of its own (its ring's SM_MASK), a VRAM range of its own, and a DRM
+ * device with a render node of its own.
+ */
+struct simtgpu_partition {
+	struct simtgpu_device *sdev;
+	struct drm_device *drm; /* dev_private points back here */
+	u32 id;
+	u32 sm_first;
+	u32 sm_count;
+	u64 vram_base;
+	u64 vram_size;
+	u64 vram_used; /* under sdev->mm_lock */
+	struct simtgpu_ring *ring;
+	unsigned int clients; /* open files, under sdev->clients_lock */
+	bool dying; /* being destroyed: opens fail */
 };
 
 struct simtgpu_device {
@@ -109,9 +139,15 @@ struct simtgpu_device {
 	u32 clock_khz;
 	u32 max_stack_per_thread;
 
-	struct mutex mm_lock; /* buddy and vram_used */
+	struct mutex mm_lock; /* buddy, vram_used, vram_shared_end, parts */
 	struct drm_buddy mm;
 	u64 vram_used;
+	/* VRAM below the partitions' slices: the whole GPU's files' share. */
+	u64 vram_shared_end;
+	/* Partitions (simtgpu_partition.c); changed under part_lock. */
+	struct mutex part_lock;
+	struct simtgpu_partition *parts[SIMTGPU_MAX_PARTITIONS];
+	unsigned int num_parts;
 
 	struct list_head fence_vram; /* the fence page */
 	u64 fence_page;
@@ -126,6 +162,19 @@ struct simtgpu_device {
 	struct simtgpu_policy_state policy_state;
 	unsigned int timeslice_ms;
 	struct delayed_work policy_work;
+	/* Per-client scheduling figures (struct simtgpu_client_sched). */
+	spinlock_t sched_lock; /* sched_clients and every client's figures */
+	struct list_head sched_clients;
+	/* The fence held-back jobs wait on (simtgpu_policy.c). */
+	spinlock_t gate_lock; /* gate */
+	spinlock_t gate_fence_lock; /* the gate fence's own lock */
+	struct dma_fence *gate;
+	u64 gate_context;
+	u64 gate_seqno;
+
+	/* cgroup records: VRAM limits and weights (simtgpu_cgroup.c). */
+	struct mutex cg_lock; /* cgroups and every record */
+	struct list_head cgroups;
 
 	struct mutex clients_lock; /* clients */
 	struct list_head clients; /* simtgpu_file_priv */
@@ -141,9 +190,21 @@ struct simtgpu_device {
 	struct simtgpu_counts counts;
 };
 
+extern const struct drm_driver simtgpu_partition_driver;
+
+/* The partition a DRM device of ours is, or NULL for the whole GPU's. */
+static inline struct simtgpu_partition *
+to_simtgpu_partition(struct drm_device *dev)
+{
+	return dev->driver == &simtgpu_partition_driver ? dev->dev_private :
+							  NULL;
+}
+
 static inline struct simtgpu_device *to_simtgpu_device(struct drm_device *dev)
 {
-	return container_of(dev, struct simtgpu_device, drm);
+	struct simtgpu_partition *part = to_simtgpu_partition(dev);
+
+	return part ? part->sdev : container_of(dev, struct simtgpu_device, drm);
 }
 
 static inline u32 simtgpu_read(struct simtgpu_device *sdev, u32 reg)
@@ -195,6 +256,7 @@ struct simtgpu_queue {
 struct simtgpu_file_priv {
 	struct simtgpu_device *sdev;
 	struct simtgpu_vm *vm;
+	struct simtgpu_partition *part; /* the node it opened, NULL: whole GPU */
 	u64 client_id;
 	pid_t pid;
 	char comm[TASK_COMM_LEN];
@@ -216,6 +278,7 @@ struct simtgpu_bo {
 	struct simtgpu_vm *vm;
 	struct drm_mm_node va;
 	u32 flags; /* SIMTGPU_BO_* */
+	bool charged; /* to its VM's cgroup */
 	struct work_struct free_work;
 	/* BO_USERPTR: the pinned user pages and their bus addresses. */
 	bool userptr;
@@ -240,6 +303,9 @@ struct simtgpu_job {
 	u64 ib_va;
 	u32 ib_dwords;
 	struct dma_fence *hw_fence;
+	bool counted; /* pushed: in its client's queued or inflight */
+	bool admitted; /* the policy let it onto a ring */
+	bool held; /* the policy held it back at least once */
 	pid_t pid;
 	char comm[TASK_COMM_LEN];
 };
@@ -252,6 +318,9 @@ static inline struct simtgpu_job *to_simtgpu_job(struct drm_sched_job *job)
 /* simtgpu_drv.c */
 int simtgpu_vram_alloc(struct simtgpu_device *sdev, u64 size, u64 min_block,
 		       struct list_head *blocks);
+int simtgpu_vram_alloc_for(struct simtgpu_device *sdev,
+			   struct simtgpu_partition *part, u64 size,
+			   u64 min_block, struct list_head *blocks);
 void simtgpu_vram_free(struct simtgpu_device *sdev, struct list_head *blocks);
 void simtgpu_vram_clear(struct simtgpu_device *sdev, struct list_head *blocks);
 u64 simtgpu_vram_first_offset(struct list_head *blocks);
@@ -279,6 +348,8 @@ void simtgpu_userptr_release(struct simtgpu_bo *bo);
 struct simtgpu_vm {
 	struct kref refcount;
 	struct simtgpu_device *sdev;
+	/* Its VRAM comes from this partition's slice (NULL: the shared part) */
+	struct simtgpu_partition *part;
 	u32 id; /* the context id of SET_CONTEXT */
 	struct mutex lock; /* mm, page tables */
 	struct drm_mm mm;
@@ -292,9 +363,14 @@ struct simtgpu_vm {
 	atomic64_t engine_ns[SIMTGPU_PRIORITY_COUNT];
 	/* Every job's finished fence: BOs are freed only once these signal. */
 	struct dma_resv resv;
+	/* The owner's cgroup, charged for the BOs and page tables. */
+	struct simtgpu_cg *cg;
+	/* The scheduling policies' figures for this client. */
+	struct simtgpu_client_sched sched;
 };
 
-struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev, u32 id);
+struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev,
+				     struct simtgpu_partition *part, u32 id);
 void simtgpu_vm_put(struct simtgpu_vm *vm);
 struct simtgpu_vm *simtgpu_vm_get(struct simtgpu_vm *vm);
 u64 simtgpu_vm_root(struct simtgpu_vm *vm);
@@ -313,9 +389,29 @@ void simtgpu_ring_abort_current(struct simtgpu_ring *ring, u32 context);
 void simtgpu_policy_init(struct simtgpu_device *sdev);
 void simtgpu_policy_fini(struct simtgpu_device *sdev);
 void simtgpu_policy_kick(struct simtgpu_device *sdev);
+void simtgpu_policy_client_add(struct simtgpu_device *sdev,
+			       struct simtgpu_client_sched *cs, u32 weight);
+void simtgpu_policy_client_remove(struct simtgpu_device *sdev,
+				  struct simtgpu_client_sched *cs);
+void simtgpu_policy_job_queued(struct simtgpu_device *sdev,
+			       struct simtgpu_client_sched *cs);
+struct dma_fence *simtgpu_policy_job_gate(struct simtgpu_device *sdev,
+					  struct simtgpu_client_sched *cs,
+					  bool *admitted, bool *held);
+void simtgpu_policy_job_done(struct simtgpu_device *sdev,
+			     struct simtgpu_client_sched *cs, u64 busy_ns);
+void simtgpu_policy_job_freed(struct simtgpu_device *sdev,
+			      struct simtgpu_client_sched *cs, bool admitted);
+const char *simtgpu_policy_current(struct simtgpu_device *sdev);
+void simtgpu_policy_reweight(struct simtgpu_device *sdev);
+int simtgpu_policy_set_client_weight(struct simtgpu_device *sdev,
+				     u64 client_id, u32 weight);
 ssize_t simtgpu_policy_name(struct simtgpu_device *sdev, char *buf);
 int simtgpu_policy_select(struct simtgpu_device *sdev, const char *name);
 void simtgpu_ring_preempt(struct simtgpu_ring *ring, bool park);
+void simtgpu_ring_set_sms(struct simtgpu_ring *ring, u32 sms);
+void simtgpu_partition_reset(struct simtgpu_partition *part,
+			     struct simtgpu_job *job);
 void simtgpu_ring_fail_current(struct simtgpu_ring *ring,
 			       const struct drm_simtgpu_fault_info *fault,
 			       u32 context);
@@ -329,6 +425,16 @@ int simtgpu_ioctl_queue_get_state(struct drm_device *dev, void *data,
 				  struct drm_file *file);
 void simtgpu_queues_destroy_all(struct simtgpu_file_priv *fpriv);
 void simtgpu_queue_release_kref(struct kref *kref);
+
+/* simtgpu_partition.c */
+int simtgpu_partition_create(struct simtgpu_device *sdev, u32 sms,
+			     u64 vram_size, u32 *id);
+int simtgpu_partition_destroy(struct simtgpu_device *sdev, u32 id);
+ssize_t simtgpu_partition_list(struct simtgpu_device *sdev, char *buf);
+void simtgpu_partitions_unplug(struct simtgpu_device *sdev);
+void simtgpu_partition_account(struct simtgpu_device *sdev, u64 offset,
+			       s64 bytes);
+extern const struct attribute_group simtgpu_partition_attr_group;
 
 /* simtgpu_irq.c */
 int simtgpu_irq_init(struct simtgpu_device *sdev);

@@ -115,6 +115,8 @@ static void simtgpu_fence_complete(struct simtgpu_ring *ring,
 	list_del(&f->link);
 	if (error)
 		dma_fence_set_error(&f->base, error);
+	if (f->job)
+		simtgpu_policy_job_done(sdev, &f->job->vm->sched, f->busy_ns);
 	f->job = NULL;
 	dma_fence_signal_locked(&f->base);
 	simtgpu_util_end(ring->sdev, now);
@@ -306,10 +308,56 @@ void simtgpu_ring_abort_current(struct simtgpu_ring *ring, u32 context)
 				    ring->name);
 }
 
+/*
+ * A partition's ring hung: only its executing job fails (-ETIMEDOUT, its
+ * queue guilty) and CTRL.ABORT drops its grid; the ring goes on with the
+ * job's FENCE and its next jobs, and no other partition's ring is touched.
+ */
+void simtgpu_partition_reset(struct simtgpu_partition *part,
+			     struct simtgpu_job *job)
+{
+	struct simtgpu_ring *ring = part->ring;
+	struct simtgpu_job *failed;
+
+	failed = simtgpu_ring_fail_executing(ring, job->vm->id, NULL);
+	simtgpu_ring_write(ring, SIMTGPU_RING_CTRL,
+			   SIMTGPU_RING_CTRL_ENABLE | SIMTGPU_RING_CTRL_ABORT);
+	ring->resets++;
+	ring->watch.progress = 0;
+	drm_err(&part->sdev->drm,
+		"GPU hang in partition %u: pid=%d, name=%s, %s: no progress for %u ms, resetting the partition's work only\n",
+		part->id, failed ? failed->pid : 0,
+		failed ? failed->comm : "?", ring->name, simtgpu_timeout_ms);
+}
+
 /* Park (@park) or resume @ring: its grid stops placing CTAs and drains. */
 void simtgpu_ring_preempt(struct simtgpu_ring *ring, bool park)
 {
 	simtgpu_ring_write(ring, SIMTGPU_RING_PREEMPT, park);
+}
+
+/*
+ * Let @ring's grids place CTAs on the first @sms SMs of its span only
+ * (SM_MASK): [sm_first, sm_first + sms).
+ */
+void simtgpu_ring_set_sms(struct simtgpu_ring *ring, u32 sms)
+{
+	u32 num_sms = ring->sdev->num_sms;
+	unsigned int word, sm;
+	u32 end;
+
+	sms = clamp_t(u32, sms, 1, ring->sm_span);
+	end = ring->sm_first + sms;
+	for (word = 0; word < DIV_ROUND_UP(num_sms, 32); word++) {
+		u32 bits = 0;
+
+		for (sm = word * 32; sm < min(num_sms, (word + 1) * 32); sm++)
+			if (sm >= ring->sm_first && sm < end)
+				bits |= BIT(sm % 32);
+		simtgpu_write(ring->sdev,
+			      SIMTGPU_REG_SM_MASK(ring->index, word), bits);
+	}
+	ring->sms = sms;
 }
 
 /* ------------------------------------------------------------- rings --- */
@@ -402,6 +450,16 @@ static struct dma_fence *simtgpu_run_job(struct drm_sched_job *sched_job)
 static enum drm_gpu_sched_stat
 simtgpu_timedout_job(struct drm_sched_job *sched_job);
 
+/* After its own dependencies: whether the policy lets the job run now. */
+static struct dma_fence *simtgpu_job_dependency(struct drm_sched_job *sched_job,
+						struct drm_sched_entity *entity)
+{
+	struct simtgpu_job *job = to_simtgpu_job(sched_job);
+
+	return simtgpu_policy_job_gate(job->vm->sdev, &job->vm->sched,
+				       &job->admitted, &job->held);
+}
+
 static void simtgpu_free_job(struct drm_sched_job *sched_job)
 {
 	struct simtgpu_job *job = to_simtgpu_job(sched_job);
@@ -418,6 +476,8 @@ static void simtgpu_free_job(struct drm_sched_job *sched_job)
 				     &job->vm->engine_ns[job->queue->priority]);
 		dma_fence_put(job->hw_fence);
 	}
+	if (job->counted)
+		simtgpu_policy_job_freed(sdev, &job->vm->sched, job->admitted);
 	drm_sched_job_cleanup(sched_job);
 	for (i = 0; i < job->bo_count; i++)
 		drm_gem_object_put(job->bos[i]);
@@ -429,6 +489,7 @@ static void simtgpu_free_job(struct drm_sched_job *sched_job)
 }
 
 static const struct drm_sched_backend_ops simtgpu_sched_ops = {
+	.dependency = simtgpu_job_dependency,
 	.run_job = simtgpu_run_job,
 	.timedout_job = simtgpu_timedout_job,
 	.free_job = simtgpu_free_job,
@@ -444,6 +505,7 @@ void simtgpu_rings_hw_init(struct simtgpu_device *sdev)
 
 		ring->tail = 0;
 		WRITE_ONCE(ring->parked_by_policy, false); /* PREEMPT is 0 again */
+		simtgpu_ring_set_sms(ring, ring->sm_span);
 		simtgpu_ring_write(ring, SIMTGPU_RING_CTRL, 0);
 		simtgpu_ring_write(ring, SIMTGPU_RING_ADDR_LO,
 				   lower_32_bits(ring->vram_offset));
@@ -504,6 +566,8 @@ int simtgpu_rings_init(struct simtgpu_device *sdev)
 		ring->fence_context = dma_fence_context_alloc(1);
 		ring->fence_offset = sdev->fence_page + i * sizeof(u64);
 		ring->hw_priority = simtgpu_ring_priority(i);
+		ring->sm_first = 0;
+		ring->sm_span = sdev->num_sms;
 
 		ret = simtgpu_vram_alloc(sdev, SIMTGPU_KERNEL_RING_BYTES,
 					 SIMTGPU_KERNEL_RING_BYTES, &ring->vram);
@@ -687,6 +751,12 @@ simtgpu_timedout_job(struct drm_sched_job *sched_job)
 		return DRM_GPU_SCHED_STAT_NOMINAL;
 	}
 
+	if (ring->part) {
+		simtgpu_partition_reset(ring->part, job);
+		simtgpu_sched_reinsert(sched_job);
+		drm_dev_exit(idx);
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
 	found = simtgpu_find_culprit(ring, &culprit);
 	if (found)
 		drm_err(&sdev->drm,
@@ -746,16 +816,31 @@ int simtgpu_ioctl_queue_create(struct drm_device *dev, void *data,
 	/* In ring order: drm_sched_pick_best() takes the first on a tie. */
 	first = simtgpu_class_first_ring(args->priority);
 	nscheds = simtgpu_class_ring_count(args->priority);
+	/*
+	 * A partition's queues all go to its ring; the whole GPU has none
+	 * while partitioned. Counted under part_lock: partitions are made
+	 * only while no queue exists.
+	 */
+	mutex_lock(&sdev->part_lock);
+	if (fpriv->part) {
+		first = fpriv->part->ring->index;
+		nscheds = 1;
+	} else if (sdev->num_parts) {
+		nscheds = 0;
+	}
 	for (i = 0; i < nscheds; i++)
 		queue->scheds[i] = &sdev->rings[first + i].sched;
-	ret = drm_sched_entity_init(&queue->entity,
-				    sched_priority[args->priority],
-				    queue->scheds, nscheds, NULL);
+	ret = nscheds ? drm_sched_entity_init(&queue->entity,
+					      sched_priority[args->priority],
+					      queue->scheds, nscheds, NULL) :
+			-EBUSY;
+	if (!ret)
+		atomic_inc(&sdev->counts.queues);
+	mutex_unlock(&sdev->part_lock);
 	if (ret) {
 		kfree(queue);
 		return ret;
 	}
-	atomic_inc(&sdev->counts.queues);
 
 	mutex_lock(&fpriv->queues_lock);
 	ret = xa_alloc(&fpriv->queues, &id, queue,
@@ -1131,6 +1216,8 @@ int simtgpu_ioctl_submit(struct drm_device *dev, void *data,
 					   DMA_RESV_USAGE_READ);
 	}
 	dma_resv_add_fence(&job->vm->resv, done, DMA_RESV_USAGE_BOOKKEEP);
+	simtgpu_policy_job_queued(sdev, &job->vm->sched);
+	job->counted = true;
 	drm_sched_entity_push_job(&job->base);
 	simtgpu_unlock_resvs(resvs, nresvs, &ctx);
 	kvfree(resvs);

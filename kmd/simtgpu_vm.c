@@ -48,9 +48,16 @@ static struct simtgpu_pt *simtgpu_pt_alloc(struct simtgpu_vm *vm, int level)
 	if (!pt)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&pt->vram);
-	ret = simtgpu_vram_alloc(sdev, SIMTGPU_PAGE_SIZE, SIMTGPU_PAGE_SIZE,
-				 &pt->vram);
+	/* Page tables count against their owner's cgroup limit. */
+	ret = simtgpu_cg_charge(vm->cg, SIMTGPU_PAGE_SIZE);
 	if (ret) {
+		kfree(pt);
+		return ERR_PTR(ret);
+	}
+	ret = simtgpu_vram_alloc_for(sdev, vm->part, SIMTGPU_PAGE_SIZE,
+				     SIMTGPU_PAGE_SIZE, &pt->vram);
+	if (ret) {
+		simtgpu_cg_uncharge(vm->cg, SIMTGPU_PAGE_SIZE);
 		kfree(pt);
 		return ERR_PTR(ret);
 	}
@@ -67,7 +74,8 @@ static void simtgpu_pt_write(struct simtgpu_vm *vm, struct simtgpu_pt *pt,
 	writeq(pte, vm->sdev->vram + pt->offset + index * sizeof(u64));
 }
 
-struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev, u32 id)
+struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev,
+				     struct simtgpu_partition *part, u32 id)
 {
 	struct simtgpu_vm *vm;
 
@@ -76,17 +84,23 @@ struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev, u32 id)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&vm->refcount);
 	vm->sdev = sdev;
+	vm->part = part;
 	vm->id = id;
 	mutex_init(&vm->lock);
 	INIT_LIST_HEAD(&vm->tables);
 	drm_mm_init(&vm->mm, SIMTGPU_USER_VA_START,
 		    SIMTGPU_USER_VA_END - SIMTGPU_USER_VA_START);
 	dma_resv_init(&vm->resv);
-
-	vm->root = simtgpu_pt_alloc(vm, SIMTGPU_PT_LEVELS - 1);
+	INIT_LIST_HEAD(&vm->sched.link);
+	vm->cg = simtgpu_cg_get_current(sdev);
+	if (!vm->cg)
+		vm->root = ERR_PTR(-ENOMEM);
+	else
+		vm->root = simtgpu_pt_alloc(vm, SIMTGPU_PT_LEVELS - 1);
 	if (IS_ERR(vm->root)) {
 		int ret = PTR_ERR(vm->root);
 
+		simtgpu_cg_put(vm->cg);
 		dma_resv_fini(&vm->resv);
 		drm_mm_takedown(&vm->mm);
 		kfree(vm);
@@ -104,10 +118,12 @@ static void simtgpu_vm_release(struct kref *kref)
 
 	list_for_each_entry_safe(pt, tmp, &vm->tables, link) {
 		simtgpu_vram_free(sdev, &pt->vram);
+		simtgpu_cg_uncharge(vm->cg, SIMTGPU_PAGE_SIZE);
 		list_del(&pt->link);
 		kfree(pt);
 		atomic_dec(&sdev->counts.page_tables);
 	}
+	simtgpu_cg_put(vm->cg);
 	drm_mm_takedown(&vm->mm);
 	dma_resv_fini(&vm->resv);
 	mutex_destroy(&vm->lock);

@@ -207,6 +207,103 @@ static inline bool simtgpu_ring_pad(uint32_t tail, uint32_t ring_bytes,
 	return true;
 }
 
+/* -------------------------------------------------------- fair share --- */
+
+/*
+ * GPU-time weights (sysfs gpu_weight per cgroup, client_weight per client),
+ * with cgroup v2's cpu.weight range and default.
+ */
+#define SIMTGPU_WEIGHT_DEFAULT 100u
+#define SIMTGPU_WEIGHT_MIN 1u
+#define SIMTGPU_WEIGHT_MAX 10000u
+
+static inline bool simtgpu_weight_valid(uint64_t weight)
+{
+	return weight >= SIMTGPU_WEIGHT_MIN && weight <= SIMTGPU_WEIGHT_MAX;
+}
+
+/*
+ * Virtual time: every finished job advances its client's virtual time by
+ * its device time scaled by DEFAULT / weight, so a client of weight 300
+ * ages a third as fast as one of weight 100 for the same GPU time.
+ */
+static inline uint64_t simtgpu_fair_vtime_delta(uint64_t busy_ns,
+						uint32_t weight)
+{
+	if (!weight)
+		weight = SIMTGPU_WEIGHT_DEFAULT;
+	return busy_ns * SIMTGPU_WEIGHT_DEFAULT / weight;
+}
+
+/*
+ * Jobs a client may have on the rings under "fair" while another client
+ * waits: bounds how far its virtual time can run ahead of the decision.
+ */
+#define SIMTGPU_FAIR_MAX_INFLIGHT 2u
+
+/*
+ * The fair policy's rule, at the moment a client's next job would go to a
+ * ring: alone, it always may; otherwise only while it has fewer than
+ * SIMTGPU_FAIR_MAX_INFLIGHT jobs on the rings and its virtual time is at
+ * most @slack_ns ahead of the lowest virtual time among the other clients
+ * that have work (@min_other_vtime).
+ */
+static inline bool simtgpu_fair_may_run(uint64_t vtime, uint32_t inflight,
+					bool others_waiting,
+					uint64_t min_other_vtime,
+					uint64_t slack_ns)
+{
+	if (!others_waiting)
+		return true;
+	if (inflight >= SIMTGPU_FAIR_MAX_INFLIGHT)
+		return false;
+	return vtime <= min_other_vtime + slack_ns;
+}
+
+/*
+ * Whether a client counts as having work for the rule above: it has jobs
+ * queued or on the rings, or had within the last @grace_ns (a synchronous
+ * client is briefly idle between its kernels, and must not lose its turn
+ * for it: BFQ's idling). kmd: grace = SIMTGPU_FAIR_GRACE_MS of host time.
+ */
+#define SIMTGPU_FAIR_GRACE_MS 10u
+static inline bool simtgpu_fair_has_work(uint32_t jobs, uint64_t idle_ns,
+					 uint64_t grace_ns)
+{
+	return jobs || idle_ns < grace_ns;
+}
+
+/*
+ * A client that had no work (for longer than the grace) and now has some
+ * starts at the lowest virtual time of those that have work, never behind
+ * its own: idling banks no credit (as CFS's min_vruntime).
+ */
+static inline uint64_t simtgpu_fair_wake_vtime(uint64_t vtime,
+					       bool others_waiting,
+					       uint64_t min_other_vtime)
+{
+	return others_waiting && min_other_vtime > vtime ? min_other_vtime :
+							   vtime;
+}
+
+/* ------------------------------------------------ cgroup VRAM limits --- */
+
+/*
+ * The dmem controller's rule: a cgroup's "current" is the VRAM charged to
+ * it and its descendants (BOs and page tables); an allocation is refused
+ * with -ENOMEM when it would take any ancestor-or-self's current above its
+ * "max" (SIMTGPU_DMEM_MAX_NONE: no limit). kmd: sysfs dmem_max; in-process:
+ * SIMTGPU_DMEM_MAX (bytes) for the process's own cgroup.
+ */
+#define SIMTGPU_DMEM_MAX_NONE (~(uint64_t)0)
+
+static inline bool simtgpu_dmem_allows(uint64_t current_bytes, uint64_t size,
+				       uint64_t max)
+{
+	return max == SIMTGPU_DMEM_MAX_NONE ||
+	       (size <= max && current_bytes <= max - size);
+}
+
 /* ------------------------------------------------- implicit sync --- */
 
 /*

@@ -4,12 +4,18 @@
 
 #include "simtgpu/simtgpu.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <dirent.h>
 #include <fcntl.h>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -31,7 +37,13 @@ void usage(FILE *to) {
                  "  --help-query-gpu   list the fields\n"
                  "  -l SEC             repeat every SEC seconds until interrupted\n"
                  "  -i INDEX           only this device\n"
-                 "SIMTGPU_TRANSPORT=sim shows the in-process simulator instead of the kernel driver.\n");
+                 "SIMTGPU_TRANSPORT=sim shows the in-process simulator instead of the kernel driver.\n"
+                 "Sharing (docs/sharing.md; the commands that change it need root):\n"
+                 "  simt-smi sharing                          policy, partitions, every client's VRAM\n"
+                 "                                            and GPU time against its limit and weight\n"
+                 "  simt-smi policy set NAME | policy list    the scheduling policy\n"
+                 "  simt-smi partition create --sms N --vram SIZE   (SIZE: bytes or 64M, 1G...)\n"
+                 "  simt-smi partition list | partition destroy ID\n");
 }
 
 struct Options {
@@ -160,8 +172,9 @@ bool collect(int index, GpuSnapshot *g, std::optional<PciFunction> *pci) {
     if (g->transport != "drm")
         return true;
     std::string render = g->node.substr(g->node.rfind('/') + 1);
+    // A partition's render node is one more of the same PCI device's.
     for (auto &f : find_simtgpu_functions("/sys"))
-        if (f.render_node == render)
+        if (f.render_node == render || access((f.sysfs_path + "/drm/" + render).c_str(), F_OK) == 0)
             *pci = f;
     g->driver_version = drm_driver_version(g->node);
     if (*pci) {
@@ -176,6 +189,235 @@ bool collect(int index, GpuSnapshot *g, std::optional<PciFunction> *pci) {
     return true;
 }
 
+// ------------------------------------------------------------ sharing ---
+
+// The kernel driver's sysfs directory (the PCI device), or "" with a reason.
+std::string driver_dir(std::string *why) {
+    for (auto &f : find_simtgpu_functions("/sys"))
+        if (f.driver == "simtgpu")
+            return f.sysfs_path;
+    *why = "no PCI device 1234:5347 bound to the simtgpu kernel module (modprobe simtgpu; "
+           "simt-doctor says more)";
+    return "";
+}
+
+std::string read_text(const std::string &path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Writes @text to a driver file; the kernel's refusal as a sentence.
+bool write_driver_file(const std::string &path, const std::string &text, std::string *why) {
+    int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        *why = "cannot open " + path + ": " + std::strerror(errno) +
+               (errno == EACCES ? " (run as root)" : "");
+        return false;
+    }
+    bool ok = write(fd, text.data(), text.size()) == ssize_t(text.size());
+    int err = errno;
+    close(fd);
+    if (!ok)
+        *why = path + " refused '" + text + "': " + std::strerror(err);
+    return ok;
+}
+
+// One render-node client's fdinfo keys, by drm-client-id.
+struct SharingClient {
+    int pid = 0;
+    std::string command;
+    std::map<std::string, std::string> keys;
+};
+
+std::vector<SharingClient> sharing_clients() {
+    std::map<std::string, SharingClient> by_id;
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return {};
+    while (dirent *p = readdir(proc)) {
+        int pid = std::atoi(p->d_name);
+        if (pid <= 0 || pid == getpid())
+            continue;
+        std::string base = std::string("/proc/") + p->d_name;
+        DIR *fds = opendir((base + "/fd").c_str());
+        if (!fds)
+            continue;
+        while (dirent *f = readdir(fds)) {
+            char link[256] = {};
+            if (readlink((base + "/fd/" + f->d_name).c_str(), link, sizeof(link) - 1) <= 0 ||
+                std::strncmp(link, "/dev/dri/renderD", 16) != 0)
+                continue;
+            std::ifstream in(base + "/fdinfo/" + f->d_name);
+            SharingClient c;
+            c.pid = pid;
+            for (std::string line; std::getline(in, line);) {
+                size_t colon = line.find(':');
+                if (colon == std::string::npos)
+                    continue;
+                size_t v = line.find_first_not_of(" \t", colon + 1);
+                c.keys[line.substr(0, colon)] = v == std::string::npos ? "" : line.substr(v);
+            }
+            if (c.keys["drm-driver"] != "simtgpu")
+                continue;
+            c.command = read_text(base + "/comm");
+            if (!c.command.empty() && c.command.back() == '\n')
+                c.command.pop_back();
+            by_id[c.keys["drm-client-id"]] = c;
+        }
+        closedir(fds);
+    }
+    closedir(proc);
+    std::vector<SharingClient> out;
+    for (auto &[id, c] : by_id)
+        out.push_back(c);
+    return out;
+}
+
+// "123456789 ns" -> "123.5 ms"; "12345 KiB" -> "12.1 MiB".
+std::string ns_as_ms(const std::string &v) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.1f ms", std::strtod(v.c_str(), nullptr) / 1e6);
+    return text;
+}
+std::string kib_as_mib(const std::string &v) {
+    if (v.empty() || v == "max")
+        return v.empty() ? "-" : "max";
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.1f MiB", std::strtod(v.c_str(), nullptr) / 1024);
+    return text;
+}
+
+int show_sharing(const std::string &dir) {
+    std::string policy = read_text(dir + "/sched_policy");
+    std::printf("Policy:     %s", policy.c_str());
+    std::printf("Time slice: %s", read_text(dir + "/timeslice_duration_ms").c_str());
+    std::printf("GPU resets: %s", read_text(dir + "/gpu_resets").c_str());
+    std::string parts = read_text(dir + "/partitions");
+    std::printf("Partitions: %s\n%s", parts.empty() ? "none (the whole GPU is one device)" : "",
+                parts.c_str());
+    auto clients = sharing_clients();
+    std::printf("Clients:    %zu\n", clients.size());
+    if (clients.empty())
+        return 0;
+    std::printf("  %-7s %-15s %-6s %-4s %-20s %11s %11s %12s %6s %12s %7s %11s\n", "PID",
+                "COMMAND", "CLIENT", "PART", "CGROUP", "VRAM", "VRAM-LIMIT", "GPU-TIME",
+                "WEIGHT", "VTIME", "SLICES", "PREEMPTIONS");
+    for (auto &c : clients) {
+        auto key = [&](const char *k) {
+            auto it = c.keys.find(k);
+            return it == c.keys.end() ? std::string() : it->second;
+        };
+        std::string part = key("simtgpu-partition");
+        std::printf("  %-7d %-15s %-6s %-4s %-20s %11s %11s %12s %6s %12s %7s %11s\n", c.pid,
+                    c.command.c_str(), key("drm-client-id").c_str(),
+                    part.empty() ? "-" : part.c_str(), key("simtgpu-cgroup").c_str(),
+                    kib_as_mib(key("drm-memory-vram")).c_str(),
+                    kib_as_mib(key("simtgpu-cgroup-vram-max")).c_str(),
+                    ns_as_ms(key("simtgpu-gpu-time")).c_str(), key("simtgpu-weight").c_str(),
+                    ns_as_ms(key("simtgpu-vtime")).c_str(), key("simtgpu-slices").c_str(),
+                    key("simtgpu-preemptions").c_str());
+    }
+    return 0;
+}
+
+// "64M", "1G", "4096": bytes; 0 when not a size.
+uint64_t parse_size(const std::string &text) {
+    char *end = nullptr;
+    unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || end == text.c_str())
+        return 0;
+    std::string unit = end;
+    std::transform(unit.begin(), unit.end(), unit.begin(), ::toupper);
+    if (unit == "K" || unit == "KB" || unit == "KIB")
+        return v << 10;
+    if (unit == "M" || unit == "MB" || unit == "MIB")
+        return v << 20;
+    if (unit == "G" || unit == "GB" || unit == "GIB")
+        return v << 30;
+    return unit.empty() ? v : 0;
+}
+
+// simt-smi sharing | policy ... | partition ...: an exit status.
+int sharing_command(int argc, char **argv) {
+    std::string why;
+    std::string dir = driver_dir(&why);
+    if (dir.empty()) {
+        std::fprintf(stderr, "simt-smi: %s\n", why.c_str());
+        return kExitNoDevice;
+    }
+    std::string cmd = argv[1];
+    std::string sub = argc > 2 ? argv[2] : "";
+    if (cmd == "sharing" && argc == 2)
+        return show_sharing(dir);
+    if (cmd == "policy" && (sub == "list" || sub == "show") && argc == 3) {
+        std::printf("%s", read_text(dir + "/sched_policy").c_str());
+        return 0;
+    }
+    if (cmd == "policy" && sub == "set" && argc == 4) {
+        if (!write_driver_file(dir + "/sched_policy", argv[3], &why)) {
+            std::fprintf(stderr, "simt-smi: %s (simt-smi policy list shows the policies)\n",
+                         why.c_str());
+            return 1;
+        }
+        std::printf("Scheduling policy: %s", read_text(dir + "/sched_policy").c_str());
+        return 0;
+    }
+    if (cmd == "partition" && sub == "list" && argc == 3) {
+        std::string parts = read_text(dir + "/partitions");
+        std::printf("%s", parts.empty() ? "No partitions.\n" : parts.c_str());
+        return 0;
+    }
+    if (cmd == "partition" && sub == "destroy" && argc == 4) {
+        if (!write_driver_file(dir + "/partition_destroy", argv[3], &why)) {
+            std::fprintf(stderr, "simt-smi: %s (EBUSY: a process still has its render node "
+                                 "open; ENOENT: no such partition, see simt-smi partition list)\n",
+                         why.c_str());
+            return 1;
+        }
+        std::printf("Destroyed partition %s\n", argv[3]);
+        return 0;
+    }
+    if (cmd == "partition" && sub == "create") {
+        std::string sms, vram;
+        for (int i = 3; i + 1 < argc; i += 2) {
+            std::string a = argv[i];
+            if (a == "--sms")
+                sms = argv[i + 1];
+            else if (a == "--vram")
+                vram = argv[i + 1];
+            else
+                sms = vram = "";
+        }
+        uint64_t bytes = parse_size(vram);
+        if ((argc - 3) % 2 || sms.empty() || !bytes) {
+            std::fprintf(stderr, "simt-smi: partition create needs --sms N --vram SIZE (SIZE "
+                                 "in bytes or with K, M, G)\n");
+            return kExitUsage;
+        }
+        std::string before = read_text(dir + "/partitions");
+        if (!write_driver_file(dir + "/partition_create", sms + " " + std::to_string(bytes),
+                               &why)) {
+            std::fprintf(stderr, "simt-smi: %s (EINVAL: 1 <= SMs < the GPU's, 16 MiB <= VRAM < "
+                                 "the GPU's, whole pages; EBUSY: a process has queues open, "
+                                 "partitions are made on an idle GPU; ENOSPC: the SMs, VRAM or "
+                                 "rings left do not suffice)\n",
+                         why.c_str());
+            return 1;
+        }
+        std::string after = read_text(dir + "/partitions");
+        std::istringstream lines(after);
+        for (std::string line; std::getline(lines, line);)
+            if (before.find(line.substr(0, line.find(' ') + 1) + "sms=") == std::string::npos)
+                std::printf("Created partition %s\n", line.c_str());
+        return 0;
+    }
+    std::fprintf(stderr, "simt-smi: unknown %s command\n", cmd.c_str());
+    usage(stderr);
+    return kExitUsage;
+}
+
 std::string now_string() {
     std::time_t t = std::time(nullptr);
     char text[64];
@@ -186,6 +428,9 @@ std::string now_string() {
 } // namespace
 
 int main(int argc, char **argv) {
+    if (argc > 1 && (std::strcmp(argv[1], "sharing") == 0 || std::strcmp(argv[1], "policy") == 0 ||
+                     std::strcmp(argv[1], "partition") == 0))
+        return sharing_command(argc, argv);
     Options o;
     if (int status = parse_options(argc, argv, &o); status >= 0)
         return status;

@@ -362,8 +362,8 @@ SIMTCUDA_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, in
     prop->asyncEngineCount = 1;
     prop->multiProcessorCount = int(p.num_sms);
     prop->kernelExecTimeoutEnabled = 1;
-    // Host memory is mapped through user-pointer BOs, uAPI 1.1 on.
-    prop->canMapHostMemory = (p.uapi_version & 0xffff) >= 1;
+    // Host memory is mapped through user-pointer BOs, uAPI 1.3 on.
+    prop->canMapHostMemory = (p.uapi_version & 0xffff) >= 3;
     prop->concurrentKernels = 1;
     prop->maxThreadsPerMultiProcessor = int(p.warps_per_sm * p.warp_size);
     prop->maxBlocksPerMultiProcessor = int(p.ctas_per_sm);

@@ -401,7 +401,7 @@ SIMTGPU_API simtgpuResult simtgpuMemHostGetDevicePointer(simtgpuContext ctx,
     if (ctx->impl->is_host_allocated(ptr))
         return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
                     "the kernel driver cannot map host memory for the device (its uAPI "
-                    "predates user-pointer BOs, 1.1); copies to and from it are staged instead");
+                    "predates user-pointer BOs, 1.3); copies to and from it are staged instead");
     return fail(SIMTGPU_ERROR_INVALID_VALUE,
                 "pointer was not allocated by simtgpuMemHostAlloc nor registered with "
                 "simtgpuMemHostRegister");

@@ -2,6 +2,7 @@
 
 #include "device_printf.h"
 
+#include "simtgpu/driver_policy.h"
 #include "simtgpu/hw.h"
 #include "simtgpu/hw_names.h"
 #include "uapi/drm/simtgpu_drm.h"
@@ -16,6 +17,35 @@
 namespace simtgpu::umd {
 
 namespace {
+
+// QUEUE_CREATE's EBUSY: the GPU is split into partitions (kmd docs/sharing.md).
+simtgpuResult fail_queue_create(int rc) {
+    if (rc == -EBUSY)
+        return fail(SIMTGPU_ERROR_NO_DEVICE,
+                    "QUEUE_CREATE failed: the GPU is split into partitions and its whole-GPU "
+                    "render node runs no work: use a partition's render node (simt-smi "
+                    "partition list shows them; SIMTGPU_RENDER_NODE=/dev/dri/renderDN selects "
+                    "one) or destroy the partitions");
+    return fail_errno(rc, "QUEUE_CREATE");
+}
+
+// This process's cgroup v2 path, from /proc/self/cgroup ("0::/PATH").
+std::string own_cgroup() {
+    std::string path = "/";
+    if (FILE *f = std::fopen("/proc/self/cgroup", "r")) {
+        char line[512];
+        while (std::fgets(line, sizeof(line), f)) {
+            if (std::strncmp(line, "0::", 3) == 0) {
+                path = line + 3;
+                while (!path.empty() && (path.back() == '\n' || path.back() == '\r'))
+                    path.pop_back();
+                break;
+            }
+        }
+        std::fclose(f);
+    }
+    return path;
+}
 
 constexpr uint64_t kEnvHeaderBytes = 256;
 
@@ -167,6 +197,20 @@ simtgpuResult Context::create_bo(uint64_t size, uint32_t flags, Bo *out) {
     create.size = size;
     create.flags = flags;
     if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_CREATE, &create)) {
+        if (rc == -ENOMEM) {
+            // A cgroup VRAM limit (dmem "max"): name it and the cgroup.
+            drm_simtgpu_get_param max{SIMTGPU_PARAM_CGROUP_VRAM_MAX, 0, 0};
+            drm_simtgpu_get_param cur{SIMTGPU_PARAM_CGROUP_VRAM_CURRENT, 0, 0};
+            if (transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, &max) == 0 &&
+                transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, &cur) == 0 &&
+                max.value != SIMTGPU_DMEM_MAX_NONE &&
+                !simtgpu_dmem_allows(cur.value, size, max.value))
+                return fail(SIMTGPU_ERROR_OUT_OF_MEMORY,
+                            "out of device memory allocating " + std::to_string(size) +
+                                " bytes: over the VRAM limit of cgroup " + own_cgroup() +
+                                " (dmem max " + std::to_string(max.value) + " bytes, " +
+                                std::to_string(cur.value) + " bytes in use)");
+        }
         if (rc == -ENOSPC || rc == -ENOMEM) {
             drm_simtgpu_get_param used{SIMTGPU_PARAM_VRAM_USED, 0, 0};
             transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, &used);
@@ -308,7 +352,7 @@ simtgpuResult Context::host_register(void *ptr, size_t bytes, bool read_only) {
         return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
                     "the kernel driver's uAPI " + std::to_string(props().uapi_version >> 16) +
                         "." + std::to_string(props().uapi_version & 0xffff) +
-                        " has no user-pointer BOs (1.1): load the simtgpu.ko built with this "
+                        " has no user-pointer BOs (1.3): load the simtgpu.ko built with this "
                         "library");
     if (overlaps)
         return fail(SIMTGPU_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
@@ -393,7 +437,7 @@ simtgpuResult Context::create_stream(unsigned flags, int priority, simtgpuStream
                       : priority < 0 ? SIMTGPU_PRIORITY_LOW
                                      : SIMTGPU_PRIORITY_NORMAL;
     if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_QUEUE_CREATE, &create))
-        return fail_errno(rc, "QUEUE_CREATE");
+        return fail_queue_create(rc);
     simtgpuStream_st &s = streams_.emplace_back();
     s.ctx = this;
     s.flags = flags;
@@ -471,7 +515,7 @@ simtgpuResult Context::submit_work(simtgpuStream_st &s, const std::vector<uint32
         create.priority = SIMTGPU_PRIORITY_NORMAL;
         if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_QUEUE_CREATE, &create)) {
             release();
-            return fail_errno(rc, "QUEUE_CREATE");
+            return fail_queue_create(rc);
         }
         s.queue_id = create.queue_id;
     }

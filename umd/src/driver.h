@@ -125,8 +125,8 @@ public:
     // A user-pointer BO of the whole pages around [ptr, ptr + bytes): `out`
     // describes [ptr, ptr + bytes) itself (cpu = ptr, va = its device address).
     simtgpuResult create_userptr_bo(void *ptr, uint64_t bytes, bool read_only, Bo *out);
-    // Whether the driver has BO_USERPTR (uAPI 1.1).
-    bool has_userptr() const { return (props().uapi_version & 0xffff) >= 1; }
+    // Whether the driver has BO_USERPTR (uAPI 1.3).
+    bool has_userptr() const { return (props().uapi_version & 0xffff) >= 3; }
     // The pinned host BO holding [ptr, ptr + bytes), or nullptr.
     Bo *find_host(const void *ptr, uint64_t bytes);
     bool is_host_allocated(const void *ptr);

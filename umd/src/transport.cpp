@@ -1,6 +1,7 @@
 #include "transport.h"
 
 #include "simtgpu/hw.h"
+#include "uapi/drm/simtgpu_drm.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -28,30 +29,41 @@ bool driver_is_simtgpu(int fd) {
     return ours;
 }
 
-// Render nodes of the simtgpu driver. Sets *denied when a node exists that we
-// may not open, *other when only other drivers' nodes exist.
+// A GET_PARAM on an open render node; 0 when the kernel does not know it.
+uint64_t node_param(int fd, uint32_t param) {
+    drm_simtgpu_get_param args{};
+    args.param = param;
+    return drmIoctl(fd, DRM_IOCTL_SIMTGPU_GET_PARAM, &args) == 0 ? args.value : 0;
+}
+
+// Render nodes of the simtgpu driver, /dev/dri/renderD* in order (libdrm's
+// drmGetDevices2 folds the nodes of one PCI device into one entry, and
+// every partition's node is one of the same device). While the GPU is
+// split into partitions, the whole GPU's node runs no work and is left
+// out, as CUDA sees only MIG devices in MIG mode. SIMTGPU_RENDER_NODE
+// names the one node to use (what a container is given). Sets *denied
+// when a node exists that we may not open, *other when only other
+// drivers' nodes exist.
 std::vector<std::string> find_render_nodes(bool *denied, bool *other) {
     std::vector<std::string> nodes;
-    drmDevicePtr devices[64];
-    int count = drmGetDevices2(0, devices, 64);
-    for (int i = 0; i < count; ++i) {
-        if (!(devices[i]->available_nodes & (1 << DRM_NODE_RENDER)))
+    const char *only = std::getenv("SIMTGPU_RENDER_NODE");
+    for (int minor = 128; minor < 192; ++minor) {
+        const std::string path = "/dev/dri/renderD" + std::to_string(minor);
+        if (only && *only && path != only)
             continue;
-        const char *path = devices[i]->nodes[DRM_NODE_RENDER];
-        int fd = open(path, O_RDWR | O_CLOEXEC);
+        int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
         if (fd < 0) {
             if (errno == EACCES || errno == EPERM)
                 *denied = true;
             continue;
         }
-        if (driver_is_simtgpu(fd))
-            nodes.emplace_back(path);
-        else
+        if (!driver_is_simtgpu(fd))
             *other = true;
+        else if (only || node_param(fd, SIMTGPU_PARAM_PARTITION) != 0 ||
+                 node_param(fd, SIMTGPU_PARAM_NUM_PARTITIONS) == 0)
+            nodes.push_back(path);
         close(fd);
     }
-    if (count > 0)
-        drmFreeDevices(devices, count);
     return nodes;
 }
 

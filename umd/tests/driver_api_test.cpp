@@ -130,6 +130,33 @@ TEST_F(DriverApi, OutOfMemorySaysHowMuch) {
         << simtgpuGetErrorDetail();
 }
 
+// Over a cgroup VRAM limit, the error names the limit and the cgroup (as
+// /proc/self/cgroup shows it), on either transport.
+TEST_F(DriverApi, CgroupVramLimitErrorNamesTheLimitAndTheCgroup) {
+    ScopedDmemLimit limit(std::getenv("SIMTGPU_TRANSPORT") == nullptr ||
+                          std::string(std::getenv("SIMTGPU_TRANSPORT")) != "drm");
+    ASSERT_TRUE(limit.join()) << limit.error();
+    std::string cgroup = "/";
+    {
+        std::ifstream in("/proc/self/cgroup");
+        for (std::string line; std::getline(in, line);)
+            if (line.rfind("0::", 0) == 0)
+                cgroup = line.substr(3);
+    }
+    simtgpuContext ctx = nullptr;
+    ASSERT_OK(simtgpuCtxCreate(&ctx, 0, device_)); // opened inside the cgroup
+    const uint64_t cap = 16ull << 20;
+    ASSERT_TRUE(limit.set(cap)) << limit.error();
+    simtgpuDevicePtr p = 0;
+    EXPECT_EQ(simtgpuMemAlloc(ctx, &p, size_t(cap)), SIMTGPU_ERROR_OUT_OF_MEMORY);
+    const std::string detail = simtgpuGetErrorDetail();
+    EXPECT_NE(detail.find("cgroup " + cgroup + " "), std::string::npos) << detail;
+    EXPECT_NE(detail.find("dmem max " + std::to_string(cap) + " bytes"), std::string::npos)
+        << detail;
+    ASSERT_OK(simtgpuMemAlloc(ctx, &p, 1u << 20)); // below the limit
+    simtgpuCtxDestroy(ctx);
+}
+
 // Resident host memory of this process (the in-process device's VRAM too).
 uint64_t resident_bytes() {
     std::FILE *f = std::fopen("/proc/self/statm", "r");

@@ -6,6 +6,7 @@
 // where the two used to differ.
 #include "simtgpu/driver_policy.h"
 #include "simtgpu/hw.h"
+#include "test_support.h"
 #include "transport.h"
 #include "uapi/drm/simtgpu_drm.h"
 
@@ -414,7 +415,7 @@ TEST_F(Uapi, FillCopyFenceAndTimestampRun) {
 TEST_F(Uapi, UserptrBosAreTheCallersMemoryReachedByDma) {
     drm_simtgpu_get_param version{SIMTGPU_PARAM_UAPI_VERSION, 0, 0};
     ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &version), 0);
-    ASSERT_GE(version.value & 0xffff, 1u) << "BO_USERPTR is uAPI 1.1";
+    ASSERT_GE(version.value & 0xffff, 3u) << "BO_USERPTR is uAPI 1.3";
     const uint64_t page = SIMTGPU_PAGE_SIZE, bytes = 16 * page;
     void *mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ASSERT_NE(mem, MAP_FAILED);
@@ -705,6 +706,38 @@ TEST_F(Uapi, VramLimitIsReadWhenAFileOpensAndRefusesBosBeyondIt) {
     EXPECT_EQ(p.value, uint64_t(SIMTGPU_DEFAULT_VRAM_LIMIT_MB) << 20);
     c.size = 2 * (kLimitMb << 20);
     EXPECT_EQ(io(*unlimited, DRM_IOCTL_SIMTGPU_BO_CREATE, &c), 0);
+}
+
+// A cgroup VRAM limit (dmem semantics, simtgpu/driver_policy.h): BOs that
+// would take the cgroup's current above its max fail with -ENOMEM, not
+// -ENOSPC; GET_PARAM reports the max and the current it is counted against;
+// lifting the limit lets the same BO be allocated.
+TEST_F(Uapi, CgroupVramLimitRefusesBosBeyondItWithEnomem) {
+    simtgpu::umd::test::ScopedDmemLimit limit(in_process());
+    ASSERT_TRUE(limit.join()) << limit.error();
+    std::unique_ptr<Transport> file = open_file();
+    ASSERT_TRUE(file);
+    drm_simtgpu_get_param max{SIMTGPU_PARAM_CGROUP_VRAM_MAX, 0, 0};
+    drm_simtgpu_get_param cur{SIMTGPU_PARAM_CGROUP_VRAM_CURRENT, 0, 0};
+    ASSERT_EQ(io(*file, DRM_IOCTL_SIMTGPU_GET_PARAM, &max), 0);
+    EXPECT_EQ(max.value, SIMTGPU_DMEM_MAX_NONE);
+    ASSERT_EQ(io(*file, DRM_IOCTL_SIMTGPU_GET_PARAM, &cur), 0);
+    EXPECT_GE(cur.value, uint64_t(SIMTGPU_PAGE_SIZE)); // at least its root page table
+    const uint64_t before = cur.value, cap = before + (2u << 20);
+    ASSERT_TRUE(limit.set(cap)) << limit.error();
+    ASSERT_EQ(io(*file, DRM_IOCTL_SIMTGPU_GET_PARAM, &max), 0);
+    EXPECT_EQ(max.value, cap);
+    drm_simtgpu_bo_create c{};
+    c.size = 1u << 20;
+    ASSERT_EQ(io(*file, DRM_IOCTL_SIMTGPU_BO_CREATE, &c), 0);
+    ASSERT_EQ(io(*file, DRM_IOCTL_SIMTGPU_GET_PARAM, &cur), 0);
+    EXPECT_GE(cur.value, before + (1u << 20));
+    EXPECT_LE(cur.value, before + (1u << 20) + 4 * SIMTGPU_PAGE_SIZE); // + page tables
+    drm_simtgpu_bo_create over{};
+    over.size = 2u << 20;
+    EXPECT_EQ(io(*file, DRM_IOCTL_SIMTGPU_BO_CREATE, &over), -ENOMEM);
+    ASSERT_TRUE(limit.set(cap + (4u << 20))) << limit.error();
+    EXPECT_EQ(io(*file, DRM_IOCTL_SIMTGPU_BO_CREATE, &over), 0);
 }
 
 // A file's BOs take the lowest free VAs from SIMTGPU_USER_VA_START, each

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define SIMTGPU_UAPI_VERSION_MAJOR 1
-#define SIMTGPU_UAPI_VERSION_MINOR 1
+#define SIMTGPU_UAPI_VERSION_MINOR 3
 
 #define DRM_SIMTGPU_GET_PARAM 0x00
 #define DRM_SIMTGPU_BO_CREATE 0x01
@@ -38,7 +38,7 @@ extern "C" {
 #define DRM_SIMTGPU_QUEUE_CREATE 0x06
 #define DRM_SIMTGPU_QUEUE_DESTROY 0x07
 #define DRM_SIMTGPU_QUEUE_GET_STATE 0x08
-#define DRM_SIMTGPU_BO_USERPTR 0x09 /* 1.1 */
+#define DRM_SIMTGPU_BO_USERPTR 0x09 /* 1.3 */
 
 #define DRM_IOCTL_SIMTGPU_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_GET_PARAM, \
@@ -90,6 +90,19 @@ enum drm_simtgpu_param {
 	SIMTGPU_PARAM_TIMESTAMP = 14, /* current global timer, ns */
 	SIMTGPU_PARAM_CAPS = 15, /* SIMTGPU_CAP_* */
 	SIMTGPU_PARAM_NUM_QUEUES_MAX = 16, /* queues per file */
+	/* 1.1: the cgroup VRAM limit (dmem "max") that applies to this
+	 * file's cgroup, the lowest of its ancestors'; ~0 = none. */
+	SIMTGPU_PARAM_CGROUP_VRAM_MAX = 17,
+	/* 1.1: VRAM charged to the cgroup whose max that is (dmem
+	 * "current"); this file's own cgroup when there is no limit. */
+	SIMTGPU_PARAM_CGROUP_VRAM_CURRENT = 18,
+	/* 1.2: 0 on the whole GPU's render node, else the id + 1 of the
+	 * partition whose render node this is (NUM_SMS and VRAM_* are then
+	 * the partition's). */
+	SIMTGPU_PARAM_PARTITION = 19,
+	/* 1.2: partitions that exist; while any does, the whole GPU's node
+	 * runs no work (QUEUE_CREATE fails with EBUSY). */
+	SIMTGPU_PARAM_NUM_PARTITIONS = 20,
 };
 
 struct drm_simtgpu_get_param {
@@ -112,7 +125,7 @@ struct drm_simtgpu_bo_create {
 	__u64 extensions; /* in: must be 0 */
 };
 
-/* BO_USERPTR (1.1): make a range of the caller's own memory a BO, pinned
+/* BO_USERPTR (1.3): make a range of the caller's own memory a BO, pinned
  * while the BO lives and mapped at one GPU VA of this file's address space;
  * the GPU reaches it over the bus (what CUDA calls host-registered, mapped or
  * zero-copy memory). The range must be page aligned and mapped in the

@@ -156,7 +156,7 @@ SIMTGPU_API simtgpuResult simtgpuMemGetAddressRange(simtgpuContext ctx, simtgpuD
                                                    size_t *bytes, simtgpuDevicePtr dptr);
 
 /* Host memory the device can reach over the bus (a user-pointer BO, uAPI
- * 1.1). DEVICEMAP is accepted and always true where the driver can map host
+ * 1.3). DEVICEMAP is accepted and always true where the driver can map host
  * memory (see simtgpuMemHostGetDevicePointer). */
 #define SIMTGPU_MEMHOSTALLOC_PORTABLE 0x01
 #define SIMTGPU_MEMHOSTALLOC_DEVICEMAP 0x02

@@ -433,6 +433,7 @@ private:
     int syncobj_query(FileState *f, drm_syncobj_timeline_array *a);
     int syncobj_timeline_signal(FileState *f, drm_syncobj_timeline_array *a);
     void free_bo(FileState *f, Bo &bo);
+    uint64_t dmem_current() const;
 
     SimLibrary lib_;
     simtgpu_sim *sim_ = nullptr;
@@ -447,6 +448,11 @@ private:
     Ring rings_[SIMTGPU_NUM_RINGS];
     std::vector<FileState *> files_;
     uint32_t next_context_id_ = 1;
+    // The cgroup VRAM limit (dmem "max") of this process's cgroup, as kmd's
+    // sysfs dmem_max: SIMTGPU_DMEM_MAX bytes, read at each allocation as
+    // kmd reads its limit; every file of the process is in that cgroup,
+    // so its "current" is theirs together.
+    static uint64_t dmem_max() { return env_u64("SIMTGPU_DMEM_MAX", SIMTGPU_DMEM_MAX_NONE); }
 
     std::mutex irq_mu_;
     std::condition_variable irq_cv_;
@@ -781,8 +787,18 @@ int SimDevice::get_param(FileState *f, drm_simtgpu_get_param *a) {
     }
     case SIMTGPU_PARAM_CAPS: a->value = reg(SIMTGPU_REG_CAPS); return 0;
     case SIMTGPU_PARAM_NUM_QUEUES_MAX: a->value = SIMTGPU_MAX_QUEUES_PER_FILE; return 0;
+    case SIMTGPU_PARAM_CGROUP_VRAM_MAX: a->value = dmem_max(); return 0;
+    case SIMTGPU_PARAM_CGROUP_VRAM_CURRENT: a->value = dmem_current(); return 0;
     default: return -EINVAL;
     }
+}
+
+// VRAM charged to the process's cgroup: every file's BOs and page tables.
+uint64_t SimDevice::dmem_current() const {
+    uint64_t sum = 0;
+    for (const FileState *file : files_)
+        sum += file->vram_bytes + (file->tables.size() + 1) * SIMTGPU_PAGE_SIZE;
+    return sum;
 }
 
 // The PTE permissions of a BO created with SIMTGPU_BO_* `flags`.
@@ -804,6 +820,9 @@ int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
     // The file's limit, then VRAM exhaustion: -ENOSPC, as in kmd (drm_buddy).
     if (!simtgpu_vram_limit_allows(f->vram_bytes + size, f->vram_limit) || size > vram_size_)
         return -ENOSPC;
+    // The cgroup's limit, with dmem semantics: -ENOMEM, as in kmd.
+    if (!simtgpu_dmem_allows(dmem_current(), size, dmem_max()))
+        return -ENOMEM;
     uint64_t va = f->va.allocate(size + SIMTGPU_VA_GUARD_BYTES);
     if (va == UINT64_MAX)
         return -ENOSPC;
