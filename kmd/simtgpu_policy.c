@@ -98,13 +98,13 @@ static bool simtgpu_others_waiting(struct simtgpu_device *sdev,
 	bool any = false;
 
 	u64 now = ktime_get_ns();
-	u64 grace = (u64)SIMTGPU_FAIR_GRACE_MS * NSEC_PER_MSEC;
 
 	lockdep_assert_held(&sdev->sched_lock);
 	list_for_each_entry(c, &sdev->sched_clients, link) {
 		if (c == self || c->partition != self->partition ||
 		    !simtgpu_fair_has_work(c->queued + c->inflight,
-					   now - c->last_active_ns, grace))
+					   now - c->last_active_ns,
+					   simtgpu_fair_grace_ns(c->round_trip_ns)))
 			continue;
 		if (!any || c->vtime_ns < *min_vtime)
 			*min_vtime = c->vtime_ns;
@@ -144,11 +144,14 @@ void simtgpu_policy_job_queued(struct simtgpu_device *sdev,
 	bool others;
 
 	u64 now = ktime_get_ns();
-	u64 grace = (u64)SIMTGPU_FAIR_GRACE_MS * NSEC_PER_MSEC;
 
 	spin_lock_irqsave(&sdev->sched_lock, flags);
+	if (!cs->queued && !cs->inflight && cs->last_active_ns)
+		cs->round_trip_ns = simtgpu_fair_round_trip_update(
+			cs->round_trip_ns, now - cs->last_active_ns);
 	if (!simtgpu_fair_has_work(cs->queued + cs->inflight,
-				   now - cs->last_active_ns, grace)) {
+				   now - cs->last_active_ns,
+				   simtgpu_fair_grace_ns(cs->round_trip_ns))) {
 		others = simtgpu_others_waiting(sdev, cs, &min_vtime);
 		cs->vtime_ns = simtgpu_fair_wake_vtime(cs->vtime_ns, others,
 						       min_vtime);

@@ -46,6 +46,7 @@ struct simtgpu_client_sched {
 	u64 slices; /* jobs the policy let onto a ring */
 	u64 preemptions; /* times its work was held back or its ring parked */
 	u64 last_active_ns; /* ktime of its last job pushed or finished */
+	u64 round_trip_ns; /* decaying peak of its idle gaps between jobs */
 	u32 partition; /* 0: the whole GPU, else the partition's id + 1 */
 };
 
