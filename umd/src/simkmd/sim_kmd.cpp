@@ -789,6 +789,9 @@ int SimDevice::get_param(FileState *f, drm_simtgpu_get_param *a) {
     case SIMTGPU_PARAM_NUM_QUEUES_MAX: a->value = SIMTGPU_MAX_QUEUES_PER_FILE; return 0;
     case SIMTGPU_PARAM_CGROUP_VRAM_MAX: a->value = dmem_max(); return 0;
     case SIMTGPU_PARAM_CGROUP_VRAM_CURRENT: a->value = dmem_current(); return 0;
+    // Partitions are kmd's (docs/sharing.md): here the whole GPU, never split.
+    case SIMTGPU_PARAM_PARTITION: a->value = 0; return 0;
+    case SIMTGPU_PARAM_NUM_PARTITIONS: a->value = 0; return 0;
     default: return -EINVAL;
     }
 }
