@@ -508,7 +508,7 @@ static const SimtgpuPropertyHelp simtgpu_property_help[] = {
     { "sm-sharing", "which grids one SM holds at once: same-context (default), "
                     "exclusive, any" },
     { "config", "preset (functional, teaching, volta) or configuration file; "
-                "the properties above override it" },
+                "the other properties, when set, override it" },
     { }
 };
 
