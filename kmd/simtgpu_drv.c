@@ -123,22 +123,51 @@ void simtgpu_vram_free(struct simtgpu_device *sdev, struct list_head *blocks)
 	INIT_LIST_HEAD(blocks);
 }
 
+/*
+ * Zero [@offset, @offset + @len) with the device (CAPS.VRAM_CLEAR): the
+ * memory controller gives the pages back to the host that backs VRAM, so a
+ * client that allocates most of a 16 GiB VRAM and touches little of it costs
+ * the host only what it touches. False if the device refused the range.
+ */
+static bool simtgpu_vram_clear_hw(struct simtgpu_device *sdev, u64 offset,
+				  u64 len)
+{
+	u32 result;
+
+	mutex_lock(&sdev->clear_lock);
+	simtgpu_write(sdev, SIMTGPU_REG_VRAM_CLEAR_ADDR_LO,
+		      lower_32_bits(offset));
+	simtgpu_write(sdev, SIMTGPU_REG_VRAM_CLEAR_ADDR_HI,
+		      upper_32_bits(offset));
+	simtgpu_write(sdev, SIMTGPU_REG_VRAM_CLEAR_BYTES_LO,
+		      lower_32_bits(len));
+	simtgpu_write(sdev, SIMTGPU_REG_VRAM_CLEAR_BYTES_HI,
+		      upper_32_bits(len));
+	simtgpu_write(sdev, SIMTGPU_REG_VRAM_CLEAR, SIMTGPU_VRAM_CLEAR_GO);
+	result = simtgpu_read(sdev, SIMTGPU_REG_VRAM_CLEAR);
+	mutex_unlock(&sdev->clear_lock);
+	return result == SIMTGPU_VRAM_CLEAR_DONE;
+}
+
 /* Zero fresh VRAM: a new buffer never shows another process's data. */
 void simtgpu_vram_clear(struct simtgpu_device *sdev, struct list_head *blocks)
 {
+	bool hw = sdev->caps & SIMTGPU_CAP_VRAM_CLEAR;
 	struct drm_buddy_block *block;
 
 	list_for_each_entry(block, blocks, link) {
 		u64 offset = drm_buddy_block_offset(block);
 		u64 end = offset + drm_buddy_block_size(&sdev->mm, block);
 
-		/* In pieces: a block may be gigabytes, and a CPU clearing it
-		 * in one go would stall its runqueue for seconds.
+		/* In pieces: a block may be gigabytes, and clearing it in
+		 * one go would stall this CPU's runqueue for seconds.
 		 */
 		while (offset < end) {
-			u64 len = min_t(u64, end - offset, SZ_2M);
+			u64 len = min_t(u64, end - offset,
+					hw ? SZ_256M : SZ_2M);
 
-			memset_io(sdev->vram + offset, 0, len);
+			if (!hw || !simtgpu_vram_clear_hw(sdev, offset, len))
+				memset_io(sdev->vram + offset, 0, len);
 			offset += len;
 			cond_resched();
 		}
@@ -692,7 +721,10 @@ int simtgpu_hw_reset(struct simtgpu_device *sdev)
 	u32 status;
 	int ret;
 
+	/* Not between a clear's range and its GO: it would clear another. */
+	mutex_lock(&sdev->clear_lock);
 	simtgpu_write(sdev, SIMTGPU_REG_RESET, SIMTGPU_RESET_MAGIC);
+	mutex_unlock(&sdev->clear_lock);
 	ret = readl_poll_timeout(sdev->regs + SIMTGPU_REG_STATUS, status,
 				 !(status & SIMTGPU_STATUS_BUSY), 100,
 				 1000 * USEC_PER_MSEC);
@@ -844,6 +876,7 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	sdev->pdev = pdev;
 	pci_set_drvdata(pdev, sdev);
 	mutex_init(&sdev->mm_lock);
+	mutex_init(&sdev->clear_lock);
 	mutex_init(&sdev->part_lock);
 	mutex_init(&sdev->clients_lock);
 	INIT_LIST_HEAD(&sdev->clients);

@@ -140,6 +140,8 @@ struct simtgpu_device {
 	u32 max_stack_per_thread;
 
 	struct mutex mm_lock; /* buddy, vram_used, vram_shared_end, parts */
+	/* The VRAM_CLEAR registers, and a reset (which zeroes them) */
+	struct mutex clear_lock;
 	struct drm_buddy mm;
 	u64 vram_used;
 	/* VRAM below the partitions' slices: the whole GPU's files' share. */

@@ -11,7 +11,9 @@
  * MMIO regions:
  *  BAR0  64 KiB  registers, every access forwarded to the simulator
  *  BAR2  vram=   VRAM, 64-bit prefetchable RAM; its host pointer is the
- *                simulator's VRAM, so guest and simulator share it directly
+ *                simulator's VRAM, so guest and simulator share it directly;
+ *                backed by the host only where touched, and given back when
+ *                the driver clears it (SIMTGPU_REG_VRAM_CLEAR)
  *  BAR4          MSI-X table and PBA
  * Interrupts:
  *  MSI-X vector 0 (SIMTGPU_MSIX_VEC_FENCE), vector 1 (SIMTGPU_MSIX_VEC_ERROR);
@@ -42,6 +44,7 @@
 #include "migration/vmstate.h"
 #include "sysemu/dma.h"
 #include "qom/object.h"
+#include "exec/cpu-common.h"
 #include "trace.h"
 
 #include <dlfcn.h>
@@ -204,6 +207,24 @@ static int simtgpu_dma_write(void *opaque, uint64_t bus_addr, const void *buf,
     return r == MEMTX_OK ? 0 : -1;
 }
 
+/*
+ * The simulator's VRAM clears (the driver's SIMTGPU_REG_VRAM_CLEAR) hand
+ * whole pages back to the host: they read as zero and cost no host memory
+ * until written again. Where discarding is disabled (memory pinned for
+ * VFIO), the simulator writes the zeros instead.
+ */
+static int simtgpu_vram_discard(void *opaque, uint64_t offset, uint64_t bytes)
+{
+    SimtgpuState *s = opaque;
+    int ret = -1;
+
+    if (!ram_block_discard_is_disabled()) {
+        ret = ram_block_discard_range(s->vram.ram_block, offset, bytes);
+    }
+    trace_simtgpu_vram_discard(offset, bytes, ret);
+    return ret;
+}
+
 /* ------------------------------------------------------------- MMIO --- */
 
 static bool simtgpu_check_access(hwaddr addr, unsigned size, const char *what)
@@ -350,6 +371,7 @@ static bool simtgpu_create_sim(SimtgpuState *s, Error **errp)
         .dma_read = simtgpu_dma_read,
         .dma_write = simtgpu_dma_write,
         .raise_irq = simtgpu_raise_irq,
+        .vram_discard = simtgpu_vram_discard,
     };
     char message[1024] = "";
     int ret;

@@ -60,7 +60,8 @@
 
 /* Version of this register/packet interface: major << 16 | minor. */
 #define SIMTGPU_HW_VERSION_MAJOR 1
-#define SIMTGPU_HW_VERSION_MINOR 1 /* 1.1: SM masks, PREEMPT, PROGRESS */
+/* 1.1: SM masks, PREEMPT, PROGRESS; 1.2: VRAM_CLEAR */
+#define SIMTGPU_HW_VERSION_MINOR 2
 #define SIMTGPU_HW_VERSION \
 	((SIMTGPU_HW_VERSION_MAJOR << 16) | SIMTGPU_HW_VERSION_MINOR)
 
@@ -81,6 +82,7 @@
 #define SIMTGPU_CAP_ATOMICS (1u << 1) /* A extension on global and shared */
 #define SIMTGPU_CAP_HOST_PTE (1u << 2) /* PTEs may point at host memory */
 #define SIMTGPU_CAP_TIMESTAMP (1u << 3)
+#define SIMTGPU_CAP_VRAM_CLEAR (1u << 4) /* SIMTGPU_REG_VRAM_CLEAR */
 #define SIMTGPU_REG_NUM_SMS 0x0010
 #define SIMTGPU_REG_WARPS_PER_SM 0x0014 /* resident warp slots per SM */
 #define SIMTGPU_REG_WARP_SIZE 0x0018 /* lanes per warp */
@@ -113,6 +115,25 @@
  * until the ring must be parked, else SIMTGPU_EXC_PREEMPT_TIMEOUT on that
  * ring. 0 (the reset value): no bound. */
 #define SIMTGPU_REG_PREEMPT_TIMEOUT 0x0058
+
+/*
+ * VRAM clear (CAPS.VRAM_CLEAR): the memory controller zeroes a range of
+ * VRAM, as a driver must before it hands memory to a client. Write the
+ * range's VRAM offset and length (both 4 KiB aligned) to the _LO/_HI pairs
+ * (read/write), then SIMTGPU_VRAM_CLEAR_GO to VRAM_CLEAR: the write returns
+ * once the range reads as zero, and VRAM_CLEAR then reads
+ * SIMTGPU_VRAM_CLEAR_DONE, or SIMTGPU_VRAM_CLEAR_BAD_RANGE (nothing
+ * cleared) for a range that is unaligned or not inside VRAM. Cleared pages
+ * go back to the host that backs VRAM and cost it nothing until written.
+ */
+#define SIMTGPU_REG_VRAM_CLEAR_ADDR_LO 0x0060
+#define SIMTGPU_REG_VRAM_CLEAR_ADDR_HI 0x0064
+#define SIMTGPU_REG_VRAM_CLEAR_BYTES_LO 0x0068
+#define SIMTGPU_REG_VRAM_CLEAR_BYTES_HI 0x006c
+#define SIMTGPU_REG_VRAM_CLEAR 0x0070
+#define SIMTGPU_VRAM_CLEAR_GO 1u /* write */
+#define SIMTGPU_VRAM_CLEAR_DONE 0u /* read: the last clear's result */
+#define SIMTGPU_VRAM_CLEAR_BAD_RANGE 1u
 
 /*
  * Rings. Ring n's registers are at SIMTGPU_RING_BASE(n) + offset.

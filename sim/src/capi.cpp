@@ -85,8 +85,8 @@ SIMTGPU_SIM_API int simtgpu_sim_create(const simtgpu_sim_config *config, simtgpu
             set_error(err, err_size, device_config.error());
             return -EINVAL;
         }
-        simtgpu::sim::HostBus bus{config->dma_read, config->dma_write, config->raise_irq,
-                                  config->opaque};
+        simtgpu::sim::HostBus bus{full.dma_read, full.dma_write, full.raise_irq, full.opaque,
+                                  full.vram_discard};
         auto device = simtgpu::sim::Device::create(*device_config, bus, config->vram);
         if (!device) {
             set_error(err, err_size, device.error());

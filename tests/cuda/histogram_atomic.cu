@@ -18,9 +18,9 @@ __global__ void histogram(const unsigned char *data, int n, unsigned *bins)
 		atomicAdd(&bins[b], local[b]);
 }
 
-int main()
+int main(int argc, char **argv)
 {
-	const int n = 50000;
+	const int n = argc > 1 ? std::atoi(argv[1]) : 50000; // bench/cuda_bench.py sizes it
 	unsigned char *data = new unsigned char[n];
 	unsigned ref[kBins] = {}, bins[kBins];
 	Rng rng(6);

@@ -24,9 +24,11 @@ __global__ void matmul(const float *a, const float *b, float *c, int m, int k, i
 		c[row * n + col] = sum;
 }
 
-int main()
+int main(int argc, char **argv)
 {
-	const int m = 37, k = 50, n = 29;
+	// bench/cuda_bench.py: one argument, square matrices of that size.
+	const int size = argc > 1 ? std::atoi(argv[1]) : 0;
+	const int m = size ? size : 37, k = size ? size : 50, n = size ? size : 29;
 	float *a = new float[m * k], *b = new float[k * n], *c = new float[m * n];
 	Rng rng(2);
 	for (int i = 0; i < m * k; ++i)

@@ -23,9 +23,9 @@ __global__ void stencil(const int *in, int *out, int n)
 		out[g] = sum;
 }
 
-int main()
+int main(int argc, char **argv)
 {
-	const int n = 3000;
+	const int n = argc > 1 ? std::atoi(argv[1]) : 3000; // bench/cuda_bench.py sizes it
 	int *in = new int[n], *out = new int[n];
 	Rng rng(8);
 	for (int i = 0; i < n; ++i)

@@ -21,9 +21,11 @@ __global__ void transpose(float *out, const float *in, int width, int height)
 			out[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];
 }
 
-int main()
+int main(int argc, char **argv)
 {
-	const int width = 100, height = 70;
+	// bench/cuda_bench.py: width and height.
+	const int width = argc > 2 ? std::atoi(argv[1]) : 100;
+	const int height = argc > 2 ? std::atoi(argv[2]) : 70;
 	float *in = new float[width * height], *out = new float[width * height];
 	for (int i = 0; i < width * height; ++i)
 		in[i] = static_cast<float>(i) * 0.25f;

@@ -9,9 +9,9 @@ __global__ void vector_add(const float *a, const float *b, float *c, int n)
 		c[i] = a[i] + b[i];
 }
 
-int main()
+int main(int argc, char **argv)
 {
-	const int n = 5000;
+	const int n = argc > 1 ? std::atoi(argv[1]) : 5000; // bench/cuda_bench.py sizes it
 	float *a = new float[n], *b = new float[n], *c = new float[n];
 	Rng rng(1);
 	for (int i = 0; i < n; ++i) {

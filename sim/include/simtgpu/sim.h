@@ -30,7 +30,7 @@ extern "C" {
 #define SIMTGPU_SIM_API
 #endif
 
-#define SIMTGPU_SIM_ABI_VERSION 4
+#define SIMTGPU_SIM_ABI_VERSION 5
 
 /* Name of the library and of its version query, for dlopen()/dlsym(). */
 #define SIMTGPU_SIM_LIBRARY "libsimtgpu-sim.so"
@@ -47,6 +47,12 @@ typedef int (*simtgpu_dma_write_fn)(void *opaque, uint64_t bus_addr,
 /* Raise MSI-X vector `vector` (SIMTGPU_MSIX_VEC_*). May be called from any
  * simulator thread. */
 typedef void (*simtgpu_irq_fn)(void *opaque, uint32_t vector);
+/* Give [offset, offset + bytes) of host-provided VRAM, whole host pages,
+ * back to the host: afterwards it reads as zero and costs no memory until
+ * written (QEMU: ram_block_discard_range). Non-zero: not done, and the
+ * library writes the zeros itself. */
+typedef int (*simtgpu_vram_discard_fn)(void *opaque, uint64_t offset,
+				       uint64_t bytes);
 
 typedef struct simtgpu_sim_config {
 	uint32_t struct_size; /* sizeof(simtgpu_sim_config) */
@@ -87,6 +93,11 @@ typedef struct simtgpu_sim_config {
 	 * struct_size of ABI 3's struct, without this field, is still
 	 * accepted. */
 	const char *config;
+	/* ABI 5: with `vram`, how clears (SIMTGPU_REG_VRAM_CLEAR,
+	 * simtgpu_sim_vram_clear) return its pages to the host; NULL: they
+	 * write zeros, which backs every page cleared. Smaller structs of ABI
+	 * 3 and 4 are still accepted. */
+	simtgpu_vram_discard_fn vram_discard;
 } simtgpu_sim_config;
 
 /* Statistics since creation or the last reset. */
@@ -129,10 +140,12 @@ SIMTGPU_SIM_API void simtgpu_sim_mmio_write(simtgpu_sim *sim, uint64_t offset, u
 SIMTGPU_SIM_API void *simtgpu_sim_vram(simtgpu_sim *sim, uint64_t *size);
 
 /* Zeroes [offset, offset + bytes) of VRAM, as a driver does before it hands
- * memory to a client. Whole pages of the library's own backing go back to
- * the host (they read as zero and cost nothing until touched again), so a
- * program that allocates most of a large VRAM does not commit it; host
- * backing is written. Returns 0, or -EINVAL when the range is outside VRAM. */
+ * memory to a client (SIMTGPU_REG_VRAM_CLEAR does the same through BAR0).
+ * Whole pages of the library's own backing go back to the host (they read
+ * as zero and cost nothing until touched again), so a program that
+ * allocates most of a large VRAM does not commit it; host backing is
+ * discarded through vram_discard, or written without it. Returns 0, or
+ * -EINVAL when the range is outside VRAM. */
 SIMTGPU_SIM_API int simtgpu_sim_vram_clear(simtgpu_sim *sim, uint64_t offset, uint64_t bytes);
 
 /* Device reset (as SIMTGPU_REG_RESET): waits for the engines to stop. */

@@ -54,7 +54,7 @@ double DeviceStats::occupancy(uint32_t warps_per_sm) const {
 
 Expected<std::unique_ptr<Device>> Device::create(const DeviceConfig &config, const HostBus &bus,
                                                  void *vram_backing) {
-    auto vram = Vram::create(config.vram_bytes, vram_backing);
+    auto vram = Vram::create(config.vram_bytes, vram_backing, bus.vram_discard_fn, bus.opaque);
     if (!vram)
         return Error{vram.error()};
     return std::unique_ptr<Device>(new Device(config, bus, std::move(*vram)));
@@ -536,7 +536,7 @@ uint64_t Device::mmio_read(uint64_t offset, unsigned size) {
     }
     const uint32_t off = uint32_t(offset);
     const uint32_t caps = SIMTGPU_CAP_FP64 | SIMTGPU_CAP_ATOMICS | SIMTGPU_CAP_TIMESTAMP |
-                          (bus_.dma_read_fn ? SIMTGPU_CAP_HOST_PTE : 0);
+                          SIMTGPU_CAP_VRAM_CLEAR | (bus_.dma_read_fn ? SIMTGPU_CAP_HOST_PTE : 0);
     switch (off) {
     case SIMTGPU_REG_ID:
         return SIMTGPU_ID_MAGIC;
@@ -584,6 +584,16 @@ uint64_t Device::mmio_read(uint64_t offset, unsigned size) {
         return scratch_;
     case SIMTGPU_REG_PREEMPT_TIMEOUT:
         return preempt_timeout_;
+    case SIMTGPU_REG_VRAM_CLEAR_ADDR_LO:
+        return uint32_t(vram_clear_.addr);
+    case SIMTGPU_REG_VRAM_CLEAR_ADDR_HI:
+        return uint32_t(vram_clear_.addr >> 32);
+    case SIMTGPU_REG_VRAM_CLEAR_BYTES_LO:
+        return uint32_t(vram_clear_.bytes);
+    case SIMTGPU_REG_VRAM_CLEAR_BYTES_HI:
+        return uint32_t(vram_clear_.bytes >> 32);
+    case SIMTGPU_REG_VRAM_CLEAR:
+        return vram_clear_.result;
     case SIMTGPU_REG_IRQ_STATUS:
         return irq_status_;
     case SIMTGPU_REG_IRQ_MASK:
@@ -635,6 +645,22 @@ void Device::mmio_write(uint64_t offset, uint64_t value, unsigned size) {
         scratch_ = v;
     } else if (off == SIMTGPU_REG_PREEMPT_TIMEOUT) {
         preempt_timeout_ = v;
+    } else if (off >= SIMTGPU_REG_VRAM_CLEAR_ADDR_LO && off <= SIMTGPU_REG_VRAM_CLEAR_BYTES_HI) {
+        uint64_t &field =
+            off < SIMTGPU_REG_VRAM_CLEAR_BYTES_LO ? vram_clear_.addr : vram_clear_.bytes;
+        const unsigned shift = off % 8 ? 32 : 0;
+        field = (field & ~(0xffffffffull << shift)) | (uint64_t(v) << shift);
+    } else if (off == SIMTGPU_REG_VRAM_CLEAR && v == SIMTGPU_VRAM_CLEAR_GO) {
+        const uint64_t addr = vram_clear_.addr, bytes = vram_clear_.bytes;
+        const bool ok = addr % SIMTGPU_PAGE_SIZE == 0 && bytes % SIMTGPU_PAGE_SIZE == 0 &&
+                        vram_->contains(addr, bytes);
+        vram_clear_.result = ok ? SIMTGPU_VRAM_CLEAR_DONE : SIMTGPU_VRAM_CLEAR_BAD_RANGE;
+        // Unlocked: the engine and other registers need not wait for the
+        // memory. The driver owns the range, so nothing else touches it.
+        lock.unlock();
+        if (ok)
+            vram_->clear(addr, bytes);
+        return;
     } else if (off >= kSmMaskFirst && off < kSmMaskEnd) {
         rings_[(off - kSmMaskFirst) / 0x80].sm_mask[(off % 0x80) / 4] = v;
         work_cv_.notify_all();
@@ -662,6 +688,7 @@ void Device::reset_locked() {
     ++generation_;
     rings_ = {};
     preempt_timeout_ = 0;
+    vram_clear_ = {};
     progress_high_ = {};
     irq_status_ = 0;
     irq_mask_ = 0;

@@ -161,6 +161,10 @@ private:
     uint32_t irq_status_ = 0;
     uint32_t irq_mask_ = 0;
     uint32_t scratch_ = 0;
+    struct {
+        uint64_t addr = 0, bytes = 0;
+        uint32_t result = SIMTGPU_VRAM_CLEAR_DONE;
+    } vram_clear_; // SIMTGPU_REG_VRAM_CLEAR*
     std::optional<ExceptionRecord> record_;
     // _HI halves latched by the last read of their _LO: perf counters by
     // index, the timer in the last slot.

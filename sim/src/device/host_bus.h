@@ -1,5 +1,6 @@
-// The host side of the device: DMA to host bus addresses and MSI-X, through
-// the callbacks of simtgpu_sim_config. Any of them may be absent.
+// The host side of the device: DMA to host bus addresses, MSI-X and giving
+// host-provided VRAM back, through the callbacks of simtgpu_sim_config. Any
+// of them may be absent.
 #pragma once
 
 #include "simtgpu/sim.h"
@@ -13,6 +14,7 @@ struct HostBus {
     simtgpu_dma_write_fn dma_write_fn = nullptr;
     simtgpu_irq_fn raise_irq_fn = nullptr;
     void *opaque = nullptr;
+    simtgpu_vram_discard_fn vram_discard_fn = nullptr; // for host-provided VRAM
 
     bool dma_read(uint64_t bus_address, void *dst, uint64_t bytes) const {
         return dma_read_fn && dma_read_fn(opaque, bus_address, dst, bytes) == 0;

@@ -491,7 +491,7 @@ static void test_identity(struct device *dev)
 	uint32_t rings = reg_read(dev, SIMTGPU_REG_NUM_RINGS);
 	uint64_t vram = reg_read64(dev, SIMTGPU_REG_VRAM_SIZE_LO);
 	uint32_t known_caps = SIMTGPU_CAP_FP64 | SIMTGPU_CAP_ATOMICS | SIMTGPU_CAP_HOST_PTE |
-			      SIMTGPU_CAP_TIMESTAMP;
+			      SIMTGPU_CAP_TIMESTAMP | SIMTGPU_CAP_VRAM_CLEAR;
 	const char *expect_sms = getenv("SIMTGPU_EXPECT_SMS");
 
 	check(id == SIMTGPU_ID_MAGIC, "id register", "0x%08x", id);
@@ -515,6 +515,37 @@ static void test_identity(struct device *dev)
 	reg_write(dev, SIMTGPU_REG_SCRATCH, 0x12345678);
 	uint32_t b = reg_read(dev, SIMTGPU_REG_SCRATCH);
 	check(a == 0xdeadbeef && b == 0x12345678, "scratch register", "read 0x%08x, 0x%08x", a, b);
+}
+
+/* VRAM_CLEAR through BAR0 zeroes exactly its range, as BAR2 shows (QEMU gives
+ * the pages back to the host); a range past the end is refused. */
+static uint32_t vram_clear(struct device *dev, uint64_t offset, uint64_t bytes)
+{
+	reg_write(dev, SIMTGPU_REG_VRAM_CLEAR_ADDR_LO, (uint32_t)offset);
+	reg_write(dev, SIMTGPU_REG_VRAM_CLEAR_ADDR_HI, (uint32_t)(offset >> 32));
+	reg_write(dev, SIMTGPU_REG_VRAM_CLEAR_BYTES_LO, (uint32_t)bytes);
+	reg_write(dev, SIMTGPU_REG_VRAM_CLEAR_BYTES_HI, (uint32_t)(bytes >> 32));
+	reg_write(dev, SIMTGPU_REG_VRAM_CLEAR, SIMTGPU_VRAM_CLEAR_GO);
+	return reg_read(dev, SIMTGPU_REG_VRAM_CLEAR);
+}
+
+static void test_vram_clear(struct device *dev)
+{
+	const uint64_t page = SIMTGPU_PAGE_SIZE, offset = alloc_data(dev, 4 * page);
+	uint64_t wrong = 0;
+
+	for (uint64_t i = 0; i < 4 * page; i += 8)
+		*vram64(dev, offset + i) = 0x0123456789abcdefull + i;
+	uint32_t result = vram_clear(dev, offset + page, 2 * page);
+	for (uint64_t i = 0; i < 4 * page; i += 8) {
+		bool cleared = i >= page && i < 3 * page;
+		wrong += *vram64(dev, offset + i) != (cleared ? 0 : 0x0123456789abcdefull + i);
+	}
+	check(result == SIMTGPU_VRAM_CLEAR_DONE && wrong == 0, "VRAM_CLEAR of two pages",
+	      "result %u, %" PRIu64 " wrong words", result, wrong);
+	result = vram_clear(dev, dev->vram_size - page, 2 * page);
+	check(result == SIMTGPU_VRAM_CLEAR_BAD_RANGE && *vram64(dev, offset) == 0x0123456789abcdefull,
+	      "VRAM_CLEAR past the end is refused", "result %u", result);
 }
 
 static void test_launch(struct device *dev, const struct kernel_image *image)
@@ -870,6 +901,7 @@ int main(void)
 	test_launch(&dev, &image);
 	test_round_trip(&dev, &image);
 	test_dma(&dev);
+	test_vram_clear(&dev);
 	test_fault(&dev, &image);
 	test_intx(&dev);
 	test_function_reset(&dev);
