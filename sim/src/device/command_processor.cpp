@@ -442,14 +442,20 @@ CommandProcessor::Step CommandProcessor::fill(uint32_t header, const uint32_t *b
     }
     ContextMemory memory(vram_, bus_, context.valid ? std::optional(context.page_table)
                                                     : std::nullopt);
-    std::vector<uint32_t> pattern(std::min<uint64_t>(p.bytes / 4, 16 << 10), p.pattern);
-    for (uint64_t done = 0; done < p.bytes;) {
-        const uint64_t chunk = std::min<uint64_t>(pattern.size() * 4, p.bytes - done);
-        if (auto f = memory.write(p.dst_va + done, pattern.data(), chunk)) {
+    if (p.pattern == 0) {
+        // Zeros (cudaMemset's usual pattern) give whole VRAM pages back.
+        if (auto f = memory.zero(p.dst_va, p.bytes))
             step.exception = fault_exception(*f);
-            break;
+    } else {
+        std::vector<uint32_t> pattern(std::min<uint64_t>(p.bytes / 4, 16 << 10), p.pattern);
+        for (uint64_t done = 0; done < p.bytes;) {
+            const uint64_t chunk = std::min<uint64_t>(pattern.size() * 4, p.bytes - done);
+            if (auto f = memory.write(p.dst_va + done, pattern.data(), chunk)) {
+                step.exception = fault_exception(*f);
+                break;
+            }
+            done += chunk;
         }
-        done += chunk;
     }
     counters_.dma_bytes += memory.dma_bytes();
     counters_.device_cycles += p.bytes / kCopyBytesPerCycle;

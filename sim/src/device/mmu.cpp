@@ -133,4 +133,42 @@ std::optional<MemoryFault> ContextMemory::write(uint64_t va, const void *src, ui
     return std::nullopt;
 }
 
+std::optional<MemoryFault> ContextMemory::zero(uint64_t va, uint64_t bytes) {
+    static constexpr uint8_t kZeros[SIMTGPU_PAGE_SIZE] = {};
+    // Whole pages contiguous in VRAM are cleared together, in one call.
+    uint64_t run_start = 0, run_bytes = 0;
+    auto flush = [&] {
+        if (run_bytes)
+            vram_.clear(run_start, run_bytes);
+        run_bytes = 0;
+    };
+    while (bytes > 0) {
+        const uint64_t offset = va & (SIMTGPU_PAGE_SIZE - 1);
+        const uint64_t chunk = std::min<uint64_t>(bytes, SIMTGPU_PAGE_SIZE - offset);
+        const PageTranslation t = checked(va - offset, Access::Write);
+        if (t.fault) {
+            flush();
+            return MemoryFault{t.fault, SIMTGPU_ACCESS_WRITE, va};
+        }
+        if (t.host && chunk == SIMTGPU_PAGE_SIZE) {
+            const uint64_t at = uint64_t(t.host - vram_.data());
+            if (run_bytes && at != run_start + run_bytes)
+                flush();
+            if (!run_bytes)
+                run_start = at;
+            run_bytes += chunk;
+        } else {
+            flush();
+            if (t.host)
+                std::memset(t.host + offset, 0, chunk);
+            else if (!dma_write(t.bus_address + offset, kZeros, chunk))
+                return MemoryFault{SIMTGPU_FAULT_DMA, SIMTGPU_ACCESS_WRITE, va};
+        }
+        va += chunk;
+        bytes -= chunk;
+    }
+    flush();
+    return std::nullopt;
+}
+
 } // namespace simtgpu::sim

@@ -37,6 +37,10 @@ public:
     std::optional<MemoryFault> read(uint64_t va, void *dst, uint64_t bytes,
                                     Access access = Access::Read);
     std::optional<MemoryFault> write(uint64_t va, const void *src, uint64_t bytes);
+    // write() of `bytes` zeros, except that whole pages in VRAM are cleared
+    // with Vram::clear, which gives them back to the host: a cudaMemset(0) of
+    // a large buffer costs the host nothing until the buffer is written.
+    std::optional<MemoryFault> zero(uint64_t va, uint64_t bytes);
 
     uint64_t dma_bytes() const { return dma_bytes_; }
 

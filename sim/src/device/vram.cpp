@@ -21,7 +21,7 @@ Expected<std::unique_ptr<Vram>> Vram::create(uint64_t bytes, void *host_backing,
         new Vram(static_cast<uint8_t *>(p), bytes, true, nullptr, nullptr));
 }
 
-bool Vram::discard(uint8_t *first, uint8_t *last) {
+bool Vram::discard(uint8_t *first, uint8_t *last) const {
     // MADV_DONTNEED on our private anonymous mapping: the pages read as zero
     // from now on, and are backed again only when written.
     if (owned_)
@@ -29,7 +29,7 @@ bool Vram::discard(uint8_t *first, uint8_t *last) {
     return discard_ && discard_(opaque_, uint64_t(first - data_), uint64_t(last - first)) == 0;
 }
 
-void Vram::clear(uint64_t offset, uint64_t length) {
+void Vram::clear(uint64_t offset, uint64_t length) const {
     uint8_t *begin = data_ + offset, *end = begin + length;
     const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
     auto *first = reinterpret_cast<uint8_t *>((uintptr_t(begin) + page - 1) & ~(page - 1));

@@ -32,8 +32,9 @@ public:
     }
     // Zeroes [offset, offset + length), inside VRAM: whole pages are
     // returned to the host (our own mapping, or the host's through its
-    // discard callback), the rest is written.
-    void clear(uint64_t offset, uint64_t length);
+    // discard callback), the rest is written. Const as data() is: the
+    // contents are not the object's state.
+    void clear(uint64_t offset, uint64_t length) const;
     // Little-endian accessors; the caller checks contains() first.
     uint32_t read32(uint64_t offset) const {
         uint32_t v;
@@ -50,7 +51,7 @@ private:
     Vram(uint8_t *data, uint64_t size, bool owned, simtgpu_vram_discard_fn discard, void *opaque)
         : data_(data), size_(size), owned_(owned), discard_(discard), opaque_(opaque) {}
     // Returns [first, last), whole host pages, to the host; false: not done.
-    bool discard(uint8_t *first, uint8_t *last);
+    bool discard(uint8_t *first, uint8_t *last) const;
 
     uint8_t *data_;
     uint64_t size_;
