@@ -148,8 +148,9 @@ void simtgpu_policy_job_queued(struct simtgpu_device *sdev,
 
 	spin_lock_irqsave(&sdev->sched_lock, flags);
 	if (!cs->queued && !cs->inflight && cs->last_active_ns)
-		cs->round_trip_ns = simtgpu_fair_round_trip_update(
-			cs->round_trip_ns, now - cs->last_active_ns);
+		cs->round_trip_ns =
+			simtgpu_fair_round_trip_update(cs->round_trip_ns,
+						       now - cs->last_active_ns);
 	if (!simtgpu_fair_has_work(cs->queued + cs->inflight,
 				   now - cs->last_active_ns,
 				   simtgpu_fair_grace_ns(cs->round_trip_ns))) {
@@ -308,7 +309,7 @@ static void simtgpu_policy_tick(struct work_struct *work)
 	mutex_unlock(&sdev->policy_lock);
 	drm_dev_exit(idx);
 	spin_lock_irqsave(&sdev->gate_lock, flags);
-	active |= sdev->gate != NULL;
+	active |= !!sdev->gate;
 	spin_unlock_irqrestore(&sdev->gate_lock, flags);
 	simtgpu_gate_open(sdev);
 	if (active)

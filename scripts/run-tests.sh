@@ -76,6 +76,8 @@ run_ctest sanitizers "$san_dir"
 if [[ -x "$top/scripts/guest-tests.sh" ]]; then
 	run_counted guest "$top/scripts/guest-tests.sh" "$build_dir"
 fi
+# After the guest suites, which build QEMU (its checkpatch comes with it).
+run_counted style "$top/scripts/check-style.sh"
 
 echo
 if ((${#failed_suites[@]})); then

@@ -91,17 +91,21 @@ enum drm_simtgpu_param {
 	SIMTGPU_PARAM_CAPS = 15, /* SIMTGPU_CAP_* */
 	SIMTGPU_PARAM_NUM_QUEUES_MAX = 16, /* queues per file */
 	/* 1.1: the cgroup VRAM limit (dmem "max") that applies to this
-	 * file's cgroup, the lowest of its ancestors'; ~0 = none. */
+	 * file's cgroup, the lowest of its ancestors'; ~0 = none.
+	 */
 	SIMTGPU_PARAM_CGROUP_VRAM_MAX = 17,
 	/* 1.1: VRAM charged to the cgroup whose max that is (dmem
-	 * "current"); this file's own cgroup when there is no limit. */
+	 * "current"); this file's own cgroup when there is no limit.
+	 */
 	SIMTGPU_PARAM_CGROUP_VRAM_CURRENT = 18,
 	/* 1.2: 0 on the whole GPU's render node, else the id + 1 of the
 	 * partition whose render node this is (NUM_SMS and VRAM_* are then
-	 * the partition's). */
+	 * the partition's).
+	 */
 	SIMTGPU_PARAM_PARTITION = 19,
 	/* 1.2: partitions that exist; while any does, the whole GPU's node
-	 * runs no work (QUEUE_CREATE fails with EBUSY). */
+	 * runs no work (QUEUE_CREATE fails with EBUSY).
+	 */
 	SIMTGPU_PARAM_NUM_PARTITIONS = 20,
 };
 
@@ -112,7 +116,8 @@ struct drm_simtgpu_get_param {
 };
 
 /* BO_CREATE: allocate a buffer object in VRAM and map it into this file's
- * GPU address space. */
+ * GPU address space.
+ */
 #define SIMTGPU_BO_EXEC (1u << 0) /* map executable (device code) */
 #define SIMTGPU_BO_READ_ONLY (1u << 1) /* GPU may not write it */
 #define SIMTGPU_BO_FLAGS (SIMTGPU_BO_EXEC | SIMTGPU_BO_READ_ONLY)
@@ -198,7 +203,8 @@ struct drm_simtgpu_queue_get_state {
 };
 
 /* SUBMIT: run an indirect buffer (packets of include/simtgpu/hw.h) in this
- * file's address space on a queue. */
+ * file's address space on a queue.
+ */
 #define SIMTGPU_SUBMIT_NO_IMPLICIT_SYNC (1u << 0)
 #define SIMTGPU_SUBMIT_FLAGS (SIMTGPU_SUBMIT_NO_IMPLICIT_SYNC)
 
@@ -206,6 +212,7 @@ struct drm_simtgpu_bo_ref {
 	__u32 handle;
 	__u32 flags; /* SIMTGPU_BO_REF_WRITE when the job writes it */
 };
+
 #define SIMTGPU_BO_REF_WRITE (1u << 0)
 
 struct drm_simtgpu_sync {
@@ -229,6 +236,7 @@ struct drm_simtgpu_submit {
 	__u32 flags; /* in: SIMTGPU_SUBMIT_* */
 	__u64 extensions; /* in: must be 0 */
 };
+
 #define SIMTGPU_MAX_IB_DWORDS (1u << 22)
 #define SIMTGPU_MAX_SUBMIT_BOS 4096
 #define SIMTGPU_MAX_SUBMIT_SYNCS 64

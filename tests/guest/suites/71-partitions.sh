@@ -81,10 +81,10 @@ else
 fi
 whole=$(ls "$dev/drm" | grep -m1 "^renderD")
 SIMTGPU_RENDER_NODE=/dev/dri/$whole "$failures/bystander" 0.2 >"$tmp/out" 2>&1
-if [ $? -ne 0 ]; then
-	pass "the whole GPU's node runs no work while partitioned"
+if [ $? -ne 0 ] && grep -q "split into partitions.*use a partition's render node" "$tmp/out"; then
+	pass "the whole GPU's node runs no work while partitioned, and says which node to use"
 else
-	cat "$tmp/out"; fail "the whole GPU's node runs no work while partitioned"
+	cat "$tmp/out"; fail "the whole GPU's node runs no work while partitioned, and says which node to use"
 fi
 
 # Isolation: throughput in partition A alone, then beside a noisy neighbour.
