@@ -2,13 +2,21 @@
 // is built, shared by every part of the simulator.
 #pragma once
 
+#include "mem/memory_config.h"
 #include "simtgpu/sim.h"
 #include "support/expected.h"
+#include "timing/pipeline_config.h"
 
 #include <cstdint>
 #include <string>
 
 namespace simtgpu::sim {
+
+// functional: each warp runs bursts of instructions, a global access adds
+// mem_latency (fast; IPC <= 1). timing: the SM pipeline of sim/src/timing
+// (sub-cores, scoreboard, functional units) over the memory system of
+// sim/src/mem; docs/timing.md.
+enum class Model : uint8_t { functional, timing };
 
 struct DeviceConfig {
     uint32_t arch = 2;                  // SIMTGPU_ARCH_*
@@ -31,6 +39,9 @@ struct DeviceConfig {
     // Cycles without forward progress, while a warp that could issue is
     // starved, after which a launch fails as a livelock (core/livelock.h).
     uint64_t livelock_cycles = 1ull << 26;
+    Model model = Model::functional;
+    timing::PipelineConfig timing; // model timing only
+    mem::MemoryConfig memory;      // model timing only
 
     // Validates every field (ranges, names of policies) and fills defaults
     // for zeros, as documented in simtgpu/sim.h.

@@ -60,21 +60,28 @@ protected:
     testing::LoadedElf elf_;
 };
 
-using Policies = std::tuple<std::string_view, std::string_view>; // scheduler, reconvergence
+// scheduler, reconvergence, model
+using Policies = std::tuple<std::string_view, std::string_view, Model>;
 
 void use_policies(DeviceConfig &config, const Policies &policies) {
     config.warp_scheduler = std::string(std::get<0>(policies));
     config.reconvergence = std::string(std::get<1>(policies));
+    config.model = std::get<2>(policies);
 }
 
 std::string policies_name(const Policies &policies) {
     std::string name =
         std::string(std::get<0>(policies)) + "_" + std::string(std::get<1>(policies));
+    if (std::get<2>(policies) == Model::timing)
+        name += "_timing";
     std::replace(name.begin(), name.end(), '-', '_');
     return name;
 }
 
-// Every SIMT test runs under every warp scheduler and reconvergence policy.
+constexpr std::array kModels{Model::functional, Model::timing};
+
+// Every SIMT test runs under every warp scheduler and reconvergence policy,
+// in the functional and the timing model: results must not depend on timing.
 class SimtTest : public SimtFixture, public ::testing::WithParamInterface<Policies> {
 protected:
     void SetUp() override {
@@ -85,7 +92,8 @@ protected:
 
 INSTANTIATE_TEST_SUITE_P(Policies, SimtTest,
                          ::testing::Combine(::testing::ValuesIn(kWarpSchedulers),
-                                            ::testing::ValuesIn(kReconvergencePolicies)),
+                                            ::testing::ValuesIn(kReconvergencePolicies),
+                                            ::testing::ValuesIn(kModels)),
                          [](const auto &info) { return policies_name(info.param); });
 
 // What an unexpected exception was, for failure messages.
@@ -132,7 +140,8 @@ INSTANTIATE_TEST_SUITE_P(
     WarpSizes, SimtWarpSizeTest,
     ::testing::Combine(::testing::Values(32u, 8u, 64u, 1u),
                        ::testing::Combine(::testing::ValuesIn(kWarpSchedulers),
-                                          ::testing::ValuesIn(kReconvergencePolicies))),
+                                          ::testing::ValuesIn(kReconvergencePolicies),
+                                          ::testing::ValuesIn(kModels))),
     [](const auto &info) {
         return std::to_string(std::get<0>(info.param)) + "_" +
                policies_name(std::get<1>(info.param));
