@@ -40,17 +40,11 @@ bool unknown_tail_is_zero(const simtgpu_sim_config *config) {
 }
 
 nlohmann::json sm_json(const simtgpu::sim::SmStats &s) {
-    return {{"busy_cycles", s.busy_cycles},
-            {"thread_instructions", s.thread_instructions},
-            {"warp_instructions", s.warp_instructions},
-            {"mem_reads", s.mem_reads},
-            {"mem_writes", s.mem_writes},
-            {"tlb_hits", s.tlb_hits},
-            {"tlb_misses", s.tlb_misses},
-            {"divergent_branches", s.divergent_branches},
-            {"barrier_waits", s.barrier_waits},
-            {"resident_warp_cycles", s.resident_warp_cycles},
-            {"ctas", s.ctas}};
+    nlohmann::json j;
+#define SIMTGPU_X(name, what) j[#name] = s.name;
+    SIMTGPU_SM_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+    return j;
 }
 
 } // namespace
@@ -200,6 +194,9 @@ SIMTGPU_SIM_API char *simtgpu_sim_stats_json(simtgpu_sim *sim) {
             {"temperature_mc", s.temperature_mc},
             {"bad_mmio_accesses", s.bad_mmio_accesses},
         };
+#define SIMTGPU_X(name, what) j[#name] = s.sms.name;
+        SIMTGPU_SM_STALLS(SIMTGPU_X)
+#undef SIMTGPU_X
         nlohmann::json sms = nlohmann::json::array();
         for (const auto &sm : s.per_sm)
             sms.push_back(sm_json(sm));

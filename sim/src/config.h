@@ -5,6 +5,7 @@
 #include "mem/memory_config.h"
 #include "simtgpu/sim.h"
 #include "support/expected.h"
+#include "timing/pipeline_config.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +14,12 @@
 #include <string_view>
 
 namespace simtgpu::sim {
+
+// functional: each warp runs bursts of instructions, a global access adds
+// mem_latency (fast; IPC <= 1). timing: the SM pipeline of sim/src/timing
+// (sub-cores, scoreboard, functional units) over the memory system of
+// sim/src/mem; docs/timing.md.
+enum class Model : uint8_t { functional, timing };
 
 struct DeviceConfig {
     uint32_t arch = 2;                 // SIMTGPU_ARCH_*
@@ -35,6 +42,8 @@ struct DeviceConfig {
     // Cycles without forward progress, while a warp that could issue is
     // starved, after which a launch fails as a livelock (core/livelock.h).
     uint64_t livelock_cycles = 1ull << 26;
+    Model model = Model::functional;
+    timing::PipelineConfig timing; // model timing only: the file's "timing" section
     // The configuration file's "name" (empty: no file), reported by the device.
     std::string name;
     // The memory hierarchy's parameters (the file's "memory" section).

@@ -9,17 +9,29 @@
 // one PC; per-lane PCs are written back when the burst ends. Registers are
 // structure-of-arrays (register r of every lane side by side), so each
 // instruction is a short loop over lanes.
+//
+// The timing model (DeviceConfig::model == timing, docs/timing.md) uses the
+// same execution one instruction at a time: each cycle each sub-core's warp
+// scheduler picks a warp whose next instruction's registers are not pending
+// on the scoreboard and whose functional unit is free; that instruction
+// executes at issue (so results never depend on timing), its destination is
+// pending for the class latency, and memory instructions go to the memory
+// system (sim/src/mem), their loads pending until it answers.
 #include "core/sm.h"
 
 #include "core/decode.h"
 #include "core/fp.h"
 #include "core/policy.h"
+#include "mem/memory_system.h"
 #include "simtgpu/hw.h"
 #include "simtgpu/occupancy.h"
+#include "timing/insn_info.h"
 
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 #include <utility>
@@ -135,6 +147,60 @@ struct LaunchContext {
     std::unordered_map<uint64_t, std::unique_ptr<CodePage>> code;
 };
 
+// The timing model's view of a warp slot.
+struct WarpTiming {
+    // The next instruction, looked at before it issues (peek): valid while
+    // the warp's runnable lanes are those it was chosen from.
+    bool peeked = false;
+    uint64_t peek_runnable = 0;
+    GroupChoice group;
+    Insn insn;
+    timing::InsnInfo info;
+    uint64_t not_before = 0; // after a branch or a barrier
+    Stall not_before_reason = Stall::stall_no_instruction;
+    uint32_t generation = 0; // bumped per warp placed in the slot
+    // Lanes of the peeked memory instruction the memory system has not
+    // taken yet (0: none taken so far). An access it can never take whole
+    // (more lines than MSHRs or ways) goes in parts, as hardware replays it.
+    uint64_t mem_left = 0;
+    // The memory system refused it: it retries once an answer to this SM
+    // arrives (memory_epoch moved on), when an MSHR may be free again.
+    bool mem_refused = false;
+    uint64_t refused_epoch = 0;
+    // The scoreboard: the cycle each register's value is ready, and why not;
+    // for a load's destination, its parts in flight and their latest arrival.
+    std::array<uint64_t, timing::kScoreboardRegs> reg_ready{};
+    std::array<Stall, timing::kScoreboardRegs> reg_reason{};
+    std::array<uint8_t, timing::kScoreboardRegs> reg_parts{};
+    std::array<uint64_t, timing::kScoreboardRegs> reg_arrival{};
+};
+
+// One sub-core: a warp scheduler over warp slots s with s % N == index, and
+// its functional units. ready/long_wait/why: per slot, this cycle.
+struct SubCore {
+    std::unique_ptr<WarpScheduler> scheduler;
+    std::vector<uint32_t> slots;
+    std::vector<uint8_t> ready;
+    std::vector<uint8_t> live;
+    std::vector<uint8_t> long_wait;
+    std::vector<Stall> why;
+    std::vector<uint64_t> age;
+    bool any_ready = false;
+    int last = -1;
+    std::array<uint64_t, timing::kInsnClasses> unit_free{};
+};
+
+// A memory access whose answer a register (or nothing) waits for.
+struct PendingLoad {
+    uint32_t slot = 0, generation = 0;
+    uint8_t reg = 0;
+    bool valid = false;
+};
+
+// Local memory is per thread at the same addresses; to the caches it is
+// interleaved by lane as on NVIDIA GPUs, in a range of its own per warp.
+constexpr uint64_t kLocalTimingBase = uint64_t(1) << 47;
+
 } // namespace
 
 struct Sm::Impl {
@@ -167,6 +233,29 @@ struct Sm::Impl {
     uint64_t res[64]; // per-lane results before they are written back
     bool touched_global = false;
 
+    // ---- timing model (config.model == timing; empty otherwise)
+    std::vector<WarpTiming> timing_warps;
+    std::vector<SubCore> subcores;
+    std::unique_ptr<mem::MemorySystem> own_memory; // a lone SM's
+    mem::MemorySystem *memory = nullptr;
+    uint32_t memory_sm = 0; // this SM's index in *memory
+    std::vector<PendingLoad> pending; // by token
+    uint32_t loads_in_flight = 0;     // global and local loads the memory system holds
+    uint64_t sleep_until = 0;         // no warp can issue before this cycle
+    uint64_t memory_epoch = 0;        // answers of the memory system so far
+    mem::WarpAccess access;
+
+    void make_own_memory();
+    SmRunResult run_timing(uint64_t cycles);
+    void timing_cycle();
+    bool peek(uint32_t slot);
+    bool warp_ready(uint32_t slot, const SubCore &sc, Stall &why, uint64_t &until);
+    bool issue_memory(uint32_t slot);
+    bool timing_issue(uint32_t slot, SubCore &sc);
+    void account_warp_cycle(uint32_t slot, bool issued, Stall why, uint64_t cycles);
+    void sleep(uint64_t cycles);
+    void memory_done(const mem::Completion &c);
+
     // ---- launches, CTAs and time
     bool fits(uint32_t warps_per_cta, uint32_t shared_alloc) const;
     void add_cta(uint32_t launch, const Dim3 &ctaid);
@@ -175,6 +264,8 @@ struct Sm::Impl {
     SmRunResult run(uint64_t cycles);
     void advance(uint64_t cycles, uint32_t warps_resident);
     uint32_t burst(uint32_t slot, uint32_t budget);
+    GroupChoice choose_group(Warp &w);
+    uint32_t burst_group(uint32_t slot, const GroupChoice &group, uint32_t budget);
 
     // ---- lanes
     template <class F> SIMT_INLINE void each(uint64_t mask, F &&f) const
@@ -263,6 +354,38 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
     ready.resize(cfg.warps_per_sm);
     age.resize(cfg.warps_per_sm);
     issued_at.resize(cfg.warps_per_sm);
+    if (cfg.model == Model::timing) {
+        timing_warps.resize(cfg.warps_per_sm);
+        const uint32_t n = std::max<uint32_t>(1, cfg.timing.schedulers_per_sm);
+        subcores.resize(n);
+        for (uint32_t k = 0; k < n; ++k) {
+            SubCore &sc = subcores[k];
+            sc.scheduler = make_warp_scheduler(cfg.warp_scheduler);
+            for (uint32_t slot = k; slot < cfg.warps_per_sm; slot += n) sc.slots.push_back(slot);
+            sc.ready.resize(sc.slots.size());
+            sc.live.resize(sc.slots.size());
+            sc.long_wait.resize(sc.slots.size());
+            sc.why.resize(sc.slots.size());
+            sc.age.resize(sc.slots.size());
+        }
+        make_own_memory();
+    }
+}
+
+// A lone SM's memory system, until use_memory_system() shares another.
+void Sm::Impl::make_own_memory()
+{
+    auto created = mem::MemorySystem::create(config.memory, 1, config.clock_khz);
+    if (!created) {
+        // DeviceConfig's builders validate the memory configuration with
+        // MemorySystem::create; reaching here is a caller's bug.
+        std::fprintf(stderr, "simtgpu: DeviceConfig.memory is invalid: %s\n",
+                     created.error().c_str());
+        std::abort();
+    }
+    own_memory = std::make_unique<mem::MemorySystem>(std::move(*created));
+    memory = own_memory.get();
+    memory_sm = 0;
 }
 
 // ------------------------------------------------------------ CTAs, time
@@ -309,6 +432,18 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
         w.yielded_to = 0;
         age[slot] = warps_launched++;
         issued_at[slot] = now;
+        if (!subcores.empty()) {
+            sleep_until = 0;
+            WarpTiming &t = timing_warps[slot];
+            t.peeked = false;
+            t.not_before = now;
+            ++t.generation;
+            t.mem_left = 0;
+            t.mem_refused = false;
+            t.reg_ready.fill(0);
+            t.reg_parts.fill(0);
+            subcores[slot % subcores.size()].age[slot / subcores.size()] = age[slot];
+        }
         std::fill(w.pc.begin(), w.pc.end(), launch.entry_pc);
         std::fill(w.x.begin(), w.x.end(), 0);
         std::fill(w.f.begin(), w.f.end(), 0);
@@ -364,6 +499,7 @@ void Sm::Impl::advance(uint64_t cycles, uint32_t warps_resident)
 
 SmRunResult Sm::Impl::run(uint64_t cycles)
 {
+    if (!subcores.empty()) return run_timing(cycles);
     ctas_completed = 0;
     const uint64_t end = now + cycles;
     while (now < end && resident_ctas && !exception) {
@@ -1346,8 +1482,11 @@ bool Sm::Impl::exec_fp(uint32_t slot, const Insn &in, uint64_t mask)
 
 uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
 {
-    Warp &w = warps[slot];
-    cur = &launches[ctas[w.cta].launch];
+    return burst_group(slot, choose_group(warps[slot]), budget);
+}
+
+GroupChoice Sm::Impl::choose_group(Warp &w)
+{
     const uint64_t runnable = w.runnable();
     GroupChoice group = reconvergence->select(w.pc.data(), runnable);
     if (group.mask == runnable) {
@@ -1373,6 +1512,13 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
             group = GroupChoice{next, waiting, UINT64_MAX};
         }
     }
+    return group;
+}
+
+uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t budget)
+{
+    Warp &w = warps[slot];
+    cur = &launches[ctas[w.cta].launch];
     const uint64_t mask = group.mask;
     const uint32_t first = uint32_t(std::countr_zero(mask));
     const uint32_t active = uint32_t(std::popcount(mask));
@@ -1707,6 +1853,316 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
     return issued;
 }
 
+
+// ------------------------------------------------------- the timing model
+
+SmRunResult Sm::Impl::run_timing(uint64_t cycles) {
+    ctas_completed = 0;
+    const uint64_t end = now + cycles;
+    while (now < end && resident_ctas && !exception) {
+        if (own_memory)
+            for (const mem::Completion &c : own_memory->tick(now))
+                memory_done(c);
+        if (sleep_until > now) { // nothing can issue: skip to the next event
+            uint64_t until = std::min(sleep_until, end);
+            if (own_memory)
+                until = std::min(until, std::max(now + 1, own_memory->next_event_cycle()));
+            sleep(until - now);
+            continue;
+        }
+        timing_cycle();
+    }
+    SmRunResult r;
+    r.ctas_completed = ctas_completed;
+    r.exception = exception;
+    r.exception_launch = exception_launch;
+    return r;
+}
+
+void Sm::Impl::memory_done(const mem::Completion &c) {
+    sleep_until = 0;
+    ++memory_epoch;
+    if (c.kind == mem::AccessKind::load)
+        --loads_in_flight;
+    if (c.token >= pending.size() || !pending[c.token].valid)
+        return;
+    PendingLoad &p = pending[c.token];
+    p.valid = false;
+    WarpTiming &t = timing_warps[p.slot];
+    if (t.generation != p.generation)
+        return; // the warp has exited
+    t.reg_arrival[p.reg] = std::max(t.reg_arrival[p.reg], c.cycle);
+    if (--t.reg_parts[p.reg] == 0)
+        t.reg_ready[p.reg] = t.reg_arrival[p.reg];
+}
+
+// Chooses the warp's next convergent group and decodes its instruction.
+bool Sm::Impl::peek(uint32_t slot) {
+    Warp &w = warps[slot];
+    WarpTiming &t = timing_warps[slot];
+    const uint64_t runnable = w.runnable();
+    if (t.peeked && t.peek_runnable == runnable)
+        return true;
+    cur = &launches[ctas[w.cta].launch];
+    t.group = choose_group(w);
+    fault_slot = slot;
+    fault_pc = t.group.pc;
+    CodePage *page = nullptr;
+    uint64_t page_vpn = UINT64_MAX;
+    const Insn *in =
+        fetch(slot, uint32_t(std::countr_zero(t.group.mask)), t.group.pc, page, page_vpn);
+    if (!in)
+        return false;
+    t.insn = *in;
+    t.info = timing::describe(*in);
+    t.peeked = true;
+    t.peek_runnable = runnable;
+    t.mem_left = 0;
+    return true;
+}
+
+// Whether the warp can issue this cycle; if not, why, and the cycle at which
+// that reason ends (UINT64_MAX: when another warp or the memory system acts).
+bool Sm::Impl::warp_ready(uint32_t slot, const SubCore &sc, Stall &why, uint64_t &until) {
+    const WarpTiming &t = timing_warps[slot];
+    until = UINT64_MAX;
+    if (!warps[slot].runnable()) {
+        why = Stall::stall_barrier;
+        return false;
+    }
+    if (t.not_before > now) {
+        why = t.not_before_reason;
+        until = t.not_before;
+        return false;
+    }
+    if (!peek(slot)) {
+        why = Stall::stall_no_instruction;
+        return false;
+    }
+    if (t.mem_refused && t.refused_epoch == memory_epoch) {
+        why = Stall::stall_memory_throttle;
+        return false;
+    }
+    for (uint8_t r : t.info.src) {
+        if (r != timing::kNoReg && t.reg_ready[r] > now) {
+            why = t.reg_reason[r];
+            until = t.reg_ready[r];
+            return false;
+        }
+    }
+    if (t.info.dst != timing::kNoReg && t.reg_ready[t.info.dst] > now) {
+        why = t.reg_reason[t.info.dst];
+        until = t.reg_ready[t.info.dst];
+        return false;
+    }
+    if (sc.unit_free[size_t(t.info.cls)] > now) {
+        why = timing::is_memory(t.info.cls) ? Stall::stall_memory_throttle
+                                            : Stall::stall_math_pipe_throttle;
+        until = sc.unit_free[size_t(t.info.cls)];
+        return false;
+    }
+    return true;
+}
+
+namespace {
+// The lowest half of a lane mask's lanes (at least one).
+uint64_t lower_half(uint64_t mask) {
+    uint64_t half = 0;
+    for (int k = std::max(1, std::popcount(mask) / 2); k > 0; --k) {
+        half |= mask & -mask;
+        mask &= mask - 1;
+    }
+    return half;
+}
+} // namespace
+
+// Hands the peeked memory instruction's lanes not taken yet to the memory
+// system; true when it has taken all of them. A load refused while none of
+// this SM's loads is in flight can never be taken whole (more lines than
+// MSHRs or L1 ways): it goes in halves, the rest on later cycles.
+bool Sm::Impl::issue_memory(uint32_t slot) {
+    Warp &w = warps[slot];
+    WarpTiming &t = timing_warps[slot];
+    const timing::InsnInfo &info = t.info;
+    const bool first_part = t.mem_left == 0;
+    if (first_part)
+        t.mem_left = t.group.mask;
+    const uint64_t *base = X(w, t.insn.rs1);
+    const int64_t imm = info.mem == timing::MemOp::atomic ? 0 : t.insn.imm;
+    bool shared = false;
+    access.sm = memory_sm;
+    access.warp = slot;
+    access.lane_bytes = info.lane_bytes;
+    const uint64_t warp_local =
+        (uint64_t(sm_id) * config.warps_per_sm + slot) * cur->desc.stack_bytes * W;
+    each(t.mem_left, [&](uint32_t l) {
+        uint64_t va = base[l] + uint64_t(imm);
+        if ((va >> 32) == (SIMTGPU_SHARED_BASE >> 32)) {
+            shared = true;
+        } else if ((va >> 32) == (SIMTGPU_LOCAL_BASE >> 32)) {
+            const uint64_t off = va - SIMTGPU_LOCAL_BASE;
+            va = kLocalTimingBase + warp_local + (off & ~uint64_t(3)) * W + l * 4 + (off & 3);
+        }
+        access.address[l] = va;
+    });
+    switch (info.mem) {
+    case timing::MemOp::load:
+        access.kind = shared ? mem::AccessKind::shared_load : mem::AccessKind::load;
+        break;
+    case timing::MemOp::store:
+        access.kind = shared ? mem::AccessKind::shared_store : mem::AccessKind::store;
+        break;
+    default:
+        access.kind = shared ? mem::AccessKind::shared_load : mem::AccessKind::atomic;
+        break;
+    }
+    const bool waits = info.mem != timing::MemOp::store && info.dst != timing::kNoReg;
+    if (first_part && waits) {
+        t.reg_parts[info.dst] = 0;
+        t.reg_arrival[info.dst] = 0;
+    }
+    uint64_t part = t.mem_left;
+    for (;;) {
+        access.active_mask = part;
+        const mem::IssueResult r = memory->issue(access, now);
+        if (r.accepted) {
+            if (r.token >= pending.size())
+                pending.resize(size_t(r.token) + 1);
+            pending[r.token] = PendingLoad{slot, t.generation, info.dst, waits};
+            t.reg_parts[info.dst] += waits;
+            loads_in_flight += access.kind == mem::AccessKind::load;
+            t.mem_left &= ~part;
+            break;
+        }
+        if (loads_in_flight || std::popcount(part) == 1)
+            break; // wait for an MSHR
+        part = lower_half(part);
+    }
+    if (shared)
+        t.info.cls = timing::InsnClass::shared;
+    return t.mem_left == 0;
+}
+
+// Issues the warp's peeked instruction: a memory one first to the memory
+// system (refused: it retries next cycle, false), then it executes.
+bool Sm::Impl::timing_issue(uint32_t slot, SubCore &sc) {
+    WarpTiming &t = timing_warps[slot];
+    cur = &launches[ctas[warps[slot].cta].launch];
+    if (t.info.mem != timing::MemOp::none && !issue_memory(slot))
+        return false;
+    const timing::InsnInfo info = t.info;
+    const timing::InsnClass cls = info.cls;
+    const timing::Unit &unit = config.timing.unit(cls);
+    sc.unit_free[size_t(cls)] = now + unit.ii;
+    issued_at[slot] = now;
+    t.peeked = false;
+    t.mem_left = 0;
+    burst_group(slot, t.group, 1);
+    // Memory destinations wait for memory_done(); the others for the unit.
+    if (info.dst != timing::kNoReg) {
+        if (info.mem != timing::MemOp::none) {
+            if (t.reg_parts[info.dst])
+                t.reg_ready[info.dst] = UINT64_MAX;
+            t.reg_reason[info.dst] =
+                cls == timing::InsnClass::global || cls == timing::InsnClass::atomic
+                    ? Stall::stall_long_scoreboard
+                    : Stall::stall_short_scoreboard;
+        } else {
+            t.reg_ready[info.dst] = now + unit.latency;
+            t.reg_reason[info.dst] =
+                cls == timing::InsnClass::sfu ? Stall::stall_short_scoreboard : Stall::stall_wait;
+        }
+    }
+    if (cls == timing::InsnClass::branch || cls == timing::InsnClass::barrier) {
+        t.not_before = now + unit.latency;
+        t.not_before_reason =
+            cls == timing::InsnClass::branch ? Stall::stall_no_instruction : Stall::stall_barrier;
+    }
+    return true;
+}
+
+// The one place where a resident warp's cycle is accounted: it issued, or it
+// did not, for `why`. A per-cycle trace of issues and stalls hooks in here.
+SIMT_INLINE void Sm::Impl::account_warp_cycle(uint32_t, bool issued, Stall why, uint64_t cycles) {
+    if (!issued)
+        stats.*kStallCounters[size_t(why)] += cycles;
+}
+
+// `cycles` in which no warp can issue (timing_cycle found none ready and
+// nothing changes before sleep_until): each live warp keeps its reason.
+void Sm::Impl::sleep(uint64_t cycles) {
+    for (SubCore &sc : subcores)
+        for (size_t i = 0; i < sc.slots.size(); ++i)
+            if (sc.live[i])
+                account_warp_cycle(sc.slots[i], false, sc.why[i], cycles);
+    advance(cycles, resident_warps);
+}
+
+// One cycle: each sub-core's scheduler picks among its ready warps and
+// issues at most one instruction.
+void Sm::Impl::timing_cycle() {
+    const uint32_t warps_resident = resident_warps;
+    uint32_t blocked = 0, active = 0; // warps with no runnable lane, live warps
+    uint64_t wake = UINT64_MAX;       // when the first reason not to issue ends
+    bool any_ready = false;
+    // Every scheduler sees its warps as they are at the start of the cycle.
+    for (SubCore &sc : subcores) {
+        sc.any_ready = false;
+        for (size_t i = 0; i < sc.slots.size(); ++i) {
+            const uint32_t slot = sc.slots[i];
+            sc.live[i] = warps[slot].active;
+            sc.ready[i] = 0;
+            sc.long_wait[i] = 0;
+            if (!sc.live[i])
+                continue;
+            ++active;
+            Stall why = Stall::stall_not_selected;
+            uint64_t until = 0;
+            const bool ready_now = warp_ready(slot, sc, why, until);
+            if (exception)
+                return;
+            sc.ready[i] = ready_now;
+            sc.why[i] = why;
+            sc.any_ready |= ready_now;
+            any_ready |= ready_now;
+            wake = std::min(wake, until);
+            if (!ready_now) {
+                sc.long_wait[i] =
+                    why == Stall::stall_long_scoreboard || why == Stall::stall_barrier;
+                blocked += warps[slot].runnable() == 0;
+            }
+        }
+    }
+    for (SubCore &sc : subcores) {
+        int issued = -1;
+        if (sc.any_ready) {
+            const int pick = sc.scheduler->pick(sc.ready, sc.age, sc.last, sc.long_wait);
+            if (pick >= 0 && warps[sc.slots[size_t(pick)]].active) {
+                sc.last = pick;
+                WarpTiming &picked = timing_warps[sc.slots[size_t(pick)]];
+                picked.mem_refused = !timing_issue(sc.slots[size_t(pick)], sc);
+                picked.refused_epoch = memory_epoch;
+                if (picked.mem_refused)
+                    sc.why[size_t(pick)] = Stall::stall_memory_throttle;
+                else
+                    issued = pick;
+                if (exception)
+                    return;
+            }
+        }
+        for (size_t i = 0; i < sc.slots.size(); ++i)
+            if (sc.live[i])
+                account_warp_cycle(sc.slots[i], int(i) == issued, sc.why[i], 1);
+    }
+    if (active && blocked == active) // every live thread waits: a deadlock?
+        for (uint32_t c = 0; c < ctas.size() && !exception; ++c)
+            if (ctas[c].active)
+                check_deadlock(c);
+    advance(1, warps_resident);
+    if (!any_ready && resident_warps == warps_resident)
+        sleep_until = wake; // memory_done() wakes it earlier
+}
+
 // ------------------------------------------------------------ Sm
 
 Sm::Sm(const DeviceConfig &config, uint32_t sm_id) : impl_(std::make_unique<Impl>(config, sm_id)) {}
@@ -1722,6 +2178,7 @@ std::optional<uint32_t> Sm::attach(const LaunchDesc &launch, GlobalMemory &memor
     if (s.resident_ctas == 0) {
         s.now = device_cycle;
         s.last_issued = -1;
+        if (s.own_memory) s.make_own_memory(); // its clock starts again
     }
     const simtgpu_sm_resources r{s.config.warps_per_sm, s.config.warp_size, s.config.ctas_per_sm,
                                  s.config.shared_bytes_per_sm};
@@ -1763,6 +2220,23 @@ bool Sm::can_accept_cta(uint32_t launch) const
 
 void Sm::add_cta(uint32_t launch, const Dim3 &ctaid) { impl_->add_cta(launch, ctaid); }
 SmRunResult Sm::run(uint64_t cycles) { return impl_->run(cycles); }
+
+void Sm::use_memory_system(mem::MemorySystem &memory)
+{
+    impl_->own_memory.reset();
+    impl_->memory = &memory;
+    impl_->memory_sm = impl_->sm_id;
+}
+
+void Sm::catch_up(uint64_t cycle) {
+    impl_->now = std::max(impl_->now, cycle);
+}
+
+uint64_t Sm::wake_cycle() const {
+    return std::max(impl_->now, impl_->sleep_until);
+}
+
+void Sm::memory_done(const mem::Completion &completion) { impl_->memory_done(completion); }
 
 uint32_t Sm::take_ctas_completed(uint32_t launch)
 {

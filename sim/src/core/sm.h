@@ -11,25 +11,71 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
+
+namespace simtgpu::sim::mem {
+class MemorySystem;
+struct Completion;
+} // namespace simtgpu::sim::mem
 
 namespace simtgpu::sim {
 
+// Warp stall reasons of the timing model, named as Nsight Compute names
+// them: each cycle, every resident warp that does not issue counts one.
+// X(name, what the warp waits for)
+#define SIMTGPU_SM_STALLS(X)                                                                       \
+    X(stall_long_scoreboard, "a register a global or local load or an atomic writes")              \
+    X(stall_short_scoreboard, "a register a shared-memory access or the SFU writes")               \
+    X(stall_wait, "a register a fixed-latency instruction writes")                                 \
+    X(stall_barrier, "a CTA barrier or a warp-level sync to complete")                             \
+    X(stall_not_selected, "nothing: ready, but its scheduler issued another warp")                 \
+    X(stall_no_instruction, "its next instruction after a branch")                                 \
+    X(stall_memory_throttle, "the memory system to take its access (MSHRs or LSU busy)")           \
+    X(stall_math_pipe_throttle, "its functional unit (initiation interval)")
+
+// Every per-SM counter, defined once: SmStats, its sums and the stats JSON
+// iterate this list. X(name, meaning)
+#define SIMTGPU_SM_COUNTERS(X)                                                                     \
+    X(busy_cycles, "cycles with at least one resident warp")                                       \
+    X(thread_instructions, "instructions times active lanes")                                      \
+    X(warp_instructions, "issues of one convergent group")                                         \
+    X(mem_reads, "thread loads (global, shared, local)")                                           \
+    X(mem_writes, "thread stores")                                                                 \
+    X(tlb_hits, "")                                                                                \
+    X(tlb_misses, "")                                                                              \
+    X(divergent_branches, "")                                                                      \
+    X(barrier_waits, "")                                                                           \
+    X(resident_warp_cycles, "sum over busy cycles of resident warps")                              \
+    X(ctas, "CTAs completed")                                                                      \
+    SIMTGPU_SM_STALLS(X)
+
 struct SmStats {
-    uint64_t busy_cycles = 0; // cycles with at least one resident warp
-    uint64_t thread_instructions = 0;
-    uint64_t warp_instructions = 0; // issues of one convergent group
-    uint64_t mem_reads = 0;         // thread loads (global, shared, local)
-    uint64_t mem_writes = 0;
-    uint64_t tlb_hits = 0;
-    uint64_t tlb_misses = 0;
-    uint64_t divergent_branches = 0;
-    uint64_t barrier_waits = 0;
-    uint64_t resident_warp_cycles = 0; // sum over busy cycles of resident warps
-    uint64_t ctas = 0;
+#define SIMTGPU_X(name, what) uint64_t name = 0;
+    SIMTGPU_SM_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+    void add(const SmStats &other) {
+#define SIMTGPU_X(name, what) name += other.name;
+        SIMTGPU_SM_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+    }
+    double ipc() const {
+        return busy_cycles ? double(warp_instructions) / double(busy_cycles) : 0;
+    }
+};
+
+enum class Stall : uint8_t {
+#define SIMTGPU_X(name, what) name,
+    SIMTGPU_SM_STALLS(SIMTGPU_X)
+#undef SIMTGPU_X
+};
+inline constexpr uint64_t SmStats::*kStallCounters[] = {
+#define SIMTGPU_X(name, what) &SmStats::name,
+    SIMTGPU_SM_STALLS(SIMTGPU_X)
+#undef SIMTGPU_X
 };
 
 struct SmRunResult {
-    uint32_t ctas_completed = 0;          // of every launch (per launch: take_ctas_completed)
+    uint32_t ctas_completed = 0;        // of every launch (per launch: take_ctas_completed)
     std::optional<Exception> exception; // the SM stopped: abort that launch before going on
     uint32_t exception_launch = 0;      // the launch slot whose thread raised it
 };
@@ -61,15 +107,28 @@ public:
     void add_cta(uint32_t launch, const Dim3 &ctaid);
     // Advance this SM's clock by up to `cycles`; returns early on an
     // exception. Exits of threads are folded into exit_record(launch).
+    // Timing model: run(cycles) issues cycle by cycle. A lone SM (tests,
+    // benchmarks) owns a memory system and ticks it itself; the grid
+    // scheduler instead shares one among its SMs (use_memory_system), ticks
+    // it once per cycle, hands each SM its completions (memory_done) and
+    // then runs every SM for one cycle, in SM order (docs/simulator.md).
     SmRunResult run(uint64_t cycles);
+    void use_memory_system(mem::MemorySystem &memory);
+    // Moves this SM's clock forward to `cycle` if it is behind (timing model:
+    // the SMs sharing a memory system run on the device's cycle).
+    void catch_up(uint64_t cycle);
+    // Timing model: the first cycle at which a warp might issue, unless the
+    // memory system answers earlier (memory_done); clock() when it can now.
+    uint64_t wake_cycle() const;
+    void memory_done(const mem::Completion &completion);
     // CTAs of `launch` completed since the last call.
     uint32_t take_ctas_completed(uint32_t launch);
-    bool idle() const;                 // no resident CTA
-    uint32_t resident_warps() const;   // of every launch
+    bool idle() const;               // no resident CTA
+    uint32_t resident_warps() const; // of every launch
     uint32_t resident_ctas(uint32_t launch) const;
-    void abort(uint32_t launch);       // drop the launch's resident CTAs
-    void abort();                      // drop every CTA, detach every launch
-    uint64_t clock() const;            // this SM's cycle counter
+    void abort(uint32_t launch); // drop the launch's resident CTAs
+    void abort();                // drop every CTA, detach every launch
+    uint64_t clock() const;      // this SM's cycle counter
     const ExitRecord &exit_record(uint32_t launch) const;
     uint64_t thread_instructions(uint32_t launch) const; // since attach
     // A hash of the architectural state of one launch's CTAs that a thread
@@ -91,8 +150,7 @@ struct SmLaunch {
     const Sm *sm = nullptr;
     uint32_t launch = 0;
     uint64_t state_fingerprint() const { return sm->state_fingerprint(launch); }
-    std::optional<Exception> starved_warp(uint64_t cycles) const
-    {
+    std::optional<Exception> starved_warp(uint64_t cycles) const {
         return sm->starved_warp(launch, cycles);
     }
 };

@@ -1,6 +1,8 @@
 #include "device/grid_scheduler.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 namespace simtgpu::sim {
@@ -32,20 +34,6 @@ void merge_exits(const LaunchDesc &launch, ExitRecord &into, const ExitRecord &f
     if (earlier)
         into = from;
     into.nonzero_exits = total;
-}
-
-void add_stats(SmStats &into, const SmStats &s) {
-    into.busy_cycles += s.busy_cycles;
-    into.thread_instructions += s.thread_instructions;
-    into.warp_instructions += s.warp_instructions;
-    into.mem_reads += s.mem_reads;
-    into.mem_writes += s.mem_writes;
-    into.tlb_hits += s.tlb_hits;
-    into.tlb_misses += s.tlb_misses;
-    into.divergent_branches += s.divergent_branches;
-    into.barrier_waits += s.barrier_waits;
-    into.resident_warp_cycles += s.resident_warp_cycles;
-    into.ctas += s.ctas;
 }
 
 // Higher priority first, then launch order.
@@ -99,6 +87,22 @@ GridScheduler::GridScheduler(const DeviceConfig &config)
       ctas_completed_(config.num_sms, 0) {
     for (uint32_t i = 0; i < config.num_sms; ++i)
         sms_.push_back(std::make_unique<Sm>(config, i));
+    make_memory_system();
+}
+
+// Timing model: one memory system that every SM shares.
+void GridScheduler::make_memory_system() {
+    if (config_.model != Model::timing)
+        return;
+    auto created = mem::MemorySystem::create(config_.memory, config_.num_sms, config_.clock_khz);
+    if (!created) { // DeviceConfig's builders validate it
+        std::fprintf(stderr, "simtgpu: DeviceConfig.memory is invalid: %s\n",
+                     created.error().c_str());
+        std::abort();
+    }
+    memory_ = std::make_unique<mem::MemorySystem>(std::move(*created));
+    for (auto &sm : sms_)
+        sm->use_memory_system(*memory_);
 }
 
 Grid *GridScheduler::add(std::unique_ptr<Grid> grid, uint64_t now) {
@@ -108,6 +112,8 @@ Grid *GridScheduler::add(std::unique_ptr<Grid> grid, uint64_t now) {
     grid->watchdog = LivelockWatchdog(config_.livelock_cycles);
     grid->outcome.ctas_per_sm.assign(sms_.size(), 0);
     grid->outcome.peak_resident_ctas.assign(sms_.size(), 0);
+    if (memory_)
+        memory_->invalidate_l1(); // Volta's L1 is not coherent: a kernel starts cold
     grids_.push_back(std::move(grid));
     return grids_.back().get();
 }
@@ -171,12 +177,10 @@ void GridScheduler::reserve(const Grid &grid, const std::vector<const Grid *> &o
         if (attachment(sm, grid))
             --need;
     for (uint32_t sm = 0; sm < sms_.size() && need; ++sm) {
-        if (!grid.sm_allowed[sm] || reserved[sm] ||
-            attachment(sm, grid))
+        if (!grid.sm_allowed[sm] || reserved[sm] || attachment(sm, grid))
             continue;
-        const bool held_behind =
-            std::any_of(attached_[sm].begin(), attached_[sm].end(),
-                        [&](const Attachment &a) { return behind(a.grid); });
+        const bool held_behind = std::any_of(attached_[sm].begin(), attached_[sm].end(),
+                                             [&](const Attachment &a) { return behind(a.grid); });
         if (held_behind) {
             reserved[sm] = &grid;
             --need;
@@ -204,30 +208,86 @@ uint64_t GridScheduler::step(uint64_t now) {
     }
 
     uint64_t advanced = 0;
-    for (uint32_t i = 0; i < sms_.size(); ++i) {
-        Sm &sm = *sms_[i];
-        if (sm.idle())
-            continue;
-        const uint64_t before = sm.clock();
-        const SmRunResult r = sm.run(kQuantum);
-        advanced = std::max(advanced, sm.clock() - before);
-        ctas_completed_[i] += r.ctas_completed;
-        Grid *failed = nullptr;
-        for (Attachment &a : attached_[i]) {
-            const uint32_t done = sm.take_ctas_completed(a.launch);
-            a.grid->resident_ctas -= done;
-            a.resident -= done;
-            a.grid->outcome.ctas_completed += done;
-            if (r.exception && r.exception_launch == a.launch)
-                failed = a.grid;
+    if (memory_) {
+        // Timing model: the SMs and their shared memory system in lockstep,
+        // cycle by cycle: first the memory system's answers due by this
+        // cycle, then each SM issues, in SM order (docs/simulator.md).
+        // An SM whose clock fell behind (the device spent cycles on packets
+        // and copies) joins the device's cycle.
+        for (auto &sm : sms_)
+            if (!sm->idle())
+                sm->catch_up(now);
+        // An SM that waits (Sm::wake_cycle) is not run cycle by cycle: it
+        // catches up (counting the same stalls) when the memory system
+        // answers it, when it wakes, and at the end of the quantum.
+        const uint64_t end = now + kQuantum;
+        auto catch_up = [&](uint32_t i, uint64_t cycle) {
+            if (!sms_[i]->idle() && sms_[i]->clock() < cycle)
+                sms_[i]->run(cycle - sms_[i]->clock());
+        };
+        uint64_t cycle = now;
+        while (cycle < end) {
+            bool ran = false;
+            for (const mem::Completion &c : memory_->tick(cycle)) {
+                catch_up(c.sm, cycle);
+                sms_[c.sm]->memory_done(c);
+            }
+            uint64_t wake = std::min(end, memory_->next_event_cycle());
+            bool busy = false;
+            for (uint32_t i = 0; i < sms_.size(); ++i) {
+                if (sms_[i]->idle())
+                    continue;
+                ran = true;
+                if (sms_[i]->wake_cycle() <= cycle) {
+                    catch_up(i, cycle);
+                    const SmRunResult r = sms_[i]->run(1);
+                    if (r.ctas_completed || r.exception)
+                        collect(i, r);
+                }
+                if (!sms_[i]->idle()) {
+                    busy = true;
+                    wake = std::min(wake, sms_[i]->wake_cycle());
+                }
+            }
+            if (!ran)
+                break;
+            // Nothing happens before `wake`: go there at once.
+            cycle = busy ? std::max(cycle + 1, wake) : cycle + 1;
+            advanced = cycle - now;
         }
-        if (failed && !failed->outcome.exception)
-            fail(*failed, *r.exception);
+        for (uint32_t i = 0; i < sms_.size(); ++i)
+            catch_up(i, cycle);
+    } else {
+        for (uint32_t i = 0; i < sms_.size(); ++i) {
+            Sm &sm = *sms_[i];
+            if (sm.idle())
+                continue;
+            const uint64_t before = sm.clock();
+            collect(i, sm.run(kQuantum));
+            advanced = std::max(advanced, sm.clock() - before);
+        }
     }
 
     for (auto &g : grids_)
         settle(*g, now + advanced);
     return advanced;
+}
+
+// Folds one SM's run into its grids: completed CTAs, an exception.
+void GridScheduler::collect(uint32_t i, const SmRunResult &r) {
+    Sm &sm = *sms_[i];
+    ctas_completed_[i] += r.ctas_completed;
+    Grid *failed = nullptr;
+    for (Attachment &a : attached_[i]) {
+        const uint32_t done = sm.take_ctas_completed(a.launch);
+        a.grid->resident_ctas -= done;
+        a.resident -= done;
+        a.grid->outcome.ctas_completed += done;
+        if (r.exception && r.exception_launch == a.launch)
+            failed = a.grid;
+    }
+    if (failed && !failed->outcome.exception)
+        fail(*failed, *r.exception);
 }
 
 // After a step: a livelock fails the grid; a grid with nothing resident is
@@ -295,7 +355,7 @@ void GridScheduler::retire(Grid *grid) {
 SmStats GridScheduler::total_stats() const {
     SmStats total;
     for (auto &sm : sms_)
-        add_stats(total, sm->stats());
+        total.add(sm->stats());
     return total;
 }
 
@@ -307,6 +367,7 @@ void GridScheduler::reset() {
     }
     grids_.clear();
     std::fill(ctas_completed_.begin(), ctas_completed_.end(), 0);
+    make_memory_system(); // the device clock may start again
 }
 
 } // namespace simtgpu::sim

@@ -18,13 +18,15 @@
 //
 // Deterministic by construction: one thread, grids and SMs in a fixed order,
 // a fixed quantum. The device clock advances per step by the most cycles any
-// SM advanced in it.
+// SM advanced in it. Under the timing model a quantum is run cycle by cycle,
+// every SM beside the one memory system they share (docs/simulator.md).
 #pragma once
 
 #include "config.h"
 #include "core/sm.h"
 #include "device/grid.h"
 #include "device/placement.h"
+#include "mem/memory_system.h"
 
 #include <cstdint>
 #include <memory>
@@ -83,6 +85,8 @@ private:
     void reserve(const Grid &grid, const std::vector<const Grid *> &order,
                  std::vector<const Grid *> &reserved) const;
     void fail(Grid &grid, const Exception &e);
+    void collect(uint32_t sm, const SmRunResult &r);
+    void make_memory_system();
     void settle(Grid &grid, uint64_t now);
 
     const DeviceConfig config_;
@@ -93,6 +97,7 @@ private:
     std::vector<std::unique_ptr<Grid>> grids_;
     uint64_t arrivals_ = 0;
     std::vector<uint64_t> ctas_completed_;
+    std::unique_ptr<mem::MemorySystem> memory_; // timing model only
 };
 
 } // namespace simtgpu::sim
