@@ -464,7 +464,7 @@ void Sm::Impl::advance(uint64_t cycles, uint32_t warps_resident)
 {
     now += cycles;
     if (warps_resident) {
-        stats.busy_cycles += cycles;
+        stats.sm_busy_cycles += cycles;
         stats.resident_warp_cycles += cycles * warps_resident;
     }
 }
@@ -1526,6 +1526,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
 
         // A conditional branch: all lanes agree, or the group splits.
         auto branch = [&](auto cond) {
+            ++stats.branches;
             uint64_t taken = 0;
             each(mask, [&](uint32_t l) { taken |= uint64_t(cond(a[l], b[l])) << l; });
             if (taken == mask) {
@@ -1576,6 +1577,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
             next = pc + imm;
             break;
         case Op::Jalr: {
+            ++stats.branches;
             const uint64_t target = (a[first] + imm) & ~uint64_t(1);
             uint64_t differs = 0;
             each(mask, [&](uint32_t l) { differs |= uint64_t(((a[l] + imm) & ~uint64_t(1)) != target) << l; });
