@@ -491,6 +491,7 @@ static void test_identity(struct device *dev)
 	uint32_t warp_size = reg_read(dev, SIMTGPU_REG_WARP_SIZE);
 	uint32_t rings = reg_read(dev, SIMTGPU_REG_NUM_RINGS);
 	uint64_t vram = reg_read64(dev, SIMTGPU_REG_VRAM_SIZE_LO);
+	uint32_t counters = reg_read(dev, SIMTGPU_REG_NUM_COUNTERS);
 	uint32_t known_caps = SIMTGPU_CAP_FP64 | SIMTGPU_CAP_ATOMICS | SIMTGPU_CAP_HOST_PTE |
 			      SIMTGPU_CAP_TIMESTAMP;
 	const char *expect_sms = getenv("SIMTGPU_EXPECT_SMS");
@@ -498,6 +499,8 @@ static void test_identity(struct device *dev)
 	check(id == SIMTGPU_ID_MAGIC, "id register", "0x%08x", id);
 	check(version == SIMTGPU_HW_VERSION, "hardware version", "0x%08x (hw.h 0x%08x)", version,
 	      SIMTGPU_HW_VERSION);
+	check(counters == SIMTGPU_NUM_COUNTERS, "counter block", "%u counters (counters.h %d)",
+	      counters, SIMTGPU_NUM_COUNTERS);
 	check(arch >= SIMTGPU_ARCH_SIMT1 && arch <= SIMTGPU_ARCH_NEWEST, "architecture",
 	      "simt_%u", arch);
 	check((caps & ~known_caps) == 0 && (caps & SIMTGPU_CAP_HOST_PTE), "capabilities",
