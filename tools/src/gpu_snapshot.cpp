@@ -41,9 +41,9 @@ constexpr struct {
 #undef SIMTGPU_X
 };
 
-// "name (ncu metric)" for the -q report.
-std::string metric_label(const char *name, const char *ncu) {
-    return *ncu ? std::string(name) + " (" + ncu + ")" : std::string(name);
+// A -q value followed by the Nsight Compute metric it corresponds to.
+std::string with_metric(const std::string &value, const char *ncu) {
+    return *ncu ? value + "  (" + ncu + ")" : value;
 }
 
 } // namespace
@@ -302,8 +302,9 @@ std::string format_full_report(const std::vector<GpuSnapshot> &gpus, const std::
         std::array<uint64_t, SIMTGPU_NUM_COUNTERS> values{};
         bool all = true;
         for (uint32_t i = 0; i < SIMTGPU_NUM_COUNTERS; ++i) {
-            line(8, metric_label(kCounters[i].name, kCounters[i].ncu),
-                 field_value(g, std::string("counters.") + kCounters[i].name, true));
+            line(8, kCounters[i].name,
+                 with_metric(field_value(g, std::string("counters.") + kCounters[i].name, true),
+                             kCounters[i].ncu));
             all = all && g.counters[i];
             values[i] = g.counters[i].value_or(0);
         }
@@ -315,7 +316,7 @@ std::string format_full_report(const std::vector<GpuSnapshot> &gpus, const std::
                               simtgpu_derived_value(simtgpu_derived(i), values.data(),
                                                     g.warps_per_sm, g.clock_khz),
                               kDerived[i].unit);
-            line(8, metric_label(kDerived[i].name, kDerived[i].ncu), value);
+            line(8, kDerived[i].name, with_metric(value, kDerived[i].ncu));
         }
         out += "    Processes\n";
         if (g.processes.empty())
