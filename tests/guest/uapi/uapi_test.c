@@ -1257,7 +1257,7 @@ static bool run_work(uint32_t q, uint64_t out_va, uint32_t ctas, uint32_t thread
 	uint32_t done = syncobj_new(fd);
 	struct drm_simtgpu_sync sync = { .handle = done };
 	struct submit_opts o = { .queue = q, .out = &sync, .out_count = 1 };
-	struct launch l;
+	struct launch l = { 0 };
 	struct ib ib;
 	bool ok;
 
