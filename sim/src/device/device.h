@@ -174,10 +174,10 @@ private:
     uint32_t irq_mask_ = 0;
     uint32_t scratch_ = 0;
     std::optional<ExceptionRecord> record_;
-    // _HI halves latched by the last read of their _LO: perf counters by
-    // index, the timer in the last slot.
-    uint32_t timer_high_ = 0; // TIMER_HI as latched by the read of TIMER_LO
-    std::array<uint32_t, SIMTGPU_NUM_COUNTERS> counter_high_{}; // likewise per counter
+    // _HI halves latched by the last read of their _LO: the timer's and each
+    // counter's.
+    uint32_t timer_high_ = 0;
+    std::array<uint32_t, SIMTGPU_NUM_COUNTERS> counter_high_{};
     std::array<uint32_t, SIMTGPU_NUM_RINGS> progress_high_{};
     DeviceStats published_;
     LaunchOutcome published_launch_;
