@@ -100,7 +100,8 @@ void BM_HighPriorityLatencyUnderLoad(benchmark::State &state, const char *sm_sha
         const uint64_t stamp_va = kData + (1ull << 30) + 4096 - 8;
         b.h.emit(0, load_launch);
         b.h.doorbell(0);
-        while (b.h.reg(SIMTGPU_REG_PERF_SM_BUSY_CYCLES_LO) == 0) // the load is running
+        // Until the load is running.
+        while (b.h.reg(SIMTGPU_REG_COUNTER(SIMTGPU_COUNTER_sm_busy_cycles)) == 0)
             std::this_thread::sleep_for(std::chrono::microseconds(50));
         b.h.emit(3, high_launch);
         b.h.emit(3, pkt_timestamp(stamp_va));

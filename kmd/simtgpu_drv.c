@@ -554,7 +554,7 @@ static DEVICE_ATTR_RO(arch);
 
 /*
  * Device readings straight from BAR0, for simt-smi: the sensor and the
- * performance counters (64-bit counters read low half first).
+ * counters (64-bit counters read low half first).
  */
 static ssize_t simtgpu_show_reg(struct device *dev, char *buf, u32 reg,
 				bool is_64bit)
@@ -578,24 +578,55 @@ static ssize_t temperature_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(temperature);
 
-#define SIMTGPU_COUNTER_ATTR(name, reg)					\
-static ssize_t name##_show(struct device *dev,				\
-			   struct device_attribute *attr, char *buf)	\
-{									\
-	return simtgpu_show_reg(dev, buf, reg, true);			\
-}									\
-static DEVICE_ATTR_RO(name)
+/*
+ * counters/NAME: one file per counter of include/simtgpu/counters.h, read
+ * from the device's counter block. Counters the device does not serve
+ * (beyond its NUM_COUNTERS: an older device) are not shown.
+ */
+struct simtgpu_counter_attr {
+	struct device_attribute attr;
+	u32 index;
+};
 
-SIMTGPU_COUNTER_ATTR(perf_cycles, SIMTGPU_REG_PERF_CYCLES_LO);
-SIMTGPU_COUNTER_ATTR(perf_sm_busy_cycles, SIMTGPU_REG_PERF_SM_BUSY_CYCLES_LO);
-SIMTGPU_COUNTER_ATTR(perf_thread_instructions,
-		     SIMTGPU_REG_PERF_THREAD_INSTRS_LO);
-SIMTGPU_COUNTER_ATTR(perf_warp_instructions, SIMTGPU_REG_PERF_WARP_INSTRS_LO);
-SIMTGPU_COUNTER_ATTR(perf_launches, SIMTGPU_REG_PERF_LAUNCHES_LO);
-SIMTGPU_COUNTER_ATTR(perf_ctas, SIMTGPU_REG_PERF_CTAS_LO);
-SIMTGPU_COUNTER_ATTR(perf_mem_reads, SIMTGPU_REG_PERF_MEM_READS_LO);
-SIMTGPU_COUNTER_ATTR(perf_mem_writes, SIMTGPU_REG_PERF_MEM_WRITES_LO);
-SIMTGPU_COUNTER_ATTR(perf_dma_bytes, SIMTGPU_REG_PERF_BYTES_DMA_LO);
+static ssize_t simtgpu_counter_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	const struct simtgpu_counter_attr *counter =
+		container_of(attr, struct simtgpu_counter_attr, attr);
+
+	return simtgpu_show_reg(dev, buf, SIMTGPU_REG_COUNTER(counter->index),
+				true);
+}
+
+#define SIMTGPU_X(name, unit, ncu, meaning)				\
+static struct simtgpu_counter_attr simtgpu_counter_##name = {		\
+	.attr = __ATTR(name, 0444, simtgpu_counter_show, NULL),		\
+	.index = SIMTGPU_COUNTER_##name,				\
+};
+SIMTGPU_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+
+static struct attribute *simtgpu_counter_attrs[] = {
+#define SIMTGPU_X(name, unit, ncu, meaning) \
+	&simtgpu_counter_##name.attr.attr,
+	SIMTGPU_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+	NULL,
+};
+
+static umode_t simtgpu_counter_visible(struct kobject *kobj,
+				       struct attribute *attr, int n)
+{
+	struct simtgpu_device *sdev = dev_to_sdev(kobj_to_dev(kobj));
+
+	return n < sdev->num_counters ? attr->mode : 0;
+}
+
+static const struct attribute_group simtgpu_counter_attr_group = {
+	.name = "counters",
+	.attrs = simtgpu_counter_attrs,
+	.is_visible = simtgpu_counter_visible,
+};
 
 static void simtgpu_policy_fini_action(struct drm_device *drm, void *data)
 {
@@ -689,15 +720,6 @@ static struct attribute *simtgpu_attrs[] = {
 	&dev_attr_sm_count.attr,
 	&dev_attr_arch.attr,
 	&dev_attr_temperature.attr,
-	&dev_attr_perf_cycles.attr,
-	&dev_attr_perf_sm_busy_cycles.attr,
-	&dev_attr_perf_thread_instructions.attr,
-	&dev_attr_perf_warp_instructions.attr,
-	&dev_attr_perf_launches.attr,
-	&dev_attr_perf_ctas.attr,
-	&dev_attr_perf_mem_reads.attr,
-	&dev_attr_perf_mem_writes.attr,
-	&dev_attr_perf_dma_bytes.attr,
 	&dev_attr_sched_policy.attr,
 	&dev_attr_timeslice_duration_ms.attr,
 	&dev_attr_client_weight.attr,
@@ -777,6 +799,9 @@ static int simtgpu_hw_identify(struct simtgpu_device *sdev)
 	sdev->max_threads_per_cta =
 		simtgpu_read(sdev, SIMTGPU_REG_MAX_THREADS_PER_CTA);
 	sdev->clock_khz = simtgpu_read(sdev, SIMTGPU_REG_CLOCK_KHZ);
+	/* The device's own list may be shorter (an older one) or longer. */
+	sdev->num_counters = min_t(u32, SIMTGPU_NUM_COUNTERS,
+				   simtgpu_read(sdev, SIMTGPU_REG_NUM_COUNTERS));
 	sdev->max_stack_per_thread =
 		simtgpu_read(sdev, SIMTGPU_REG_MAX_STACK_PER_THREAD);
 
@@ -970,6 +995,9 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	simtgpu_irq_enable(sdev);
 
 	ret = devm_device_add_group(dev, &simtgpu_attr_group);
+	if (ret)
+		goto err_irq;
+	ret = devm_device_add_group(dev, &simtgpu_counter_attr_group);
 	if (ret)
 		goto err_irq;
 	ret = devm_device_add_group(dev, &simtgpu_cgroup_attr_group);

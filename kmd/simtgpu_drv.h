@@ -16,6 +16,7 @@
 #include <drm/drm_mm.h>
 #include <drm/gpu_scheduler.h>
 
+#include <simtgpu/counters.h>
 #include <simtgpu/hw.h>
 #include <simtgpu/hw_names.h>
 #include <simtgpu/driver_policy.h>
@@ -138,6 +139,7 @@ struct simtgpu_device {
 	u32 max_threads_per_cta;
 	u32 clock_khz;
 	u32 max_stack_per_thread;
+	u32 num_counters; /* of counters.h that the device serves */
 
 	struct mutex mm_lock; /* buddy, vram_used, vram_shared_end, parts */
 	/* The VRAM_CLEAR registers, and a reset (which zeroes them) */

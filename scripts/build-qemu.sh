@@ -105,6 +105,7 @@ device_inputs=(
 	"$top/qemu-device/meson.build"
 	"$top/qemu-device/trace-events"
 	"$top/include/simtgpu/hw.h"
+	"$top/include/simtgpu/counters.h"
 	"$top/sim/include/simtgpu/sim.h"
 	"$top/scripts/build-qemu.sh"
 )
@@ -156,6 +157,7 @@ fi
 src=$dir/src
 install_if_changed "$top/qemu-device/simtgpu.c" "$src/hw/misc/simtgpu.c"
 install_if_changed "$top/include/simtgpu/hw.h" "$src/include/simtgpu/hw.h"
+install_if_changed "$top/include/simtgpu/counters.h" "$src/include/simtgpu/counters.h"
 install_if_changed "$top/sim/include/simtgpu/sim.h" "$src/include/simtgpu/sim.h"
 append_fragment "$src/hw/misc/meson.build" "$top/qemu-device/meson.build"
 append_fragment "$src/hw/misc/Kconfig" "$top/qemu-device/Kconfig"

@@ -81,7 +81,7 @@ echo "== summary"
 echo "  device:   $device"
 echo "  driver:   $driver"
 echo "  QEMU accelerator: $accel"
-echo "  kernels launched by the device: $(info launches) ($(info thread_instructions) thread instructions in $(info busy_cycles) busy cycles)"
+echo "  kernels launched by the device: $(info launches) ($(info thread_instructions) thread instructions in $(info cycles) device cycles)"
 echo "  $latency"
 printf '  %-16s %-10s %11s %8s\n' example result time kernels
 cat "$summary"

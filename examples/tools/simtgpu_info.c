@@ -6,9 +6,9 @@
  *   simtgpu-info [RENDER_NODE]        default /dev/dri/renderD128
  *
  * The driver: DRM name, version, date and description (DRM_IOCTL_VERSION),
- * and the device properties of GET_PARAM. The device: its performance
- * counters, which the driver reads from BAR0 and publishes in sysfs (perf_*
- * on the PCI device; docs/kmd.md).
+ * and the device properties of GET_PARAM. The device: its counters, which
+ * the driver reads from BAR0 and publishes in sysfs (counters/NAME on the
+ * PCI device, one per counter of simtgpu/counters.h; docs/counters.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +24,7 @@
 #include <xf86drm.h>
 
 #include "drm/simtgpu_drm.h"
+#include "simtgpu/counters.h"
 
 static int get_param(int fd, uint32_t param, uint64_t *value)
 {
@@ -47,19 +48,10 @@ static const struct {
 	{SIMTGPU_PARAM_VRAM_USED, "vram_used_bytes"},
 };
 
-static const struct {
-	const char *key;
-	const char *sysfs; /* attribute of the PCI device */
-} counters[] = {
-	{"launches", "perf_launches"},
-	{"ctas", "perf_ctas"},
-	{"busy_cycles", "perf_cycles"},
-	{"sm_busy_cycles", "perf_sm_busy_cycles"},
-	{"warp_instructions", "perf_warp_instructions"},
-	{"thread_instructions", "perf_thread_instructions"},
-	{"thread_loads", "perf_mem_reads"},
-	{"thread_stores", "perf_mem_writes"},
-	{"dma_bytes", "perf_dma_bytes"},
+static const char *const counters[] = {
+#define SIMTGPU_X(name, unit, ncu, meaning) #name,
+	SIMTGPU_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
 };
 
 /* The PCI device's sysfs file NAME of render node NODE. */
@@ -75,13 +67,15 @@ static int print_sysfs_counters(const char *node)
 	int printed = 0;
 	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); ++i) {
 		char path[PATH_MAX];
-		device_file(path, sizeof(path), node, counters[i].sysfs);
+		char name[128];
+		snprintf(name, sizeof(name), "counters/%s", counters[i]);
+		device_file(path, sizeof(path), node, name);
 		FILE *f = fopen(path, "r");
 		if (!f)
 			continue;
 		uint64_t value;
 		if (fscanf(f, "%" SCNu64, &value) == 1) {
-			printf("%s: %" PRIu64 "\n", counters[i].key, value);
+			printf("%s: %" PRIu64 "\n", counters[i], value);
 			++printed;
 		}
 		fclose(f);
@@ -128,6 +122,6 @@ int main(int argc, char **argv)
 	close(fd);
 
 	if (print_sysfs_counters(node) == 0)
-		printf("counters: unavailable (the loaded simtgpu.ko publishes no perf_* files)\n");
+		printf("counters: unavailable (the loaded simtgpu.ko publishes no counters/ files)\n");
 	return 0;
 }

@@ -60,7 +60,7 @@
 
 /* Version of this register/packet interface: major << 16 | minor. */
 #define SIMTGPU_HW_VERSION_MAJOR 1
-/* 1.1: SM masks, PREEMPT, PROGRESS; 1.2: VRAM_CLEAR */
+/* 1.1: SM masks, PREEMPT, PROGRESS; 1.2: VRAM_CLEAR, the counter block (counters.h) */
 #define SIMTGPU_HW_VERSION_MINOR 2
 #define SIMTGPU_HW_VERSION \
 	((SIMTGPU_HW_VERSION_MAJOR << 16) | SIMTGPU_HW_VERSION_MINOR)
@@ -115,6 +115,8 @@
  * until the ring must be parked, else SIMTGPU_EXC_PREEMPT_TIMEOUT on that
  * ring. 0 (the reset value): no bound. */
 #define SIMTGPU_REG_PREEMPT_TIMEOUT 0x0058
+/* Counters the device serves at SIMTGPU_REG_COUNTER(0..N-1) (read-only). */
+#define SIMTGPU_REG_NUM_COUNTERS 0x005c
 
 /*
  * VRAM clear (CAPS.VRAM_CLEAR): the memory controller zeroes a range of
@@ -277,25 +279,14 @@
 #define SIMTGPU_LAUNCH_ERR_FLAGS 4 /* reserved bits set */
 #define SIMTGPU_LAUNCH_ERR_SM_MASK 5 /* the ring's SM mask has no SM */
 
-/* Performance counters (read-only, 64-bit, reset by SIMTGPU_REG_RESET). */
-#define SIMTGPU_REG_PERF_CYCLES_LO 0x0400 /* device cycles while busy */
-#define SIMTGPU_REG_PERF_CYCLES_HI 0x0404
-#define SIMTGPU_REG_PERF_THREAD_INSTRS_LO 0x0408
-#define SIMTGPU_REG_PERF_THREAD_INSTRS_HI 0x040c
-#define SIMTGPU_REG_PERF_WARP_INSTRS_LO 0x0410
-#define SIMTGPU_REG_PERF_WARP_INSTRS_HI 0x0414
-#define SIMTGPU_REG_PERF_SM_BUSY_CYCLES_LO 0x0418 /* summed over SMs */
-#define SIMTGPU_REG_PERF_SM_BUSY_CYCLES_HI 0x041c
-#define SIMTGPU_REG_PERF_LAUNCHES_LO 0x0420
-#define SIMTGPU_REG_PERF_LAUNCHES_HI 0x0424
-#define SIMTGPU_REG_PERF_CTAS_LO 0x0428
-#define SIMTGPU_REG_PERF_CTAS_HI 0x042c
-#define SIMTGPU_REG_PERF_MEM_READS_LO 0x0430 /* thread loads */
-#define SIMTGPU_REG_PERF_MEM_READS_HI 0x0434
-#define SIMTGPU_REG_PERF_MEM_WRITES_LO 0x0438
-#define SIMTGPU_REG_PERF_MEM_WRITES_HI 0x043c
-#define SIMTGPU_REG_PERF_BYTES_DMA_LO 0x0440 /* COPY/host PTE traffic */
-#define SIMTGPU_REG_PERF_BYTES_DMA_HI 0x0444
+/*
+ * Counters (read-only, 64-bit, reset by SIMTGPU_REG_RESET): counter i of
+ * include/simtgpu/counters.h (SIMTGPU_COUNTER_*) at SIMTGPU_REG_COUNTER(i)
+ * (_LO, which latches _HI) and + 4 (_HI), for i below NUM_COUNTERS.
+ */
+#define SIMTGPU_REG_COUNTER_BASE 0x0400
+#define SIMTGPU_REG_COUNTER(i) (SIMTGPU_REG_COUNTER_BASE + 8 * (i))
+#define SIMTGPU_MAX_COUNTERS 128 /* the block ends below the SM masks */
 
 /* --------------------------------------------------- command packets --- */
 /*

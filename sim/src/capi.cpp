@@ -39,10 +39,20 @@ bool unknown_tail_is_zero(const simtgpu_sim_config *config) {
     return true;
 }
 
-nlohmann::json sm_json(const simtgpu::sim::SmStats &s) {
+constexpr const char *kCounterNames[] = {
+#define SIMTGPU_X(name, unit, ncu, what) #name,
+    SIMTGPU_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+};
+
+// One SM's own counters: those of the SM and memory groups.
+nlohmann::json sm_json(const simtgpu::sim::SmStats &s, const simtgpu::sim::mem::MemoryCounters &m) {
     nlohmann::json j;
-#define SIMTGPU_X(name, what) j[#name] = s.name;
+#define SIMTGPU_X(name, unit, ncu, what) j[#name] = s.name;
     SIMTGPU_SM_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+#define SIMTGPU_X(name, unit, ncu, what) j[#name] = m.name;
+    SIMTGPU_MEMORY_COUNTERS(SIMTGPU_X)
 #undef SIMTGPU_X
     return j;
 }
@@ -135,34 +145,58 @@ SIMTGPU_SIM_API int simtgpu_sim_wait_idle(simtgpu_sim *sim, uint32_t timeout_ms)
 SIMTGPU_SIM_API int simtgpu_sim_get_stats(simtgpu_sim *sim, simtgpu_sim_stats *out) {
     if (!out || out->struct_size < offsetof(simtgpu_sim_stats, num_sms) + sizeof(uint32_t))
         return -EINVAL;
-    const DeviceStats s = sim->device->stats();
+    const auto &config = sim->device->config();
+    const simtgpu::sim::CounterValues v = sim->device->stats().values();
     simtgpu_sim_stats full{};
     full.struct_size = out->struct_size;
-    full.num_sms = sim->device->config().num_sms;
-    full.launches = s.engine.launches;
-    full.ctas = s.engine.ctas;
-    full.cycles = s.engine.device_cycles;
-    full.sm_busy_cycles = s.sms.busy_cycles;
-    full.thread_instructions = s.sms.thread_instructions;
-    full.warp_instructions = s.sms.warp_instructions;
-    full.mem_reads = s.sms.mem_reads;
-    full.mem_writes = s.sms.mem_writes;
-    full.dma_bytes = s.engine.dma_bytes;
-    full.exceptions = s.exceptions;
-    full.tlb_hits = s.sms.tlb_hits;
-    full.tlb_misses = s.sms.tlb_misses;
-    full.divergent_branches = s.sms.divergent_branches;
-    full.barrier_waits = s.sms.barrier_waits;
-    full.ipc = s.ipc();
-    full.occupancy = s.occupancy(sim->device->config().warps_per_sm);
+    full.num_sms = config.num_sms;
+    // ABI 4's fields: the counters of the same name.
+#define SIMTGPU_ABI4(name) full.name = v[SIMTGPU_COUNTER_##name];
+    SIMTGPU_ABI4(launches)
+    SIMTGPU_ABI4(ctas)
+    SIMTGPU_ABI4(cycles) SIMTGPU_ABI4(sm_busy_cycles) SIMTGPU_ABI4(thread_instructions)
+        SIMTGPU_ABI4(warp_instructions) SIMTGPU_ABI4(mem_reads) SIMTGPU_ABI4(mem_writes)
+            SIMTGPU_ABI4(dma_bytes) SIMTGPU_ABI4(exceptions) SIMTGPU_ABI4(tlb_hits)
+                SIMTGPU_ABI4(tlb_misses) SIMTGPU_ABI4(divergent_branches)
+                    SIMTGPU_ABI4(barrier_waits)
+#undef SIMTGPU_ABI4
+                        full.ipc =
+        simtgpu_derived_value(SIMTGPU_DERIVED_ipc, v.data(), config.warps_per_sm, config.clock_khz);
+    full.occupancy = simtgpu_derived_value(SIMTGPU_DERIVED_achieved_occupancy, v.data(),
+                                           config.warps_per_sm, config.clock_khz) /
+                     100;
+    // ABI 5: every counter, as many as the caller's struct holds.
+    const size_t room = out->struct_size > offsetof(simtgpu_sim_stats, counters)
+                            ? (out->struct_size - offsetof(simtgpu_sim_stats, counters)) / 8
+                            : 0;
+    full.num_counters = uint32_t(std::min<size_t>(room, SIMTGPU_NUM_COUNTERS));
+    full.warps_per_sm = config.warps_per_sm;
+    full.clock_khz = config.clock_khz;
+    std::copy(v.begin(), v.end(), full.counters);
     // An older host's smaller struct gets the fields it knows.
     std::memcpy(out, &full, std::min<size_t>(out->struct_size, sizeof full));
     return 0;
 }
 
+SIMTGPU_SIM_API uint32_t simtgpu_sim_num_counters(void) {
+    return SIMTGPU_NUM_COUNTERS;
+}
+
+SIMTGPU_SIM_API const char *simtgpu_sim_counter_name(uint32_t index) {
+    return index < SIMTGPU_NUM_COUNTERS ? kCounterNames[index] : nullptr;
+}
+
+SIMTGPU_SIM_API int simtgpu_sim_counter_index(const char *name) {
+    for (uint32_t i = 0; name && i < SIMTGPU_NUM_COUNTERS; ++i)
+        if (std::strcmp(kCounterNames[i], name) == 0)
+            return int(i);
+    return -1;
+}
+
 SIMTGPU_SIM_API char *simtgpu_sim_stats_json(simtgpu_sim *sim) {
     try {
         const DeviceStats s = sim->device->stats();
+        const simtgpu::sim::CounterValues v = s.values();
         const auto &config = sim->device->config();
         nlohmann::json j = {
             // What the device is: its configuration's name and shape.
@@ -174,32 +208,19 @@ SIMTGPU_SIM_API char *simtgpu_sim_stats_json(simtgpu_sim *sim) {
             {"shared_bytes_per_sm", config.shared_bytes_per_sm},
             {"clock_khz", config.clock_khz},
             {"warp_scheduler", config.warp_scheduler},
-            {"launches", s.engine.launches},
-            {"ctas", s.engine.ctas},
-            {"packets", s.engine.packets},
-            {"cycles", s.engine.device_cycles},
-            {"sm_busy_cycles", s.sms.busy_cycles},
-            {"thread_instructions", s.sms.thread_instructions},
-            {"warp_instructions", s.sms.warp_instructions},
-            {"mem_reads", s.sms.mem_reads},
-            {"mem_writes", s.sms.mem_writes},
-            {"dma_bytes", s.engine.dma_bytes},
-            {"exceptions", s.exceptions},
-            {"tlb_hits", s.sms.tlb_hits},
-            {"tlb_misses", s.sms.tlb_misses},
-            {"divergent_branches", s.sms.divergent_branches},
-            {"barrier_waits", s.sms.barrier_waits},
-            {"ipc", s.ipc()},
-            {"occupancy", s.occupancy(config.warps_per_sm)},
             {"temperature_mc", s.temperature_mc},
-            {"bad_mmio_accesses", s.bad_mmio_accesses},
         };
-#define SIMTGPU_X(name, what) j[#name] = s.sms.name;
-        SIMTGPU_SM_STALLS(SIMTGPU_X)
+        // Every counter, then every derived figure, by name (counters.h).
+        for (uint32_t i = 0; i < SIMTGPU_NUM_COUNTERS; ++i)
+            j[kCounterNames[i]] = v[i];
+#define SIMTGPU_X(name, unit, ncu, what, num, den)                                                 \
+    j[#name] = simtgpu_derived_value(SIMTGPU_DERIVED_##name, v.data(), config.warps_per_sm,        \
+                                     config.clock_khz);
+        SIMTGPU_DERIVED(SIMTGPU_X)
 #undef SIMTGPU_X
         nlohmann::json sms = nlohmann::json::array();
-        for (const auto &sm : s.per_sm)
-            sms.push_back(sm_json(sm));
+        for (size_t i = 0; i < s.per_sm.size(); ++i)
+            sms.push_back(sm_json(s.per_sm[i], s.per_sm_memory[i]));
         j["sms"] = std::move(sms);
         const std::string text = j.dump(2);
         char *out = static_cast<char *>(std::malloc(text.size() + 1));

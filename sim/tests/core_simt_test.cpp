@@ -530,7 +530,7 @@ TEST_P(SimtTest, GlobalLoadsCostMemoryLatency) {
                                : 10u * 50u;
     EXPECT_GE(out(0), least);
     EXPECT_LT(out(0), least + (config.model == Model::timing ? 400u : 200u));
-    EXPECT_GE(r.stats.busy_cycles, out(0));
+    EXPECT_GE(r.stats.sm_busy_cycles, out(0));
     EXPECT_LE(out(2), r.cycles); // ns = cycles at 1 GHz
     EXPECT_GE(out(2), out(0));
 }
@@ -603,7 +603,8 @@ TEST_P(SimtTest, RunsAreDeterministic) {
         std::vector<uint64_t> values;
         for (uint32_t i = 0; i < 129; ++i) values.push_back(out(i));
         return std::tuple(r.cycles, r.stats.thread_instructions, r.stats.warp_instructions,
-                          r.stats.busy_cycles, r.stats.mem_reads, r.stats.divergent_branches, values);
+                          r.stats.sm_busy_cycles, r.stats.mem_reads, r.stats.divergent_branches,
+                          values);
     };
     EXPECT_EQ(once(), once());
 }

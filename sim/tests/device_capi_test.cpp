@@ -166,8 +166,8 @@ TEST(CApi, StatisticsAgreeInBothForms) {
     EXPECT_EQ(s.num_sms, 4u);
     EXPECT_GT(s.cycles, 0u);
     // Reading _LO latches _HI, so the pair is one consistent value.
-    const uint64_t cycles =
-        h.reg(SIMTGPU_REG_PERF_CYCLES_LO) | uint64_t(h.reg(SIMTGPU_REG_PERF_CYCLES_HI)) << 32;
+    const uint64_t cycles = h.reg(SIMTGPU_REG_COUNTER(SIMTGPU_COUNTER_cycles)) |
+                            uint64_t(h.reg(SIMTGPU_REG_COUNTER(SIMTGPU_COUNTER_cycles) + 4)) << 32;
     EXPECT_EQ(cycles, s.cycles);
 
     char *text = simtgpu_sim_stats_json(h.sim);

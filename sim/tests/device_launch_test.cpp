@@ -67,8 +67,8 @@ TEST_F(Launch, ReportsTheFirstNonZeroExit) {
     EXPECT_EQ(s.thread_instructions, r.thread_instructions);
     // Two warps per CTA (32 + 8 lanes), three instructions each.
     EXPECT_EQ(s.warp_instructions, uint64_t(ctas) * 2 * 3);
-    EXPECT_EQ(h.reg(SIMTGPU_REG_PERF_LAUNCHES_LO), 1u);
-    EXPECT_EQ(h.reg(SIMTGPU_REG_PERF_CTAS_LO), ctas);
+    EXPECT_EQ(h.reg(SIMTGPU_REG_COUNTER(SIMTGPU_COUNTER_launches)), 1u);
+    EXPECT_EQ(h.reg(SIMTGPU_REG_COUNTER(SIMTGPU_COUNTER_ctas)), ctas);
     EXPECT_EQ(h.reg(SIMTGPU_REG_EXC_KIND), 0u);
 }
 
@@ -225,7 +225,7 @@ TEST_F(Launch, ResetStopsARunawayKernelAndClearsState) {
     EXPECT_EQ(h.reg(SIMTGPU_REG_IRQ_MASK), 0u);
     EXPECT_EQ(h.ring_reg(0, SIMTGPU_RING_CTRL), 0u);
     EXPECT_EQ(h.ring_reg(0, SIMTGPU_RING_HEAD), 0u);
-    EXPECT_EQ(h.reg(SIMTGPU_REG_PERF_CYCLES_LO), 0u);
+    EXPECT_EQ(h.reg(SIMTGPU_REG_COUNTER(SIMTGPU_COUNTER_cycles)), 0u);
     EXPECT_EQ(h.stats().cycles, 0u);
     EXPECT_EQ(h.read_pa<uint64_t>(data_pa + 128), 77u) << "VRAM survives reset";
 

@@ -122,7 +122,7 @@ TEST_F(Ring, CopyReachesHostMemoryByDma) {
         ASSERT_EQ(h.host_memory[1024 + i], uint8_t(255 - i));
     }
     EXPECT_EQ(h.stats().dma_bytes, 512u);
-    EXPECT_EQ(h.reg(SIMTGPU_REG_PERF_BYTES_DMA_LO), 512u);
+    EXPECT_EQ(h.reg(SIMTGPU_REG_COUNTER(SIMTGPU_COUNTER_dma_bytes)), 512u);
 }
 
 TEST_F(Ring, FailedDmaIsAFault) {

@@ -161,7 +161,7 @@ TEST_P(TimingTest, CyclesAndEveryCounterAreTheSameOnEveryRun) {
     const RunOutcome b = launch("k_gather_work", {8, 1, 1}, {128, 1, 1}, p);
     ASSERT_FALSE(a.exception || b.exception);
     EXPECT_EQ(a.cycles, b.cycles);
-#define SIMTGPU_X(name, what) EXPECT_EQ(a.stats.name, b.stats.name) << #name;
+#define SIMTGPU_X(name, unit, ncu, what) EXPECT_EQ(a.stats.name, b.stats.name) << #name;
     SIMTGPU_SM_COUNTERS(SIMTGPU_X)
 #undef SIMTGPU_X
     // Something waited on memory, and the counters add up: each resident

@@ -25,7 +25,7 @@ UNIT_SUFFIXES = [
     ("instructions_per_cycle", "instructions/cycle"),
     ("ipc", "instructions/cycle"),
     ("instructions", "instructions"),
-    ("occupancy", "fraction of warp slots"),
+    ("occupancy", "% of warp slots"),
     ("launches", "launches"),
 ]
 

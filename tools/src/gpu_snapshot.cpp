@@ -25,6 +25,27 @@ std::string pad(const std::string &s, size_t width) {
     return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
 }
 
+constexpr struct {
+    const char *name, *unit, *ncu;
+} kCounters[] = {
+#define SIMTGPU_X(name, unit, ncu, what) {#name, unit, ncu},
+    SIMTGPU_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+};
+
+constexpr struct {
+    const char *name, *unit, *ncu;
+} kDerived[] = {
+#define SIMTGPU_X(name, unit, ncu, what, num, den) {#name, unit, ncu},
+    SIMTGPU_DERIVED(SIMTGPU_X)
+#undef SIMTGPU_X
+};
+
+// A -q value followed by the Nsight Compute metric it corresponds to.
+std::string with_metric(const std::string &value, const char *ncu) {
+    return *ncu ? value + "  (" + ncu + ")" : value;
+}
+
 } // namespace
 
 std::string arch_name(uint32_t arch) { return "simt_" + std::to_string(arch); }
@@ -61,6 +82,9 @@ const std::vector<QueryField> &query_fields() {
         {"sm_count", "sm_count", "streaming multiprocessors"},
         {"warp_size", "warp_size", "lanes per warp"},
         {"processes", "processes", "processes with the device open"},
+#define SIMTGPU_X(name, unit, ncu, what) {"counters." #name, "counters." #name " [" unit "]", what},
+        SIMTGPU_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
     };
     return fields;
 }
@@ -149,6 +173,11 @@ std::string field_value(const GpuSnapshot &gpu, const std::string &field, bool u
         return std::to_string(gpu.warp_size);
     if (field == "processes")
         return std::to_string(gpu.processes.size());
+    for (uint32_t i = 0; i < SIMTGPU_NUM_COUNTERS; ++i)
+        if (field.size() > 9 && field.compare(0, 9, "counters.") == 0 &&
+            field.compare(9, std::string::npos, kCounters[i].name) == 0)
+            return gpu.counters[i] ? with_unit(*gpu.counters[i], kCounters[i].unit, units)
+                                   : kNotAvailable;
     return kNotAvailable;
 }
 
@@ -267,6 +296,28 @@ std::string format_full_report(const std::vector<GpuSnapshot> &gpus, const std::
         line(8, "Blocks per SM", std::to_string(g.ctas_per_sm));
         line(8, "Max threads per block", std::to_string(g.max_threads_per_cta));
         line(8, "Shared memory per SM", std::to_string(g.shared_per_sm / 1024) + " KiB");
+        // Every counter, then the figures derived from them (counters.h),
+        // since the device's last reset, named after Nsight Compute's metric.
+        out += "    Counters\n";
+        std::array<uint64_t, SIMTGPU_NUM_COUNTERS> values{};
+        bool all = true;
+        for (uint32_t i = 0; i < SIMTGPU_NUM_COUNTERS; ++i) {
+            line(8, kCounters[i].name,
+                 with_metric(field_value(g, std::string("counters.") + kCounters[i].name, true),
+                             kCounters[i].ncu));
+            all = all && g.counters[i];
+            values[i] = g.counters[i].value_or(0);
+        }
+        out += "    Derived\n";
+        for (uint32_t i = 0; i < SIMTGPU_NUM_DERIVED; ++i) {
+            char value[64] = "[N/A]";
+            if (all)
+                std::snprintf(value, sizeof value, "%.3f %s",
+                              simtgpu_derived_value(simtgpu_derived(i), values.data(),
+                                                    g.warps_per_sm, g.clock_khz),
+                              kDerived[i].unit);
+            line(8, kDerived[i].name, with_metric(value, kDerived[i].ncu));
+        }
         out += "    Processes\n";
         if (g.processes.empty())
             out += "        None\n";

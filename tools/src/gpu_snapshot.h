@@ -3,6 +3,7 @@
 
 #include "system_info.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,10 +35,14 @@ struct GpuSnapshot {
     // interval (the device's performance counters).
     std::optional<uint64_t> sm_activity_percent;
     std::optional<int64_t> temperature_mdeg;
+    // The device's counters since its last reset (counters.h; the driver's
+    // counters/ directory), absent on the in-process transport.
+    std::array<std::optional<uint64_t>, SIMTGPU_NUM_COUNTERS> counters;
     std::vector<ClientProcess> processes;
 };
 
-// A --query-gpu field: its CSV header (with unit) and its value.
+// A --query-gpu field: its CSV header (with unit) and its value. Every
+// counter of include/simtgpu/counters.h is one, "counters.NAME".
 struct QueryField {
     const char *name;
     const char *header; // nvidia-smi style: "memory.total [MiB]"

@@ -181,6 +181,7 @@ bool collect(int index, GpuSnapshot *g, std::optional<PciFunction> *pci) {
         g->pci_bus_id = (*pci)->address;
         DriverAttributes a = read_driver_attributes(**pci);
         g->temperature_mdeg = a.temperature_mdeg;
+        g->counters = a.counters;
         // This process holds the device open for the queries: not a user of it.
         for (auto &proc : find_client_processes("/proc", "simtgpu", g->pci_bus_id))
             if (proc.pid != getpid())

@@ -139,22 +139,30 @@ DriverAttributes read_driver_attributes(const PciFunction &function) {
     a.sm_count = read_u64((dir / "sm_count").string());
     a.arch = read_trimmed((dir / "arch").string());
     a.temperature_mdeg = read_temperature(dir);
-    a.perf_cycles = read_u64((dir / "perf_cycles").string());
-    a.perf_sm_busy_cycles = read_u64((dir / "perf_sm_busy_cycles").string());
+    static constexpr const char *kNames[] = {
+#define SIMTGPU_X(name, unit, ncu, what) #name,
+        SIMTGPU_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+    };
+    for (size_t i = 0; i < SIMTGPU_NUM_COUNTERS; ++i)
+        a.counters[i] = read_u64((dir / "counters" / kNames[i]).string());
     return a;
 }
 
 std::optional<uint64_t> sm_activity_percent(const DriverAttributes &before,
                                             const DriverAttributes &after) {
-    if (!before.perf_cycles || !after.perf_cycles || !before.perf_sm_busy_cycles ||
-        !after.perf_sm_busy_cycles || !after.sm_count || *after.sm_count == 0)
+    const auto &cycles_before = before.counters[SIMTGPU_COUNTER_cycles];
+    const auto &cycles_after = after.counters[SIMTGPU_COUNTER_cycles];
+    const auto &busy_before = before.counters[SIMTGPU_COUNTER_sm_busy_cycles];
+    const auto &busy_after = after.counters[SIMTGPU_COUNTER_sm_busy_cycles];
+    if (!cycles_before || !cycles_after || !busy_before || !busy_after || !after.sm_count ||
+        *after.sm_count == 0)
         return std::nullopt;
     // A reset in between restarts the counters: no figure for that interval.
-    if (*after.perf_cycles <= *before.perf_cycles ||
-        *after.perf_sm_busy_cycles < *before.perf_sm_busy_cycles)
+    if (*cycles_after <= *cycles_before || *busy_after < *busy_before)
         return std::nullopt;
-    const uint64_t sm_cycles = (*after.perf_cycles - *before.perf_cycles) * *after.sm_count;
-    const uint64_t busy = *after.perf_sm_busy_cycles - *before.perf_sm_busy_cycles;
+    const uint64_t sm_cycles = (*cycles_after - *cycles_before) * *after.sm_count;
+    const uint64_t busy = *busy_after - *busy_before;
     return std::min<uint64_t>(100, busy * 100 / sm_cycles);
 }
 

@@ -4,6 +4,9 @@
 // can point them at a fake tree.
 #pragma once
 
+#include "simtgpu/counters.h"
+
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,9 +41,9 @@ struct DriverAttributes {
     std::optional<std::string> arch; // "simt_2"
     // hwmon temp1_input or a plain `temperature` attribute, in millidegrees.
     std::optional<int64_t> temperature_mdeg;
-    // Device performance counters (perf_* attributes).
-    std::optional<uint64_t> perf_cycles;
-    std::optional<uint64_t> perf_sm_busy_cycles;
+    // The device's counters: counters/NAME for every NAME of
+    // include/simtgpu/counters.h, by SIMTGPU_COUNTER_* index.
+    std::array<std::optional<uint64_t>, SIMTGPU_NUM_COUNTERS> counters;
 };
 // Percent of the SMs' cycles that were busy between two readings, or none
 // when the device did not run in between or the counters are missing.

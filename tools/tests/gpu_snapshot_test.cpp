@@ -129,3 +129,37 @@ TEST(FullReport, HasEverySection) {
 }
 
 } // namespace
+
+// Every counter of counters.h is a --query-gpu field and a line of -q, with
+// the derived figures after them; without the driver's counters (the
+// in-process transport) both say [N/A].
+TEST(Counters, QueryFieldsAndFullReportIterateTheList) {
+    GpuSnapshot g = sample();
+    std::string error;
+    auto fields = parse_query("counters.thread_instructions,counters.stall_barrier", &error);
+    ASSERT_TRUE(fields) << error;
+    EXPECT_EQ(format_csv({g}, *fields, CsvFormat{}),
+              "counters.thread_instructions [inst], counters.stall_barrier [warp*cycle]\n"
+              "[N/A], [N/A]\n");
+    for (uint32_t i = 0; i < SIMTGPU_NUM_COUNTERS; ++i)
+        g.counters[i] = 1000 + i;
+    g.counters[SIMTGPU_COUNTER_warp_instructions] = 3000;
+    g.counters[SIMTGPU_COUNTER_sm_busy_cycles] = 4000;
+    const std::string csv = format_csv({g}, *fields, CsvFormat{});
+    EXPECT_EQ(csv.substr(csv.find('\n') + 1),
+              std::to_string(1000 + SIMTGPU_COUNTER_thread_instructions) + " inst, " +
+                  std::to_string(1000 + SIMTGPU_COUNTER_stall_barrier) + " warp*cycle\n");
+    const std::string report = format_full_report({g}, "now");
+    size_t at = report.find("    Counters\n");
+    ASSERT_NE(at, std::string::npos);
+#define SIMTGPU_X(name, unit, ncu, what)                                                           \
+    at = report.find("        " #name, at);                                                        \
+    EXPECT_NE(at, std::string::npos) << #name << " missing or out of order";
+    SIMTGPU_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+    EXPECT_NE(report.find(": 4000 cycle  (sm__cycles_active.sum)\n"), std::string::npos);
+    // IPC = warp instructions per SM busy cycle: 3000 / 4000.
+    EXPECT_NE(report.find(": 0.750 inst/cycle  (sm__inst_executed.avg.per_cycle_active)\n"),
+              std::string::npos)
+        << report;
+}

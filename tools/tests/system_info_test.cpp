@@ -103,6 +103,28 @@ TEST_F(FakeTree, MissingAttributesAreAbsentNotZero) {
     EXPECT_FALSE(a.temperature_mdeg);
 }
 
+// The driver's counters/ directory has a file per counter of counters.h;
+// each lands at its SIMTGPU_COUNTER_* index, and one the driver lacks (an
+// older device serves fewer) is absent, not zero.
+TEST_F(FakeTree, ReadsEveryCounterOfTheListByName) {
+    const std::string dir = "bus/pci/devices/0000:01:00.0/";
+    uint64_t value = 1000;
+#define SIMTGPU_X(name, unit, ncu, what)                                                           \
+    write(dir + "counters/" #name, std::to_string(value++) + "\n");
+    SIMTGPU_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+    fs::remove(root_ / dir / "counters/atomic_ops");
+    PciFunction f;
+    f.sysfs_path = (root_ / dir).string();
+    DriverAttributes a = read_driver_attributes(f);
+    for (uint32_t i = 0; i < SIMTGPU_NUM_COUNTERS; ++i) {
+        if (i == SIMTGPU_COUNTER_atomic_ops)
+            EXPECT_FALSE(a.counters[i]);
+        else
+            EXPECT_EQ(a.counters[i], std::optional<uint64_t>(1000 + i)) << "counter " << i;
+    }
+}
+
 TEST(DrmFdinfo, ParsesTheKeysTheDriverPrints) {
     auto info = parse_drm_fdinfo(fdinfo("simtgpu", "0000:01:00.0", 7, 1088, 5, 1200));
     ASSERT_TRUE(info);
@@ -161,21 +183,22 @@ TEST(UapiVersion, MajorAndMinorFromTheEncodedValue) {
 TEST(SmActivity, BusySmCyclesOverTheCyclesTheDeviceRan) {
     DriverAttributes before, after;
     before.sm_count = after.sm_count = 4;
-    before.perf_cycles = 1000;
-    before.perf_sm_busy_cycles = 2000;
-    after.perf_cycles = 1000 + 500;         // 500 cycles x 4 SMs = 2000 SM cycles
-    after.perf_sm_busy_cycles = 2000 + 1500; // of which 1500 busy
+    before.counters[SIMTGPU_COUNTER_cycles] = 1000;
+    before.counters[SIMTGPU_COUNTER_sm_busy_cycles] = 2000;
+    after.counters[SIMTGPU_COUNTER_cycles] = 1000 + 500; // 500 cycles x 4 SMs = 2000 SM cycles
+    after.counters[SIMTGPU_COUNTER_sm_busy_cycles] = 2000 + 1500; // of which 1500 busy
     EXPECT_EQ(sm_activity_percent(before, after), std::optional<uint64_t>(75));
 }
 
 TEST(SmActivity, NoFigureWithoutWorkOrAfterAReset) {
     DriverAttributes before, after;
     before.sm_count = after.sm_count = 2;
-    before.perf_cycles = after.perf_cycles = 100;
-    before.perf_sm_busy_cycles = after.perf_sm_busy_cycles = 50;
+    before.counters[SIMTGPU_COUNTER_cycles] = after.counters[SIMTGPU_COUNTER_cycles] = 100;
+    before.counters[SIMTGPU_COUNTER_sm_busy_cycles] =
+        after.counters[SIMTGPU_COUNTER_sm_busy_cycles] = 50;
     EXPECT_FALSE(sm_activity_percent(before, after)) << "the device did not run";
-    after.perf_cycles = 10;
-    after.perf_sm_busy_cycles = 5;
+    after.counters[SIMTGPU_COUNTER_cycles] = 10;
+    after.counters[SIMTGPU_COUNTER_sm_busy_cycles] = 5;
     EXPECT_FALSE(sm_activity_percent(before, after)) << "counters restarted";
     EXPECT_FALSE(sm_activity_percent(DriverAttributes{}, DriverAttributes{}));
 }

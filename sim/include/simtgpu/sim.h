@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "simtgpu/counters.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -100,14 +102,20 @@ typedef struct simtgpu_sim_config {
 	simtgpu_vram_discard_fn vram_discard;
 } simtgpu_sim_config;
 
-/* Statistics since creation or the last reset. */
+/*
+ * Statistics since creation or the last reset. counters[] holds every
+ * counter of simtgpu/counters.h by SIMTGPU_COUNTER_* index (ABI 5); the
+ * named fields before it are ABI 4's, kept at their offsets for hosts that
+ * pass that struct_size (each is the counter of the same name; ipc and
+ * occupancy are the derived ipc and achieved_occupancy / 100).
+ */
 typedef struct simtgpu_sim_stats {
 	uint32_t struct_size; /* set by the caller */
 	uint32_t num_sms;
 	uint64_t launches;
 	uint64_t ctas;
-	uint64_t cycles; /* device cycles while busy */
-	uint64_t sm_busy_cycles; /* summed over SMs */
+	uint64_t cycles;
+	uint64_t sm_busy_cycles;
 	uint64_t thread_instructions;
 	uint64_t warp_instructions;
 	uint64_t mem_reads;
@@ -118,8 +126,14 @@ typedef struct simtgpu_sim_stats {
 	uint64_t tlb_misses;
 	uint64_t divergent_branches;
 	uint64_t barrier_waits;
-	double ipc; /* warp instructions per SM busy cycle */
-	double occupancy; /* mean resident warps / warp slots while busy */
+	double ipc;
+	double occupancy;
+	/* ABI 5 */
+	uint32_t num_counters; /* out: entries of counters[] filled */
+	uint32_t warps_per_sm; /* out: the device's shape, for */
+	uint32_t clock_khz; /* simtgpu_derived_value() */
+	uint32_t reserved;
+	uint64_t counters[SIMTGPU_NUM_COUNTERS];
 } simtgpu_sim_stats;
 
 SIMTGPU_SIM_API uint32_t simtgpu_sim_abi_version(void);
@@ -155,7 +169,17 @@ SIMTGPU_SIM_API void simtgpu_sim_reset(simtgpu_sim *sim);
  * (0 = no wait). Returns 1 when idle, 0 on timeout. */
 SIMTGPU_SIM_API int simtgpu_sim_wait_idle(simtgpu_sim *sim, uint32_t timeout_ms);
 
+/* Fills min(out->struct_size, sizeof(simtgpu_sim_stats)) bytes; -EINVAL
+ * when struct_size cannot hold num_sms. */
 SIMTGPU_SIM_API int simtgpu_sim_get_stats(simtgpu_sim *sim, simtgpu_sim_stats *out);
+
+/* The counter list as this library has it: SIMTGPU_NUM_COUNTERS of its
+ * header, and counter `index`'s name (NULL past the end) or the index of
+ * `name` (-1 when it has none). A host built against another header finds
+ * its counters by name. */
+SIMTGPU_SIM_API uint32_t simtgpu_sim_num_counters(void);
+SIMTGPU_SIM_API const char *simtgpu_sim_counter_name(uint32_t index);
+SIMTGPU_SIM_API int simtgpu_sim_counter_index(const char *name);
 
 /* Statistics as a JSON object (NUL-terminated, owned by the caller: free
  * with simtgpu_sim_free_string). */

@@ -492,7 +492,7 @@ void Sm::Impl::advance(uint64_t cycles, uint32_t warps_resident)
 {
     now += cycles;
     if (warps_resident) {
-        stats.busy_cycles += cycles;
+        stats.sm_busy_cycles += cycles;
         stats.resident_warp_cycles += cycles * warps_resident;
     }
 }
@@ -1554,6 +1554,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
 
         // A conditional branch: all lanes agree, or the group splits.
         auto branch = [&](auto cond) {
+            ++stats.branches;
             uint64_t taken = 0;
             each(mask, [&](uint32_t l) { taken |= uint64_t(cond(a[l], b[l])) << l; });
             if (taken == mask) {
@@ -1604,6 +1605,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
             next = pc + imm;
             break;
         case Op::Jalr: {
+            ++stats.branches;
             const uint64_t target = (a[first] + imm) & ~uint64_t(1);
             uint64_t differs = 0;
             each(mask, [&](uint32_t l) { differs |= uint64_t(((a[l] + imm) & ~uint64_t(1)) != target) << l; });

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "core/global_memory.h"
 #include "core/launch.h"
+#include "simtgpu/counters.h"
 
 #include <cstdint>
 #include <memory>
@@ -20,56 +21,28 @@ struct Completion;
 
 namespace simtgpu::sim {
 
-// Warp stall reasons of the timing model, named as Nsight Compute names
-// them: each cycle, every resident warp that does not issue counts one.
-// X(name, what the warp waits for)
-#define SIMTGPU_SM_STALLS(X)                                                                       \
-    X(stall_long_scoreboard, "a register a global or local load or an atomic writes")              \
-    X(stall_short_scoreboard, "a register a shared-memory access or the SFU writes")               \
-    X(stall_wait, "a register a fixed-latency instruction writes")                                 \
-    X(stall_barrier, "a CTA barrier or a warp-level sync to complete")                             \
-    X(stall_not_selected, "nothing: ready, but its scheduler issued another warp")                 \
-    X(stall_no_instruction, "its next instruction after a branch")                                 \
-    X(stall_memory_throttle, "the memory system to take its access (MSHRs or LSU busy)")           \
-    X(stall_math_pipe_throttle, "its functional unit (initiation interval)")
-
-// Every per-SM counter, defined once: SmStats, its sums and the stats JSON
-// iterate this list. X(name, meaning)
-#define SIMTGPU_SM_COUNTERS(X)                                                                     \
-    X(busy_cycles, "cycles with at least one resident warp")                                       \
-    X(thread_instructions, "instructions times active lanes")                                      \
-    X(warp_instructions, "issues of one convergent group")                                         \
-    X(mem_reads, "thread loads (global, shared, local)")                                           \
-    X(mem_writes, "thread stores")                                                                 \
-    X(tlb_hits, "")                                                                                \
-    X(tlb_misses, "")                                                                              \
-    X(divergent_branches, "")                                                                      \
-    X(barrier_waits, "")                                                                           \
-    X(resident_warp_cycles, "sum over busy cycles of resident warps")                              \
-    X(ctas, "CTAs completed")                                                                      \
-    SIMTGPU_SM_STALLS(X)
-
+// SmStats holds the counters of SIMTGPU_SM_COUNTERS (include/simtgpu/
+// counters.h, the one list of the device's counters); the stall reasons are
+// SIMTGPU_SM_STALLS there: each cycle, every resident warp that does not
+// issue counts one.
 struct SmStats {
-#define SIMTGPU_X(name, what) uint64_t name = 0;
+#define SIMTGPU_X(name, unit, ncu, what) uint64_t name = 0;
     SIMTGPU_SM_COUNTERS(SIMTGPU_X)
 #undef SIMTGPU_X
     void add(const SmStats &other) {
-#define SIMTGPU_X(name, what) name += other.name;
+#define SIMTGPU_X(name, unit, ncu, what) name += other.name;
         SIMTGPU_SM_COUNTERS(SIMTGPU_X)
 #undef SIMTGPU_X
-    }
-    double ipc() const {
-        return busy_cycles ? double(warp_instructions) / double(busy_cycles) : 0;
     }
 };
 
 enum class Stall : uint8_t {
-#define SIMTGPU_X(name, what) name,
+#define SIMTGPU_X(name, unit, ncu, what) name,
     SIMTGPU_SM_STALLS(SIMTGPU_X)
 #undef SIMTGPU_X
 };
 inline constexpr uint64_t SmStats::*kStallCounters[] = {
-#define SIMTGPU_X(name, what) &SmStats::name,
+#define SIMTGPU_X(name, unit, ncu, what) &SmStats::name,
     SIMTGPU_SM_STALLS(SIMTGPU_X)
 #undef SIMTGPU_X
 };

@@ -103,7 +103,7 @@ CommandProcessor::CommandProcessor(const DeviceConfig &config, const Vram &vram,
     : config_(config), vram_(vram), bus_(bus), scheduler_(scheduler), counters_(counters) {}
 
 uint64_t CommandProcessor::timer_ns() const {
-    return uint64_t((unsigned __int128)counters_.device_cycles * 1'000'000 / config_.clock_khz);
+    return uint64_t((unsigned __int128)counters_.cycles * 1'000'000 / config_.clock_khz);
 }
 
 RingStep CommandProcessor::advance(const RingSetup &setup, const DwordSource &ring,
@@ -217,7 +217,7 @@ CommandProcessor::Step CommandProcessor::execute(const DwordSource &src, bool pr
     const uint32_t opcode = SIMTGPU_PKT_OPCODE(header);
     const uint32_t flags = SIMTGPU_PKT_FLAGS(header);
     const uint32_t length = SIMTGPU_PKT_BODY_DWORDS(header);
-    counters_.device_cycles += kPacketCycles;
+    counters_.cycles += kPacketCycles;
     counters_.sample_cycles += kPacketCycles;
 
     // A packet that runs past the end of what was submitted is malformed;
@@ -387,7 +387,7 @@ CommandProcessor::Step CommandProcessor::launch(const uint32_t *body, const Ring
     grid->ctas_per_sm =
         simtgpu_max_ctas_per_sm(&resources, grid->desc.threads_per_cta(), p.shared_bytes);
     ++counters_.launches;
-    step.grid = scheduler_.add(std::move(grid), counters_.device_cycles);
+    step.grid = scheduler_.add(std::move(grid), counters_.cycles);
     return step;
 }
 
@@ -427,7 +427,7 @@ CommandProcessor::Step CommandProcessor::copy(const uint32_t *body, const RingCo
         done += chunk;
     }
     counters_.dma_bytes += memory.dma_bytes();
-    counters_.device_cycles += p.bytes / kCopyBytesPerCycle;
+    counters_.cycles += p.bytes / kCopyBytesPerCycle;
     counters_.sample_cycles += p.bytes / kCopyBytesPerCycle;
     return step;
 }
@@ -458,7 +458,7 @@ CommandProcessor::Step CommandProcessor::fill(uint32_t header, const uint32_t *b
         }
     }
     counters_.dma_bytes += memory.dma_bytes();
-    counters_.device_cycles += p.bytes / kCopyBytesPerCycle;
+    counters_.cycles += p.bytes / kCopyBytesPerCycle;
     counters_.sample_cycles += p.bytes / kCopyBytesPerCycle;
     return step;
 }

@@ -12,6 +12,7 @@
 #include "device/grid_scheduler.h"
 #include "device/host_bus.h"
 #include "device/vram.h"
+#include "simtgpu/counters.h"
 #include "simtgpu/hw.h"
 
 #include <cstdint>
@@ -68,13 +69,12 @@ struct RingStep {
     std::optional<LaunchOutcome> finished; // a grid of this ring finished
 };
 
-// Counters the engine owns; the device publishes copies under its lock.
+// Counters the engine owns (SIMTGPU_ENGINE_COUNTERS of
+// include/simtgpu/counters.h); the device publishes copies under its lock.
 struct EngineCounters {
-    uint64_t device_cycles = 0; // the global timer's time base
-    uint64_t launches = 0;
-    uint64_t ctas = 0;
-    uint64_t dma_bytes = 0;
-    uint64_t packets = 0;
+#define SIMTGPU_X(name, unit, ncu, what) uint64_t name = 0;
+    SIMTGPU_ENGINE_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
     // Utilisation of the last stretch of work, for the temperature model:
     // sum over SMs of busy cycles, and device cycles, since the last sample.
     uint64_t sample_sm_busy = 0;

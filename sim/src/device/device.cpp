@@ -15,9 +15,9 @@ static_assert(SIMTGPU_NUM_RINGS == 4, "Device::rings_ has SIMTGPU_NUM_RINGS entr
 constexpr uint32_t kRingMinSize = 4u << 10;
 constexpr uint32_t kRingMaxSize = 16u << 20;
 constexpr uint32_t kRingRegsEnd = SIMTGPU_RING_BASE(SIMTGPU_NUM_RINGS);
-constexpr uint32_t kPerfFirst = SIMTGPU_REG_PERF_CYCLES_LO;
-constexpr uint32_t kPerfCount = (SIMTGPU_REG_PERF_BYTES_DMA_HI + 4 - kPerfFirst) / 8;
-constexpr uint32_t kTimerLatch = 15;
+constexpr uint32_t kCountersEnd = SIMTGPU_REG_COUNTER(SIMTGPU_NUM_COUNTERS);
+static_assert(SIMTGPU_NUM_COUNTERS <= SIMTGPU_MAX_COUNTERS,
+              "the counter block of BAR0 holds SIMTGPU_MAX_COUNTERS counters");
 constexpr uint32_t kIrqBits =
     SIMTGPU_IRQ_FENCE | SIMTGPU_IRQ_EXCEPTION | SIMTGPU_IRQ_RING_ERROR | SIMTGPU_IRQ_PARKED;
 constexpr uint32_t kSmMaskFirst = SIMTGPU_REG_SM_MASK(0, 0);
@@ -42,14 +42,21 @@ private:
 
 } // namespace
 
-double DeviceStats::ipc() const {
-    return sms.busy_cycles ? double(sms.warp_instructions) / double(sms.busy_cycles) : 0.0;
-}
-
-double DeviceStats::occupancy(uint32_t warps_per_sm) const {
-    return sms.busy_cycles
-               ? double(sms.resident_warp_cycles) / (double(sms.busy_cycles) * warps_per_sm)
-               : 0.0;
+CounterValues DeviceStats::values() const {
+    CounterValues v{};
+#define SIMTGPU_X(name, unit, ncu, what) v[SIMTGPU_COUNTER_##name] = engine.name;
+    SIMTGPU_ENGINE_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+#define SIMTGPU_X(name, unit, ncu, what) v[SIMTGPU_COUNTER_##name] = device.name;
+    SIMTGPU_DEVICE_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+#define SIMTGPU_X(name, unit, ncu, what) v[SIMTGPU_COUNTER_##name] = sms.name;
+    SIMTGPU_SM_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+#define SIMTGPU_X(name, unit, ncu, what) v[SIMTGPU_COUNTER_##name] = memory.name;
+    SIMTGPU_MEMORY_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+    return v;
 }
 
 Expected<std::unique_ptr<Device>> Device::create(const DeviceConfig &config, const HostBus &bus,
@@ -64,6 +71,7 @@ Device::Device(const DeviceConfig &config, const HostBus &bus, std::unique_ptr<V
     : config_(config), bus_(bus), vram_(std::move(vram)), scheduler_(config_),
       cp_(config_, *vram_, bus_, scheduler_, counters_) {
     published_.per_sm.resize(config_.num_sms);
+    published_.per_sm_memory.resize(config_.num_sms);
     published_.temperature_mc = kAmbientMc;
     engine_ = std::thread([this] { engine_main(); });
 }
@@ -200,7 +208,7 @@ Device::engine_step(const std::array<Ring, SIMTGPU_NUM_RINGS> &rings, uint64_t p
 
         if (bool(r.preempt) != e.preempt_seen) {
             e.preempt_seen = r.preempt;
-            e.preempt_since = counters_.device_cycles;
+            e.preempt_since = counters_.cycles;
             e.preempt_timed_out = false;
             if (cursor.grid)
                 r.preempt ? scheduler_.park(*cursor.grid) : scheduler_.resume(*cursor.grid);
@@ -213,11 +221,11 @@ Device::engine_step(const std::array<Ring, SIMTGPU_NUM_RINGS> &rings, uint64_t p
     }
 
     if (scheduler_.busy()) {
-        const uint64_t busy_before = scheduler_.total_stats().busy_cycles;
-        const uint64_t cycles = scheduler_.step(counters_.device_cycles);
-        counters_.device_cycles += cycles;
+        const uint64_t busy_before = scheduler_.total_stats().sm_busy_cycles;
+        const uint64_t cycles = scheduler_.step(counters_.cycles);
+        counters_.cycles += cycles;
         counters_.sample_cycles += cycles;
-        counters_.sample_sm_busy += scheduler_.total_stats().busy_cycles - busy_before;
+        counters_.sample_sm_busy += scheduler_.total_stats().sm_busy_cycles - busy_before;
     }
 
     // Parked once its grid is (after this step), or at once with none.
@@ -229,7 +237,7 @@ Device::engine_step(const std::array<Ring, SIMTGPU_NUM_RINGS> &rings, uint64_t p
         const Grid *grid = e.cursor.grid;
         out[i].parked = !grid || grid->state == GridState::Parked;
         if (!out[i].parked && preempt_timeout && !e.preempt_timed_out &&
-            counters_.device_cycles - e.preempt_since >= preempt_timeout) {
+            counters_.cycles - e.preempt_since >= preempt_timeout) {
             e.preempt_timed_out = true;
             Exception timeout;
             timeout.kind = SIMTGPU_EXC_PREEMPT_TIMEOUT;
@@ -237,9 +245,6 @@ Device::engine_step(const std::array<Ring, SIMTGPU_NUM_RINGS> &rings, uint64_t p
             out[i].step.exception = timeout;
         }
     }
-    counters_.ctas = 0;
-    for (uint32_t sm = 0; sm < scheduler_.num_sms(); ++sm)
-        counters_.ctas += scheduler_.ctas_completed(sm);
     return out;
 }
 
@@ -267,7 +272,7 @@ void Device::apply_locked(const std::array<Ring, SIMTGPU_NUM_RINGS> &rings,
         if (o.step.exception) {
             ExceptionRecord record{*o.step.exception, i, ring_engines_[i].cursor.context.id,
                                    (rings[i].head + o.step.exception_offset) & (r.size - 1)};
-            ++published_.exceptions;
+            ++published_.device.exceptions;
             r.stalled = true;
             if (record_)
                 r.pending = record;
@@ -291,9 +296,14 @@ void Device::publish_locked() {
     }
     published_.engine = counters_;
     published_.sms = scheduler_.total_stats();
+    published_.sms.ctas = 0;
+    published_.memory = {};
     for (uint32_t i = 0; i < scheduler_.num_sms(); ++i) {
         published_.per_sm[i] = scheduler_.sm(i).stats();
         published_.per_sm[i].ctas = scheduler_.ctas_completed(i);
+        published_.sms.ctas += published_.per_sm[i].ctas;
+        published_.per_sm_memory[i] = scheduler_.memory_counters(i);
+        published_.memory += published_.per_sm_memory[i];
     }
     published_.temperature_mc = uint32_t(std::lround(temperature_mc_));
 }
@@ -365,7 +375,7 @@ void Device::ring_write_locked(uint32_t index, uint32_t reg, uint32_t value, Vec
     case SIMTGPU_RING_ADDR_HI:
     case SIMTGPU_RING_SIZE:
         if (enabled) {
-            ++published_.bad_mmio_accesses; // setup is frozen while enabled
+            ++published_.device.bad_mmio_accesses; // setup is frozen while enabled
             return;
         }
         if (reg == SIMTGPU_RING_ADDR_LO)
@@ -384,7 +394,7 @@ void Device::ring_write_locked(uint32_t index, uint32_t reg, uint32_t value, Vec
     case SIMTGPU_RING_CTRL:
         if ((value & ~(SIMTGPU_RING_CTRL_ENABLE | SIMTGPU_RING_CTRL_ABORT)) ||
             ((value & SIMTGPU_RING_CTRL_ABORT) && !(enabled && (value & SIMTGPU_RING_CTRL_ENABLE)))) {
-            ++published_.bad_mmio_accesses;
+            ++published_.device.bad_mmio_accesses;
             return;
         }
         if (value & SIMTGPU_RING_CTRL_ABORT) {
@@ -413,14 +423,14 @@ void Device::ring_write_locked(uint32_t index, uint32_t reg, uint32_t value, Vec
         return;
     case SIMTGPU_RING_PRIORITY:
         if (value > 3) {
-            ++published_.bad_mmio_accesses;
+            ++published_.device.bad_mmio_accesses;
             return;
         }
         r.priority = value;
         return;
     case SIMTGPU_RING_PREEMPT:
         if (value > 1) {
-            ++published_.bad_mmio_accesses;
+            ++published_.device.bad_mmio_accesses;
             return;
         }
         r.preempt = value;
@@ -429,7 +439,7 @@ void Device::ring_write_locked(uint32_t index, uint32_t reg, uint32_t value, Vec
         work_cv_.notify_all();
         return;
     default: // HEAD, STATUS and PROGRESS are read-only
-        ++published_.bad_mmio_accesses;
+        ++published_.device.bad_mmio_accesses;
     }
 }
 
@@ -471,18 +481,7 @@ uint32_t Device::ring_read_locked(uint32_t index, uint32_t reg) const {
 // --------------------------------------------------------------- MMIO ---
 
 uint64_t Device::timer_ns_locked() const {
-    return uint64_t((unsigned __int128)published_.engine.device_cycles * 1'000'000 /
-                    config_.clock_khz);
-}
-
-uint64_t Device::perf_value_locked(uint32_t index) const {
-    const DeviceStats &s = published_;
-    const uint64_t values[kPerfCount] = {
-        s.engine.device_cycles, s.sms.thread_instructions, s.sms.warp_instructions,
-        s.sms.busy_cycles,      s.engine.launches,         s.engine.ctas,
-        s.sms.mem_reads,        s.sms.mem_writes,          s.engine.dma_bytes,
-    };
-    return values[index];
+    return uint64_t((unsigned __int128)published_.engine.cycles * 1'000'000 / config_.clock_khz);
 }
 
 uint32_t Device::exception_read_locked(uint32_t offset) const {
@@ -531,7 +530,7 @@ uint32_t Device::exception_read_locked(uint32_t offset) const {
 uint64_t Device::mmio_read(uint64_t offset, unsigned size) {
     std::lock_guard lock(mutex_);
     if (size != 4 || offset % 4 || offset >= SIMTGPU_REGS_SIZE) {
-        ++published_.bad_mmio_accesses;
+        ++published_.device.bad_mmio_accesses;
         return 0;
     }
     const uint32_t off = uint32_t(offset);
@@ -570,11 +569,11 @@ uint64_t Device::mmio_read(uint64_t offset, unsigned size) {
         return config_.max_stack_per_thread;
     case SIMTGPU_REG_TIMER_LO: {
         const uint64_t t = timer_ns_locked();
-        latched_high_[kTimerLatch] = uint32_t(t >> 32);
+        timer_high_ = uint32_t(t >> 32);
         return uint32_t(t);
     }
     case SIMTGPU_REG_TIMER_HI:
-        return latched_high_[kTimerLatch];
+        return timer_high_;
     case SIMTGPU_REG_TEMPERATURE:
         return published_.temperature_mc;
     case SIMTGPU_REG_STATUS:
@@ -594,6 +593,8 @@ uint64_t Device::mmio_read(uint64_t offset, unsigned size) {
         return uint32_t(vram_clear_.bytes >> 32);
     case SIMTGPU_REG_VRAM_CLEAR:
         return vram_clear_.result;
+    case SIMTGPU_REG_NUM_COUNTERS:
+        return SIMTGPU_NUM_COUNTERS;
     case SIMTGPU_REG_IRQ_STATUS:
         return irq_status_;
     case SIMTGPU_REG_IRQ_MASK:
@@ -614,23 +615,23 @@ uint64_t Device::mmio_read(uint64_t offset, unsigned size) {
         return rings_[(off - kSmMaskFirst) / 0x80].sm_mask[(off % 0x80) / 4];
     if (off >= SIMTGPU_REG_EXC_KIND && off <= SIMTGPU_REG_EXC_DETAIL)
         return exception_read_locked(off);
-    if (off >= kPerfFirst && off < kPerfFirst + 8 * kPerfCount) {
-        const uint32_t index = (off - kPerfFirst) / 8;
+    if (off >= SIMTGPU_REG_COUNTER_BASE && off < kCountersEnd) {
+        const uint32_t index = (off - SIMTGPU_REG_COUNTER_BASE) / 8;
         if (off % 8 == 0) {
-            const uint64_t v = perf_value_locked(index);
-            latched_high_[index] = uint32_t(v >> 32);
+            const uint64_t v = published_.values()[index];
+            counter_high_[index] = uint32_t(v >> 32);
             return uint32_t(v);
         }
-        return latched_high_[index];
+        return counter_high_[index];
     }
-    ++published_.bad_mmio_accesses; // write-only or unassigned
+    ++published_.device.bad_mmio_accesses; // write-only or unassigned
     return 0;
 }
 
 void Device::mmio_write(uint64_t offset, uint64_t value, unsigned size) {
     std::unique_lock lock(mutex_);
     if (size != 4 || offset % 4 || offset >= SIMTGPU_REGS_SIZE) {
-        ++published_.bad_mmio_accesses;
+        ++published_.device.bad_mmio_accesses;
         return;
     }
     const uint32_t off = uint32_t(offset);
@@ -640,7 +641,7 @@ void Device::mmio_write(uint64_t offset, uint64_t value, unsigned size) {
         if (v == SIMTGPU_RESET_MAGIC)
             reset_locked();
         else
-            ++published_.bad_mmio_accesses;
+            ++published_.device.bad_mmio_accesses;
     } else if (off == SIMTGPU_REG_SCRATCH) {
         scratch_ = v;
     } else if (off == SIMTGPU_REG_PREEMPT_TIMEOUT) {
@@ -677,7 +678,7 @@ void Device::mmio_write(uint64_t offset, uint64_t value, unsigned size) {
                (off & 0x3f) <= SIMTGPU_RING_PREEMPT) {
         ring_write_locked((off - SIMTGPU_RING_BASE(0)) / 0x40, off & 0x3f, v, vectors);
     } else {
-        ++published_.bad_mmio_accesses; // read-only or unassigned
+        ++published_.device.bad_mmio_accesses; // read-only or unassigned
     }
     raise_unlocked(lock, vectors);
 }
@@ -694,9 +695,11 @@ void Device::reset_locked() {
     irq_mask_ = 0;
     scratch_ = 0;
     record_.reset();
-    latched_high_ = {};
+    timer_high_ = 0;
+    counter_high_ = {};
     published_ = DeviceStats{};
     published_.per_sm.resize(config_.num_sms);
+    published_.per_sm_memory.resize(config_.num_sms);
     published_.temperature_mc = kAmbientMc;
     published_launch_ = {};
     work_cv_.notify_all();

@@ -14,6 +14,7 @@
 #include "device/grid_scheduler.h"
 #include "device/host_bus.h"
 #include "device/vram.h"
+#include "simtgpu/counters.h"
 #include "support/expected.h"
 
 #include <array>
@@ -27,16 +28,28 @@
 
 namespace simtgpu::sim {
 
-// Statistics since creation or the last reset (simtgpu_sim_stats and more).
+// Counters the register interface owns (SIMTGPU_DEVICE_COUNTERS of
+// include/simtgpu/counters.h).
+struct DeviceCounters {
+#define SIMTGPU_X(name, unit, ncu, what) uint64_t name = 0;
+    SIMTGPU_DEVICE_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+};
+
+// Every counter of include/simtgpu/counters.h, by SIMTGPU_COUNTER_* index.
+using CounterValues = std::array<uint64_t, SIMTGPU_NUM_COUNTERS>;
+
+// Statistics since creation or the last reset: each group of the counter
+// list in the struct that counts it, device-wide and per SM.
 struct DeviceStats {
     EngineCounters engine;
-    SmStats sms;                   // summed over SMs
+    DeviceCounters device;
+    SmStats sms;                // summed over SMs
+    mem::MemoryCounters memory; // summed over SMs
     std::vector<SmStats> per_sm;
-    uint64_t exceptions = 0;
-    uint64_t bad_mmio_accesses = 0;
-    uint32_t temperature_mc = 0;   // millidegrees Celsius
-    double ipc() const;            // warp instructions per SM busy cycle
-    double occupancy(uint32_t warps_per_sm) const;
+    std::vector<mem::MemoryCounters> per_sm_memory;
+    uint32_t temperature_mc = 0; // millidegrees Celsius
+    CounterValues values() const;
 };
 
 class Device {
@@ -131,7 +144,6 @@ private:
     void acknowledge_locked(uint32_t bits, Vectors &vectors);
     void raise_unlocked(std::unique_lock<std::mutex> &lock, const Vectors &vectors);
     uint64_t timer_ns_locked() const;
-    uint64_t perf_value_locked(uint32_t index) const;
 
     const DeviceConfig config_;
     const HostBus bus_;
@@ -166,9 +178,10 @@ private:
         uint32_t result = SIMTGPU_VRAM_CLEAR_DONE;
     } vram_clear_; // SIMTGPU_REG_VRAM_CLEAR*
     std::optional<ExceptionRecord> record_;
-    // _HI halves latched by the last read of their _LO: perf counters by
-    // index, the timer in the last slot.
-    std::array<uint32_t, 16> latched_high_{};
+    // _HI halves latched by the last read of their _LO: the timer's and each
+    // counter's.
+    uint32_t timer_high_ = 0;
+    std::array<uint32_t, SIMTGPU_NUM_COUNTERS> counter_high_{};
     std::array<uint32_t, SIMTGPU_NUM_RINGS> progress_high_{};
     DeviceStats published_;
     LaunchOutcome published_launch_;

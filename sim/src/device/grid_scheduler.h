@@ -60,6 +60,11 @@ public:
     const Sm &sm(uint32_t index) const { return *sms_[index]; }
     // Sum of every SM's statistics since the last reset().
     SmStats total_stats() const;
+    // The memory system's counters of the accesses of one SM since the last
+    // reset() (zero in the functional mode, which has no memory system).
+    mem::MemoryCounters memory_counters(uint32_t sm) const {
+        return memory_ ? memory_->counters(sm) : mem::MemoryCounters{};
+    }
     // CTAs each SM completed since the last reset().
     uint64_t ctas_completed(uint32_t sm) const { return ctas_completed_[sm]; }
     void reset(); // drop every grid, abort every SM, clear statistics

@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "simtgpu/counters.h"
 #include "simtgpu/hw.h"
 #include "device_kernel.h"
 
@@ -490,6 +491,7 @@ static void test_identity(struct device *dev)
 	uint32_t warp_size = reg_read(dev, SIMTGPU_REG_WARP_SIZE);
 	uint32_t rings = reg_read(dev, SIMTGPU_REG_NUM_RINGS);
 	uint64_t vram = reg_read64(dev, SIMTGPU_REG_VRAM_SIZE_LO);
+	uint32_t counters = reg_read(dev, SIMTGPU_REG_NUM_COUNTERS);
 	uint32_t known_caps = SIMTGPU_CAP_FP64 | SIMTGPU_CAP_ATOMICS | SIMTGPU_CAP_HOST_PTE |
 			      SIMTGPU_CAP_TIMESTAMP | SIMTGPU_CAP_VRAM_CLEAR;
 	const char *expect_sms = getenv("SIMTGPU_EXPECT_SMS");
@@ -497,6 +499,8 @@ static void test_identity(struct device *dev)
 	check(id == SIMTGPU_ID_MAGIC, "id register", "0x%08x", id);
 	check(version == SIMTGPU_HW_VERSION, "hardware version", "0x%08x (hw.h 0x%08x)", version,
 	      SIMTGPU_HW_VERSION);
+	check(counters == SIMTGPU_NUM_COUNTERS, "counter block", "%u counters (counters.h %d)",
+	      counters, SIMTGPU_NUM_COUNTERS);
 	check(arch >= SIMTGPU_ARCH_SIMT1 && arch <= SIMTGPU_ARCH_NEWEST, "architecture",
 	      "simt_%u", arch);
 	check((caps & ~known_caps) == 0 && (caps & SIMTGPU_CAP_HOST_PTE), "capabilities",
@@ -562,7 +566,7 @@ static void test_launch(struct device *dev, const struct kernel_image *image)
 		.multiplier = multiplier,
 	};
 	uint32_t grid = (AFFINE_COUNT + AFFINE_BLOCK - 1) / AFFINE_BLOCK;
-	uint64_t launches_before = reg_read64(dev, SIMTGPU_REG_PERF_LAUNCHES_LO);
+	uint64_t launches_before = reg_read64(dev, SIMTGPU_REG_COUNTER(SIMTGPU_COUNTER_launches));
 	struct simtgpu_launch_report report;
 	struct launch l;
 	unsigned mismatches = 0, first_bad = 0;
@@ -596,7 +600,7 @@ static void test_launch(struct device *dev, const struct kernel_image *image)
 		printf("  out[%u] = 0x%08x, expected 0x%08x\n", first_bad,
 		       *vram32(dev, out + 4 * first_bad),
 		       (first_bad * 7919u + 13u) * multiplier + first_bad);
-	uint64_t launches_after = reg_read64(dev, SIMTGPU_REG_PERF_LAUNCHES_LO);
+	uint64_t launches_after = reg_read64(dev, SIMTGPU_REG_COUNTER(SIMTGPU_COUNTER_launches));
 	check(launches_after == launches_before + 1, "launch: performance counter",
 	      "launches %" PRIu64 " -> %" PRIu64, launches_before, launches_after);
 }
@@ -686,7 +690,7 @@ static void test_dma(struct device *dev)
 	struct simtgpu_pkt_copy to_host = {
 		.src_va = vram_va, .dst_va = HOST_VA + SIMTGPU_PAGE_SIZE, .bytes = SIMTGPU_PAGE_SIZE
 	};
-	uint64_t bytes_before = reg_read64(dev, SIMTGPU_REG_PERF_BYTES_DMA_LO);
+	uint64_t bytes_before = reg_read64(dev, SIMTGPU_REG_COUNTER(SIMTGPU_COUNTER_dma_bytes));
 	ring_set_context(dev);
 	ring_packet(dev, SIMTGPU_PKT_COPY, 0, &to_vram, sizeof(to_vram));
 	ring_packet(dev, SIMTGPU_PKT_COPY, 0, &to_host, sizeof(to_host));
@@ -705,7 +709,7 @@ static void test_dma(struct device *dev)
 	}
 	check(bad_in == 0, "DMA: host to VRAM", "%u of %u words differ", bad_in, words);
 	check(bad_out == 0, "DMA: VRAM to host", "%u of %u words differ", bad_out, words);
-	uint64_t bytes_after = reg_read64(dev, SIMTGPU_REG_PERF_BYTES_DMA_LO);
+	uint64_t bytes_after = reg_read64(dev, SIMTGPU_REG_COUNTER(SIMTGPU_COUNTER_dma_bytes));
 	check(bytes_after - bytes_before >= 2 * SIMTGPU_PAGE_SIZE, "DMA: byte counter",
 	      "%" PRIu64 " -> %" PRIu64, bytes_before, bytes_after);
 	munlock(host, 2 * SIMTGPU_PAGE_SIZE);

@@ -35,6 +35,7 @@
 #include <xf86drm.h>
 
 #include <drm/simtgpu_drm.h>
+#include <simtgpu/counters.h>
 #include <simtgpu/hw.h>
 
 #include "device_kernels.h"
@@ -1218,6 +1219,121 @@ static void test_sysfs(void)
 	CHECK(text && strtoull(text, NULL, 10) <= 100);
 }
 
+static const char *const counter_names[] = {
+#define SIMTGPU_X(name, unit, ncu, meaning) #name,
+	SIMTGPU_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+};
+
+/* The device's counters/ directory, by SIMTGPU_COUNTER_* index. */
+static bool read_counters(uint64_t *values)
+{
+	char path[256];
+	char *text;
+
+	for (int minor = 128; minor < 192; minor++) {
+		snprintf(path, sizeof(path), "/sys/class/drm/renderD%d/device/counters", minor);
+		if (access(path, R_OK) == 0)
+			break;
+	}
+	for (int i = 0; i < SIMTGPU_NUM_COUNTERS; i++) {
+		char file[320];
+
+		snprintf(file, sizeof(file), "%s/%s", path, counter_names[i]);
+		text = read_file(file);
+		if (!text)
+			return false;
+		values[i] = strtoull(text, NULL, 10);
+	}
+	return true;
+}
+
+/* One UAPI_KERNEL_WORK launch of @ctas x @threads whose loop runs @steps times. */
+static bool run_work(uint32_t q, uint64_t out_va, uint32_t ctas, uint32_t threads,
+		     uint32_t steps)
+{
+	struct uapi_kernel_params params = { .mode = UAPI_KERNEL_WORK, .count = steps,
+					     .value = 7, .out_va = out_va };
+	uint32_t done = syncobj_new(fd);
+	struct drm_simtgpu_sync sync = { .handle = done };
+	struct submit_opts o = { .queue = q, .out = &sync, .out_count = 1 };
+	struct launch l = { 0 };
+	struct ib ib;
+	bool ok;
+
+	ok = ib_init(fd, &ib) && ib_launch(fd, &ib, &prog, &params, ctas, threads, &l) &&
+	     submit(fd, &ib, &o) == 0 && syncobj_wait(fd, done, 120) == 0 &&
+	     syncobj_status(fd, done) == 1;
+	drmSyncobjDestroy(fd, done);
+	drmCloseBufferHandle(fd, l.params_handle);
+	ib_fini(fd, &ib);
+	return ok;
+}
+
+/*
+ * counters/: one file per counter of include/simtgpu/counters.h, and what
+ * launches must make of them. The kernel's loop runs `steps` times in every
+ * thread with all lanes active, so between launches of 64, 128 and 192 steps
+ * the thread instructions grow by the same amount, a multiple of
+ * 64 * threads (k instructions per iteration), the warp instructions by that
+ * over the warp size, and the stores (outside the loop) not at all.
+ */
+static void test_counters(void)
+{
+	const uint32_t ctas = 2, threads = 64, steps[] = { 64, 128, 192 };
+	uint64_t c[4][SIMTGPU_NUM_COUNTERS];
+	uint64_t thread_d[3], warp_d[3], store_d[3], per_iteration;
+	uint32_t q, out, warp_size = (uint32_t)get_param(fd, SIMTGPU_PARAM_WARP_SIZE);
+	uint64_t out_va;
+	char path[256];
+	struct dirent *e;
+	int files = 0;
+	DIR *dir;
+
+	for (int minor = 128; minor < 192; minor++) {
+		snprintf(path, sizeof(path), "/sys/class/drm/renderD%d/device/counters", minor);
+		if (access(path, R_OK) == 0)
+			break;
+	}
+	dir = opendir(path);
+	CHECK(dir != NULL);
+	while (dir && (e = readdir(dir)))
+		files += e->d_name[0] != '.';
+	if (dir)
+		closedir(dir);
+	CHECK(files == SIMTGPU_NUM_COUNTERS);
+
+	CHECK(program_load(fd, &prog));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_NORMAL, &q));
+	CHECK_OK(bo_create(fd, ctas * threads * 4, 0, &out, &out_va));
+	CHECK(read_counters(c[0]));
+	for (int i = 0; i < 3; i++) {
+		CHECK(run_work(q, out_va, ctas, threads, steps[i]));
+		CHECK(read_counters(c[i + 1]));
+		thread_d[i] = c[i + 1][SIMTGPU_COUNTER_thread_instructions] -
+			      c[i][SIMTGPU_COUNTER_thread_instructions];
+		warp_d[i] = c[i + 1][SIMTGPU_COUNTER_warp_instructions] -
+			    c[i][SIMTGPU_COUNTER_warp_instructions];
+		store_d[i] = c[i + 1][SIMTGPU_COUNTER_mem_writes] -
+			     c[i][SIMTGPU_COUNTER_mem_writes];
+		CHECK(c[i + 1][SIMTGPU_COUNTER_launches] - c[i][SIMTGPU_COUNTER_launches] == 1);
+		CHECK(c[i + 1][SIMTGPU_COUNTER_ctas] - c[i][SIMTGPU_COUNTER_ctas] == ctas);
+		CHECK(c[i + 1][SIMTGPU_COUNTER_exceptions] == c[i][SIMTGPU_COUNTER_exceptions]);
+		CHECK(store_d[i] >= ctas * threads);
+	}
+	per_iteration = (thread_d[1] - thread_d[0]) / (64ull * ctas * threads);
+	printf("     counters: %d files; %" PRIu64 " thread instructions per loop iteration,"
+	       " launch of 64 steps: %" PRIu64 " thread, %" PRIu64 " warp instructions\n",
+	       files, per_iteration, thread_d[0], warp_d[0]);
+	CHECK(thread_d[2] - thread_d[1] == thread_d[1] - thread_d[0]);
+	CHECK((thread_d[1] - thread_d[0]) % (64ull * ctas * threads) == 0);
+	CHECK(per_iteration >= 2 && per_iteration <= 16);
+	CHECK(warp_d[1] - warp_d[0] == (thread_d[1] - thread_d[0]) / warp_size);
+	CHECK(warp_d[2] - warp_d[1] == warp_d[1] - warp_d[0]);
+	CHECK(store_d[0] == store_d[1] && store_d[1] == store_d[2]);
+	drmCloseBufferHandle(fd, out);
+}
+
 static void test_debugfs(void)
 {
 	char dir[256], path[300];
@@ -1848,6 +1964,7 @@ int main(int argc, char **argv)
 		 test_userptr_killed);
 	run_test("fdinfo", test_fdinfo);
 	run_test("sysfs", test_sysfs);
+	run_test("counters", test_counters);
 	run_test("debugfs", test_debugfs);
 	run_test("the driver parks a busy ring and resumes it", test_preempt_park_resume);
 	run_test("a grid that cannot be parked: only its ring is reset", test_preempt_timeout);
