@@ -20,11 +20,15 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -33,6 +37,27 @@ struct MicroRun {
     std::string output;
     std::map<std::string, double> figures; // "micro: NAME VALUE ..." lines
 };
+
+// Runs a shell command line; its status and output (stdout and stderr).
+MicroRun run_command(const std::string &command) {
+    MicroRun r;
+    FILE *p = popen((command + " 2>&1").c_str(), "r");
+    if (!p)
+        return r;
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;)
+        r.output.append(buf, n);
+    const int status = pclose(p);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+std::string read_text(const std::filesystem::path &p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
 
 // Runs BUILD/bin/micro-NAME under a preset on the in-process transport. A
 // timing simulation of a STREAM copy takes longer than the driver's default
@@ -134,6 +159,60 @@ TEST(MicroVolta, StreamCopyBandwidth) {
     const double achieved = figure(r, "stream_copy");
     EXPECT_GE(achieved, 0.6 * configured) << r.output;
     EXPECT_LE(achieved, configured) << r.output;
+}
+
+// The example kernels under every warp scheduler and three occupancies on
+// `teaching` (bench/micro/schedulers.json, through simt-sweep): the order in
+// which warps issue must not change what a program computes, and must change
+// how long it takes.
+TEST(MicroSchedulers, SameResultsDifferentCycles) {
+    namespace fs = std::filesystem;
+    const fs::path out = fs::path(::testing::TempDir()) / "micro-schedulers.sweep";
+    fs::remove_all(out);
+    const MicroRun sweep = run_command(
+        MICRO_BIN_DIR "/simt-sweep " MICRO_SOURCE_DIR "/schedulers.json -j 2 -o " + out.string());
+    ASSERT_EQ(sweep.status, 0) << sweep.output;
+
+    std::ifstream csv(out / "results.csv");
+    std::vector<std::string> header;
+    std::map<std::string, std::map<std::string, std::string>> rows_by_point;
+    struct Group {
+        std::set<std::string> cycles, outputs, instructions;
+    };
+    std::map<std::string, Group> by_program;                           // every point of a program
+    std::map<std::pair<std::string, std::string>, Group> by_occupancy; // program, warps/SM
+    size_t rows = 0;
+    for (std::string line; std::getline(csv, line);) {
+        std::vector<std::string> cells;
+        std::stringstream cell(line);
+        for (std::string c; std::getline(cell, c, ',');)
+            cells.push_back(c);
+        if (header.empty()) {
+            header = cells;
+            continue;
+        }
+        std::map<std::string, std::string> row;
+        for (size_t i = 0; i < header.size() && i < cells.size(); ++i)
+            row[header[i]] = cells[i];
+        ++rows;
+        ASSERT_EQ(row["status"], "ok") << line;
+        const std::string stdout_text = read_text(out / "points" / row["point"] / "stdout.txt");
+        EXPECT_NE(stdout_text.find(row["program"] + ": PASS"), std::string::npos) << stdout_text;
+        for (Group *g :
+             {&by_program[row["program"]], &by_occupancy[{row["program"], row["warps_per_sm"]}]}) {
+            g->cycles.insert(row["total.device_cycles"]);
+            g->outputs.insert(stdout_text);
+            g->instructions.insert(row["total.thread_instructions"]);
+        }
+    }
+    EXPECT_EQ(rows, 3u * 4 * 3) << read_text(out / "results.csv");
+    for (const auto &[program, g] : by_program) {
+        // The same work and the same printed results whatever the scheduler.
+        EXPECT_EQ(g.instructions.size(), 1u) << program;
+        EXPECT_EQ(g.outputs.size(), 1u) << program;
+    }
+    for (const auto &[key, g] : by_occupancy) // and the schedulers take different times
+        EXPECT_GE(g.cycles.size(), 2u) << key.first << " at " << key.second << " warps/SM";
 }
 
 } // namespace
