@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Shared helpers of the microbenchmarks (bench/micro/README.md): checked CUDA
+// Shared helpers of the microbenchmarks (docs/timing.md, "Validation"): checked CUDA
 // calls, the line format of a figure, and an optimisation barrier.
 //
 // Every figure is printed as
