@@ -212,6 +212,11 @@ uint64_t GridScheduler::step(uint64_t now) {
         // Timing model: the SMs and their shared memory system in lockstep,
         // cycle by cycle: first the memory system's answers due by this
         // cycle, then each SM issues, in SM order (docs/simulator.md).
+        // An SM whose clock fell behind (the device spent cycles on packets
+        // and copies) joins the device's cycle.
+        for (auto &sm : sms_)
+            if (!sm->idle())
+                sm->catch_up(now);
         for (uint64_t cycle = now; cycle < now + kQuantum; ++cycle) {
             bool ran = false;
             for (const mem::Completion &c : memory_->tick(cycle))
@@ -220,7 +225,9 @@ uint64_t GridScheduler::step(uint64_t now) {
                 if (sms_[i]->idle())
                     continue;
                 ran = true;
-                collect(i, sms_[i]->run(1));
+                const SmRunResult r = sms_[i]->run(1);
+                if (r.ctas_completed || r.exception)
+                    collect(i, r);
             }
             if (!ran)
                 break;
