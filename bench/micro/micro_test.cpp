@@ -205,7 +205,7 @@ TEST(MicroSchedulers, SameResultsDifferentCycles) {
             g->instructions.insert(row["total.thread_instructions"]);
         }
     }
-    EXPECT_EQ(rows, 3u * 4 * 3) << read_text(out / "results.csv");
+    EXPECT_EQ(rows, 4u * 4 * 3) << read_text(out / "results.csv");
     for (const auto &[program, g] : by_program) {
         // The same work and the same printed results whatever the scheduler.
         EXPECT_EQ(g.instructions.size(), 1u) << program;
