@@ -163,6 +163,10 @@ struct WarpTiming {
     // taken yet (0: none taken so far). An access it can never take whole
     // (more lines than MSHRs or ways) goes in parts, as hardware replays it.
     uint64_t mem_left = 0;
+    // The memory system refused it: it retries once an answer to this SM
+    // arrives (memory_epoch moved on), when an MSHR may be free again.
+    bool mem_refused = false;
+    uint64_t refused_epoch = 0;
     // The scoreboard: the cycle each register's value is ready, and why not;
     // for a load's destination, its parts in flight and their latest arrival.
     std::array<uint64_t, timing::kScoreboardRegs> reg_ready{};
@@ -237,16 +241,19 @@ struct Sm::Impl {
     uint32_t memory_sm = 0; // this SM's index in *memory
     std::vector<PendingLoad> pending; // by token
     uint32_t loads_in_flight = 0;     // global and local loads the memory system holds
+    uint64_t sleep_until = 0;         // no warp can issue before this cycle
+    uint64_t memory_epoch = 0;        // answers of the memory system so far
     mem::WarpAccess access;
 
     void make_own_memory();
     SmRunResult run_timing(uint64_t cycles);
     void timing_cycle();
     bool peek(uint32_t slot);
-    bool warp_ready(uint32_t slot, const SubCore &sc, Stall &why);
+    bool warp_ready(uint32_t slot, const SubCore &sc, Stall &why, uint64_t &until);
     bool issue_memory(uint32_t slot);
     bool timing_issue(uint32_t slot, SubCore &sc);
-    void account_warp_cycle(uint32_t slot, bool issued, Stall why);
+    void account_warp_cycle(uint32_t slot, bool issued, Stall why, uint64_t cycles);
+    void sleep(uint64_t cycles);
     void memory_done(const mem::Completion &c);
 
     // ---- launches, CTAs and time
@@ -426,11 +433,13 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
         age[slot] = warps_launched++;
         issued_at[slot] = now;
         if (!subcores.empty()) {
+            sleep_until = 0;
             WarpTiming &t = timing_warps[slot];
             t.peeked = false;
             t.not_before = now;
             ++t.generation;
             t.mem_left = 0;
+            t.mem_refused = false;
             t.reg_ready.fill(0);
             t.reg_parts.fill(0);
             subcores[slot % subcores.size()].age[slot / subcores.size()] = age[slot];
@@ -1854,6 +1863,13 @@ SmRunResult Sm::Impl::run_timing(uint64_t cycles) {
         if (own_memory)
             for (const mem::Completion &c : own_memory->tick(now))
                 memory_done(c);
+        if (sleep_until > now) { // nothing can issue: skip to the next event
+            uint64_t until = std::min(sleep_until, end);
+            if (own_memory)
+                until = std::min(until, std::max(now + 1, own_memory->next_event_cycle()));
+            sleep(until - now);
+            continue;
+        }
         timing_cycle();
     }
     SmRunResult r;
@@ -1864,6 +1880,8 @@ SmRunResult Sm::Impl::run_timing(uint64_t cycles) {
 }
 
 void Sm::Impl::memory_done(const mem::Completion &c) {
+    sleep_until = 0;
+    ++memory_epoch;
     if (c.kind == mem::AccessKind::load)
         --loads_in_flight;
     if (c.token >= pending.size() || !pending[c.token].valid)
@@ -1903,34 +1921,44 @@ bool Sm::Impl::peek(uint32_t slot) {
     return true;
 }
 
-// Whether the warp can issue this cycle; if not, why.
-bool Sm::Impl::warp_ready(uint32_t slot, const SubCore &sc, Stall &why) {
+// Whether the warp can issue this cycle; if not, why, and the cycle at which
+// that reason ends (UINT64_MAX: when another warp or the memory system acts).
+bool Sm::Impl::warp_ready(uint32_t slot, const SubCore &sc, Stall &why, uint64_t &until) {
     const WarpTiming &t = timing_warps[slot];
+    until = UINT64_MAX;
     if (!warps[slot].runnable()) {
         why = Stall::stall_barrier;
         return false;
     }
     if (t.not_before > now) {
         why = t.not_before_reason;
+        until = t.not_before;
         return false;
     }
     if (!peek(slot)) {
         why = Stall::stall_no_instruction;
         return false;
     }
+    if (t.mem_refused && t.refused_epoch == memory_epoch) {
+        why = Stall::stall_memory_throttle;
+        return false;
+    }
     for (uint8_t r : t.info.src) {
         if (r != timing::kNoReg && t.reg_ready[r] > now) {
             why = t.reg_reason[r];
+            until = t.reg_ready[r];
             return false;
         }
     }
     if (t.info.dst != timing::kNoReg && t.reg_ready[t.info.dst] > now) {
         why = t.reg_reason[t.info.dst];
+        until = t.reg_ready[t.info.dst];
         return false;
     }
     if (sc.unit_free[size_t(t.info.cls)] > now) {
         why = timing::is_memory(t.info.cls) ? Stall::stall_memory_throttle
                                             : Stall::stall_math_pipe_throttle;
+        until = sc.unit_free[size_t(t.info.cls)];
         return false;
     }
     return true;
@@ -2055,9 +2083,19 @@ bool Sm::Impl::timing_issue(uint32_t slot, SubCore &sc) {
 
 // The one place where a resident warp's cycle is accounted: it issued, or it
 // did not, for `why`. A per-cycle trace of issues and stalls hooks in here.
-SIMT_INLINE void Sm::Impl::account_warp_cycle(uint32_t, bool issued, Stall why) {
+SIMT_INLINE void Sm::Impl::account_warp_cycle(uint32_t, bool issued, Stall why, uint64_t cycles) {
     if (!issued)
-        ++(stats.*kStallCounters[size_t(why)]);
+        stats.*kStallCounters[size_t(why)] += cycles;
+}
+
+// `cycles` in which no warp can issue (timing_cycle found none ready and
+// nothing changes before sleep_until): each live warp keeps its reason.
+void Sm::Impl::sleep(uint64_t cycles) {
+    for (SubCore &sc : subcores)
+        for (size_t i = 0; i < sc.slots.size(); ++i)
+            if (sc.live[i])
+                account_warp_cycle(sc.slots[i], false, sc.why[i], cycles);
+    advance(cycles, resident_warps);
 }
 
 // One cycle: each sub-core's scheduler picks among its ready warps and
@@ -2065,6 +2103,8 @@ SIMT_INLINE void Sm::Impl::account_warp_cycle(uint32_t, bool issued, Stall why) 
 void Sm::Impl::timing_cycle() {
     const uint32_t warps_resident = resident_warps;
     uint32_t blocked = 0, active = 0; // warps with no runnable lane, live warps
+    uint64_t wake = UINT64_MAX;       // when the first reason not to issue ends
+    bool any_ready = false;
     // Every scheduler sees its warps as they are at the start of the cycle.
     for (SubCore &sc : subcores) {
         sc.any_ready = false;
@@ -2077,12 +2117,15 @@ void Sm::Impl::timing_cycle() {
                 continue;
             ++active;
             Stall why = Stall::stall_not_selected;
-            const bool ready_now = warp_ready(slot, sc, why);
+            uint64_t until = 0;
+            const bool ready_now = warp_ready(slot, sc, why, until);
             if (exception)
                 return;
             sc.ready[i] = ready_now;
             sc.why[i] = why;
             sc.any_ready |= ready_now;
+            any_ready |= ready_now;
+            wake = std::min(wake, until);
             if (!ready_now) {
                 sc.long_wait[i] =
                     why == Stall::stall_long_scoreboard || why == Stall::stall_barrier;
@@ -2096,23 +2139,28 @@ void Sm::Impl::timing_cycle() {
             const int pick = sc.scheduler->pick(sc.ready, sc.age, sc.last, sc.long_wait);
             if (pick >= 0 && warps[sc.slots[size_t(pick)]].active) {
                 sc.last = pick;
-                if (timing_issue(sc.slots[size_t(pick)], sc))
-                    issued = pick;
-                else
+                WarpTiming &picked = timing_warps[sc.slots[size_t(pick)]];
+                picked.mem_refused = !timing_issue(sc.slots[size_t(pick)], sc);
+                picked.refused_epoch = memory_epoch;
+                if (picked.mem_refused)
                     sc.why[size_t(pick)] = Stall::stall_memory_throttle;
+                else
+                    issued = pick;
                 if (exception)
                     return;
             }
         }
         for (size_t i = 0; i < sc.slots.size(); ++i)
             if (sc.live[i])
-                account_warp_cycle(sc.slots[i], int(i) == issued, sc.why[i]);
+                account_warp_cycle(sc.slots[i], int(i) == issued, sc.why[i], 1);
     }
     if (active && blocked == active) // every live thread waits: a deadlock?
         for (uint32_t c = 0; c < ctas.size() && !exception; ++c)
             if (ctas[c].active)
                 check_deadlock(c);
     advance(1, warps_resident);
+    if (!any_ready && resident_warps == warps_resident)
+        sleep_until = wake; // memory_done() wakes it earlier
 }
 
 // ------------------------------------------------------------ Sm
@@ -2182,6 +2230,10 @@ void Sm::use_memory_system(mem::MemorySystem &memory)
 
 void Sm::catch_up(uint64_t cycle) {
     impl_->now = std::max(impl_->now, cycle);
+}
+
+uint64_t Sm::wake_cycle() const {
+    return std::max(impl_->now, impl_->sleep_until);
 }
 
 void Sm::memory_done(const mem::Completion &completion) { impl_->memory_done(completion); }

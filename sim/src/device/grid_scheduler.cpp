@@ -217,7 +217,8 @@ uint64_t GridScheduler::step(uint64_t now) {
         for (auto &sm : sms_)
             if (!sm->idle())
                 sm->catch_up(now);
-        for (uint64_t cycle = now; cycle < now + kQuantum; ++cycle) {
+        const uint64_t end = now + kQuantum;
+        for (uint64_t cycle = now; cycle < end;) {
             bool ran = false;
             for (const mem::Completion &c : memory_->tick(cycle))
                 sms_[c.sm]->memory_done(c);
@@ -231,7 +232,23 @@ uint64_t GridScheduler::step(uint64_t now) {
             }
             if (!ran)
                 break;
-            advanced = cycle + 1 - now;
+            advanced = ++cycle - now;
+            // Every SM waits and the memory system is quiet until `wake`:
+            // the SMs skip there at once (what they count is the same).
+            uint64_t wake = std::min(end, memory_->next_event_cycle());
+            bool busy = false;
+            for (auto &sm : sms_)
+                if (!sm->idle()) {
+                    busy = true;
+                    wake = std::min(wake, sm->wake_cycle());
+                }
+            if (busy && wake > cycle) {
+                for (uint32_t i = 0; i < sms_.size(); ++i)
+                    if (!sms_[i]->idle())
+                        sms_[i]->run(wake - cycle);
+                cycle = wake;
+                advanced = cycle - now;
+            }
         }
     } else {
         for (uint32_t i = 0; i < sms_.size(); ++i) {
