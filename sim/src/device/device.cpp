@@ -53,16 +53,19 @@ double DeviceStats::occupancy(uint32_t warps_per_sm) const {
 }
 
 Expected<std::unique_ptr<Device>> Device::create(const DeviceConfig &config, const HostBus &bus,
-                                                 void *vram_backing) {
+                                                 void *vram_backing,
+                                                 std::unique_ptr<trace::TraceWriter> trace) {
     auto vram = Vram::create(config.vram_bytes, vram_backing);
     if (!vram)
         return Error{vram.error()};
-    return std::unique_ptr<Device>(new Device(config, bus, std::move(*vram)));
+    return std::unique_ptr<Device>(new Device(config, bus, std::move(*vram), std::move(trace)));
 }
 
-Device::Device(const DeviceConfig &config, const HostBus &bus, std::unique_ptr<Vram> vram)
-    : config_(config), bus_(bus), vram_(std::move(vram)), scheduler_(config_),
-      cp_(config_, *vram_, bus_, scheduler_, counters_) {
+Device::Device(const DeviceConfig &config, const HostBus &bus, std::unique_ptr<Vram> vram,
+               std::unique_ptr<trace::TraceWriter> trace)
+    : config_(config), bus_(bus), vram_(std::move(vram)), trace_(std::move(trace)),
+      scheduler_(config_), cp_(config_, *vram_, bus_, scheduler_, counters_) {
+    scheduler_.trace_to(trace_.get());
     published_.per_sm.resize(config_.num_sms);
     published_.temperature_mc = kAmbientMc;
     engine_ = std::thread([this] { engine_main(); });
@@ -76,6 +79,10 @@ Device::~Device() {
     }
     work_cv_.notify_all();
     engine_.join();
+    if (trace_) { // what was still running ends here
+        scheduler_.reset();
+        trace_->close();
+    }
 }
 
 // ------------------------------------------------------------- engine ---
