@@ -139,10 +139,11 @@ inline LoadedTrace load_trace(const std::string &path) {
             last_ts = s.ts;
             while (!open_ends.empty() && s.ts + kEps >= open_ends.back())
                 open_ends.pop_back();
-            if (!open_ends.empty())
+            if (!open_ends.empty()) {
                 EXPECT_LE(s.ts + s.dur, open_ends.back() + kEps)
                     << "track " << id.first << "/" << id.second << ": " << s.name << " at " << s.ts
                     << " overlaps the slice around it";
+            }
             open_ends.push_back(s.ts + s.dur);
         }
     }
