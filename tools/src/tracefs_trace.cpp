@@ -38,6 +38,7 @@ int64_t timestamp_ns(std::string_view text) {
 }
 
 struct Writer {
+    Writer(uint64_t max, TracefsCounts &c) : max_events(max), counts(c) {}
     uint64_t max_events;
     TracefsCounts &counts;
     nlohmann::json events = nlohmann::json::array();
@@ -106,7 +107,7 @@ std::string tracefs_to_trace(std::istream &in, uint64_t max_events, TracefsCount
     TracefsCounts local;
     TracefsCounts &c = counts ? *counts : local;
     c = TracefsCounts{};
-    Writer w{max_events, c};
+    Writer w(max_events, c);
     w.events.push_back({{"ph", "M"},
                         {"pid", kPid},
                         {"tid", 0},

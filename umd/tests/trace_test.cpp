@@ -9,9 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace simtgpu::umd::test;
@@ -39,33 +41,49 @@ TEST(Trace, StreamsJobsGridsAndCtasInOneFile) {
     const std::string path = (std::filesystem::temp_directory_path() /
                               ("simtgpu_umd_trace_" + std::to_string(getpid()) + ".json"))
                                  .string();
-    setenv("SIMTGPU_TRACE", path.c_str(), 1);
-    ASSERT_EQ(simtgpuInit(0), SIMTGPU_SUCCESS) << simtgpuGetErrorDetail();
-    simtgpuContext ctx;
-    ASSERT_EQ(simtgpuCtxCreate(&ctx, 0, 0), SIMTGPU_SUCCESS);
-    std::vector<uint8_t> image = kernels_image();
-    simtgpuModule module;
-    ASSERT_EQ(simtgpuModuleLoadData(&module, ctx, image.data(), image.size()), SIMTGPU_SUCCESS)
-        << simtgpuGetErrorDetail();
-    simtgpuFunction vec_add;
-    ASSERT_EQ(simtgpuModuleGetFunction(&vec_add, module, "vec_add"), SIMTGPU_SUCCESS);
+    // The work runs in a child that exits: libsimtgpu keeps its in-process
+    // device for the process's life, and the trace is completed at exit.
     const uint32_t n = 1000, ctas = (n + 127) / 128;
-    simtgpuDevicePtr a, b, c;
-    for (simtgpuDevicePtr *p : {&a, &b, &c})
-        ASSERT_EQ(simtgpuMemAlloc(ctx, p, n * 4), SIMTGPU_SUCCESS);
-    simtgpuStream s1, s2;
-    ASSERT_EQ(simtgpuStreamCreate(&s1, ctx, SIMTGPU_STREAM_NON_BLOCKING, 0), SIMTGPU_SUCCESS);
-    ASSERT_EQ(simtgpuStreamCreate(&s2, ctx, SIMTGPU_STREAM_NON_BLOCKING, 0), SIMTGPU_SUCCESS);
-    ASSERT_EQ(simtgpuMemsetD8Async(ctx, a, 1, n * 4, s1), SIMTGPU_SUCCESS);
-    ASSERT_EQ(simtgpuMemsetD8Async(ctx, b, 2, n * 4, s2), SIMTGPU_SUCCESS);
-    ASSERT_EQ(simtgpuStreamSynchronize(ctx, s2), SIMTGPU_SUCCESS);
-    void *params[] = {&a, &b, &c, const_cast<uint32_t *>(&n)};
-    ASSERT_EQ(simtgpuLaunchKernel(vec_add, ctas, 1, 1, 128, 1, 1, 0, s1, params, nullptr),
-              SIMTGPU_SUCCESS);
-    ASSERT_EQ(simtgpuCtxSynchronize(ctx), SIMTGPU_SUCCESS) << simtgpuGetErrorDetail();
-    simtgpuStreamDestroy(s1);
-    simtgpuStreamDestroy(s2);
-    ASSERT_EQ(simtgpuCtxDestroy(ctx), SIMTGPU_SUCCESS); // the last file: the trace is closed
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        setenv("SIMTGPU_TRACE", path.c_str(), 1);
+        auto check = [](bool ok, const char *what) {
+            if (!ok) {
+                std::fprintf(stderr, "failed: %s: %s\n", what, simtgpuGetErrorDetail());
+                std::_Exit(1);
+            }
+        };
+        check(simtgpuInit(0) == SIMTGPU_SUCCESS, "simtgpuInit");
+        simtgpuContext ctx;
+        check(simtgpuCtxCreate(&ctx, 0, 0) == SIMTGPU_SUCCESS, "simtgpuCtxCreate");
+        std::vector<uint8_t> image = kernels_image();
+        simtgpuModule module;
+        check(simtgpuModuleLoadData(&module, ctx, image.data(), image.size()) == SIMTGPU_SUCCESS,
+              "module");
+        simtgpuFunction vec_add;
+        check(simtgpuModuleGetFunction(&vec_add, module, "vec_add") == SIMTGPU_SUCCESS, "vec_add");
+        simtgpuDevicePtr a, b, c;
+        for (simtgpuDevicePtr *p : {&a, &b, &c})
+            check(simtgpuMemAlloc(ctx, p, n * 4) == SIMTGPU_SUCCESS, "alloc");
+        simtgpuStream s1, s2;
+        check(simtgpuStreamCreate(&s1, ctx, SIMTGPU_STREAM_NON_BLOCKING, 0) == SIMTGPU_SUCCESS,
+              "stream");
+        check(simtgpuStreamCreate(&s2, ctx, SIMTGPU_STREAM_NON_BLOCKING, 0) == SIMTGPU_SUCCESS,
+              "stream");
+        check(simtgpuMemsetD8Async(ctx, a, 1, n * 4, s1) == SIMTGPU_SUCCESS, "memset");
+        check(simtgpuMemsetD8Async(ctx, b, 2, n * 4, s2) == SIMTGPU_SUCCESS, "memset");
+        check(simtgpuStreamSynchronize(ctx, s2) == SIMTGPU_SUCCESS, "sync");
+        void *params[] = {&a, &b, &c, const_cast<uint32_t *>(&n)};
+        check(simtgpuLaunchKernel(vec_add, ctas, 1, 1, 128, 1, 1, 0, s1, params, nullptr) ==
+                  SIMTGPU_SUCCESS,
+              "launch");
+        check(simtgpuCtxSynchronize(ctx) == SIMTGPU_SUCCESS, "synchronize");
+        std::exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child failed";
 
     const LoadedTrace t = simtgpu::test::load_trace(path);
     const int64_t streams = t.pid("CUDA streams"), driver = t.pid("in-process driver");

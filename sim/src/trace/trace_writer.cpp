@@ -1,9 +1,39 @@
 #include "trace/trace_writer.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace simtgpu::sim::trace {
+namespace {
+
+// Traces still open at exit. A host may never destroy its device (the
+// in-process transport keeps one for the process's life, QEMU until it
+// quits): the file is completed at exit all the same. Never destroyed, so
+// that a writer closed by a static destructor after exit finds it.
+struct OpenTraces {
+    std::mutex mu;
+    std::vector<TraceWriter *> writers;
+};
+OpenTraces &open_traces() {
+    static OpenTraces *traces = [] {
+        auto *t = new OpenTraces;
+        std::atexit([] {
+            std::vector<TraceWriter *> writers;
+            {
+                std::lock_guard lock(open_traces().mu);
+                writers = open_traces().writers;
+            }
+            for (TraceWriter *w : writers)
+                w->close();
+        });
+        return t;
+    }();
+    return *traces;
+}
+
+} // namespace
 
 std::string quoted(std::string_view s) {
     std::string out = "\"";
@@ -47,6 +77,10 @@ Expected<std::unique_ptr<TraceWriter>> TraceWriter::open(const std::string &path
 TraceWriter::TraceWriter(std::FILE *file, std::string path, uint64_t max_events, uint32_t clock_khz)
     : file_(file), path_(std::move(path)), max_events_(max_events), clock_khz_(clock_khz) {
     std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);
+    {
+        std::lock_guard lock(open_traces().mu);
+        open_traces().writers.push_back(this);
+    }
     // Perfetto shows device time in ns; the events themselves are in us.
     std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", file_);
     name_process(kRingsPid, "GPU rings", 0);
