@@ -119,6 +119,7 @@ SIMTGPU_SIM_API int simtgpu_sim_trace_slice(simtgpu_sim *sim, const char *proces
     try {
         const auto [pid, tid] = trace->host_track(process, track);
         trace->slice_ns(pid, tid, name, begin_ns, end_ns);
+        trace->checkpoint();
         return 0;
     } catch (const std::bad_alloc &) {
         return -ENOMEM;

@@ -193,6 +193,28 @@ TEST(TraceWriter, HostTracksAreNamedAndInNanoseconds) {
     std::filesystem::remove(path);
 }
 
+// A host that never closes the trace (the in-process transport) relies on
+// checkpoints: the file is complete after each, and grows after it.
+TEST(TraceWriter, CheckpointLeavesACompleteFileThatGoesOn) {
+    const std::string path = temp_path("checkpoint.json");
+    auto w = trace::TraceWriter::open(path, 0, 1000000);
+    ASSERT_TRUE(w);
+    (*w)->name_thread(trace::kRingsPid, 0, "ring 0", 0);
+    (*w)->slice(trace::kRingsPid, 0, "a", 0, 10);
+    (*w)->checkpoint();
+    EXPECT_EQ(test::load_trace(path).slices({trace::kRingsPid, 0}).size(), 1u);
+    (*w)->slice(trace::kRingsPid, 0, "b", 10, 20);
+    (*w)->checkpoint();
+    (*w)->checkpoint(); // nothing new: the same file
+    const LoadedTrace t = test::load_trace(path);
+    ASSERT_EQ(t.slices({trace::kRingsPid, 0}).size(), 2u);
+    EXPECT_EQ(t.slices({trace::kRingsPid, 0})[1].name, "b");
+    EXPECT_EQ(t.doc["otherData"]["events"], 2);
+    (*w)->close();
+    EXPECT_EQ(test::load_trace(path).slices({trace::kRingsPid, 0}).size(), 2u);
+    std::filesystem::remove(path);
+}
+
 std::string slurp(const std::string &path) {
     std::ifstream in(path);
     std::stringstream s;

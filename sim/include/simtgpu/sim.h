@@ -88,8 +88,8 @@ typedef struct simtgpu_sim_config {
 	 * accepted. */
 	const char *config;
 	/* ABI 5: write a Chrome/Perfetto trace (trace-event JSON) of what the
-	 * device does to this file, closed by simtgpu_sim_destroy
-	 * (docs/trace.md). NULL = no trace. */
+	 * device does to this file (docs/trace.md), complete whenever the
+	 * device is idle and when it is destroyed. NULL = no trace. */
 	const char *trace;
 	/* ABI 5: slices and instants the trace holds at most; when reached, a
 	 * note in the trace and on stderr, and later events are dropped.

@@ -156,8 +156,11 @@ void Device::engine_main() {
         }
         Vectors vectors;
         apply_locked(rings, outcomes, vectors);
-        if (all_idle_locked())
+        if (all_idle_locked()) {
+            if (trace_) // the trace is complete whenever the device is idle
+                trace_->checkpoint();
             idle_cv_.notify_all();
+        }
         raise_unlocked(lock, vectors);
     }
 }

@@ -1,39 +1,10 @@
 #include "trace/trace_writer.h"
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
-#include <vector>
+#include <unistd.h>
 
 namespace simtgpu::sim::trace {
-namespace {
-
-// Traces still open at exit. A host may never destroy its device (the
-// in-process transport keeps one for the process's life, QEMU until it
-// quits): the file is completed at exit all the same. Never destroyed, so
-// that a writer closed by a static destructor after exit finds it.
-struct OpenTraces {
-    std::mutex mu;
-    std::vector<TraceWriter *> writers;
-};
-OpenTraces &open_traces() {
-    static OpenTraces *traces = [] {
-        auto *t = new OpenTraces;
-        std::atexit([] {
-            std::vector<TraceWriter *> writers;
-            {
-                std::lock_guard lock(open_traces().mu);
-                writers = open_traces().writers;
-            }
-            for (TraceWriter *w : writers)
-                w->close();
-        });
-        return t;
-    }();
-    return *traces;
-}
-
-} // namespace
 
 std::string quoted(std::string_view s) {
     std::string out = "\"";
@@ -77,10 +48,6 @@ Expected<std::unique_ptr<TraceWriter>> TraceWriter::open(const std::string &path
 TraceWriter::TraceWriter(std::FILE *file, std::string path, uint64_t max_events, uint32_t clock_khz)
     : file_(file), path_(std::move(path)), max_events_(max_events), clock_khz_(clock_khz) {
     std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);
-    {
-        std::lock_guard lock(open_traces().mu);
-        open_traces().writers.push_back(this);
-    }
     // Perfetto shows device time in ns; the events themselves are in us.
     std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", file_);
     name_process(kRingsPid, "GPU rings", 0);
@@ -88,6 +55,41 @@ TraceWriter::TraceWriter(std::FILE *file, std::string path, uint64_t max_events,
 
 TraceWriter::~TraceWriter() {
     close();
+}
+
+void TraceWriter::write_end_locked() {
+    std::fprintf(file_,
+                 "\n],\"otherData\":{\"producer\":\"simtgpu\",\"clock_khz\":%u,\"events\":%llu,"
+                 "\"max_events\":%llu,\"dropped_events\":%llu}}\n",
+                 clock_khz_, static_cast<unsigned long long>(events_),
+                 static_cast<unsigned long long>(max_events_),
+                 static_cast<unsigned long long>(dropped_));
+}
+
+// After a checkpoint the file ends with the JSON's end, and the position is
+// before it: the next write removes it first.
+void TraceWriter::reopen_locked() {
+    if (!at_end_)
+        return;
+    at_end_ = false;
+    std::fflush(file_);
+    if (ftruncate(fileno(file_), std::ftell(file_)) != 0) {
+        // Not for a regular file opened for writing; should it happen, the
+        // file stays as complete as the last checkpoint left it.
+        std::fclose(file_);
+        file_ = nullptr;
+    }
+}
+
+void TraceWriter::checkpoint() {
+    std::lock_guard lock(mu_);
+    if (!file_ || at_end_)
+        return;
+    const long at = std::ftell(file_);
+    write_end_locked();
+    std::fflush(file_);
+    std::fseek(file_, at, SEEK_SET);
+    at_end_ = true;
 }
 
 double TraceWriter::us_of_cycles(uint64_t cycles) const {
@@ -101,6 +103,9 @@ void TraceWriter::restart_clock(uint64_t cycles) {
 
 void TraceWriter::event_locked(char phase, uint32_t pid, uint32_t tid, std::string_view name,
                                double ts_us, double dur_us, std::string_view args) {
+    reopen_locked();
+    if (!file_)
+        return;
     std::fputs(first_ ? "" : ",\n", file_);
     first_ = false;
     std::fprintf(file_, "{\"ph\":\"%c\",\"pid\":%u,\"tid\":%u,\"name\":", phase, pid, tid);
@@ -126,6 +131,9 @@ bool TraceWriter::admit_locked(double ts_us) {
         return true;
     }
     if (dropped_++ == 0) {
+        reopen_locked();
+        if (!file_)
+            return false;
         const std::string note = "{\"limit\":" + std::to_string(max_events_) +
                                  ",\"why\":\"events after this one were not written\"}";
         std::fputs(",\n", file_);
@@ -229,12 +237,10 @@ void TraceWriter::close() {
     std::lock_guard lock(mu_);
     if (!file_)
         return;
-    std::fprintf(file_,
-                 "\n],\"otherData\":{\"producer\":\"simtgpu\",\"clock_khz\":%u,\"events\":%llu,"
-                 "\"max_events\":%llu,\"dropped_events\":%llu}}\n",
-                 clock_khz_, static_cast<unsigned long long>(events_),
-                 static_cast<unsigned long long>(max_events_),
-                 static_cast<unsigned long long>(dropped_));
+    reopen_locked();
+    if (!file_)
+        return;
+    write_end_locked();
     std::fclose(file_);
     file_ = nullptr;
 }

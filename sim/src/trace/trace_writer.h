@@ -70,7 +70,13 @@ public:
 
     uint64_t events() const;  // slices and instants written
     uint64_t dropped() const; // ... not written: over the limit
-    // Ends the JSON (the file is valid only after this); later events are dropped.
+    // Makes the file complete as it is now (the JSON's end written, the
+    // position before it), so that a host that never closes the trace (the
+    // in-process transport keeps its device for the process's life, QEMU
+    // until it quits) leaves a valid one: the device calls it when it goes
+    // idle, and after each host slice.
+    void checkpoint();
+    // Ends the JSON; later events are dropped.
     void close();
 
 private:
@@ -80,6 +86,8 @@ private:
     void event_locked(char phase, uint32_t pid, uint32_t tid, std::string_view name, double ts_us,
                       double dur_us, std::string_view args);
     double us_of_cycles(uint64_t cycles) const;
+    void write_end_locked();
+    void reopen_locked();
 
     mutable std::mutex mu_;
     std::FILE *file_;
@@ -89,6 +97,7 @@ private:
     uint64_t events_ = 0, dropped_ = 0;
     double epoch_us_ = 0; // device time before the last reset
     bool first_ = true;
+    bool at_end_ = false; // the JSON's end follows the position (checkpoint)
     std::map<std::string, uint32_t, std::less<>> host_pids_;
     std::map<std::pair<uint32_t, std::string>, uint32_t, std::less<>> host_tids_;
 };
