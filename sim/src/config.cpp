@@ -6,6 +6,7 @@
 #include "config_file.h"
 #include "core/policy.h"
 #include "device/placement.h"
+#include "mem/memory_system.h"
 #include "simtgpu/hw.h"
 
 #include <algorithm>
@@ -140,6 +141,12 @@ Expected<DeviceConfig> DeviceConfig::from(const simtgpu_sim_config &in) {
 
     if ((in.dma_read == nullptr) != (in.dma_write == nullptr))
         return Error{"simtgpu_sim_config.dma_read and dma_write must be both set or both NULL"};
+    // The memory system checks what depends on the SM clock too (a DRAM
+    // latency that covers a row activation and a burst).
+    if (c.model == Model::timing) {
+        if (auto memory = mem::MemorySystem::create(c.memory, 1, c.clock_khz); !memory)
+            return Error{(file ? std::string(file) + ": " : std::string()) + memory.error()};
+    }
     return c;
 }
 

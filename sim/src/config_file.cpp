@@ -38,13 +38,22 @@ std::string parse_memory(const json &section, const std::string &where, DeviceCo
     return {};
 }
 
+std::string parse_timing(const json &section, const std::string &where, DeviceConfig &config) {
+    auto timing = timing::PipelineConfig::from_json(section, where);
+    if (!timing)
+        return timing.error();
+    config.timing = *timing;
+    return {};
+}
+
 constexpr std::pair<std::string_view, SectionParser> kSections[] = {
     {"memory", parse_memory},
+    {"timing", parse_timing},
 };
 
 // Fields with rules of their own, besides the tables of config.h.
-constexpr std::string_view kOtherFields[] = {"base", "name", "vram_bytes", "max_threads_per_cta",
-                                             "livelock_cycles"};
+constexpr std::string_view kOtherFields[] = {
+    "base", "name", "model", "vram_bytes", "max_threads_per_cta", "livelock_cycles"};
 
 std::vector<std::string_view> known_fields() {
     std::vector<std::string_view> names(std::begin(kOtherFields), std::end(kOtherFields));
@@ -203,6 +212,13 @@ std::string read_field(const std::string &key, const json &value, const std::str
             return "expected a non-empty string, got " + value.dump();
         c.name = value.get<std::string>();
         return {};
+    }
+    if (key == "model") {
+        if (value == "functional" || value == "timing") {
+            c.model = value == "timing" ? Model::timing : Model::functional;
+            return {};
+        }
+        return value.dump() + " is not one of \"functional\", \"timing\"";
     }
     if (key == "vram_bytes") {
         std::string problem = unsigned_problem(value, kVramGranule, kVramMax, v);

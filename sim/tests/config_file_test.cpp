@@ -92,8 +92,16 @@ TEST_F(ConfigFileTest, VoltaIsAV100) {
     EXPECT_EQ(v->vram_bytes, 16ull << 30);
     EXPECT_EQ(v->memory.l2.size_bytes, 6ull << 20);
     EXPECT_EQ(v->memory.dram.bandwidth_gbps, 900.0);
-    // Jia et al. 2018: a 28-cycle L1 hit.
+    // Jia et al. 2018: a 28-cycle L1 hit, dependent FFMA 4 cycles; four
+    // warp schedulers per SM (whitepaper); Accel-Sim's QV100: shared memory
+    // 20 cycles, L2 hit about 212, DRAM about 460.
     EXPECT_EQ(v->memory.l1.hit_latency, 28u);
+    EXPECT_EQ(v->model, Model::timing);
+    EXPECT_EQ(v->timing.schedulers_per_sm, 4u);
+    EXPECT_EQ(v->timing.unit(timing::InsnClass::fp32).latency, 4u);
+    EXPECT_EQ(v->memory.shared.latency, 20u);
+    EXPECT_EQ(v->memory.l2.hit_latency, 212u);
+    EXPECT_EQ(v->memory.dram.latency, 460u);
 }
 
 TEST_F(ConfigFileTest, TeachingIsTheSmallGpu) {
@@ -107,6 +115,36 @@ TEST_F(ConfigFileTest, TeachingIsTheSmallGpu) {
     EXPECT_EQ(t->memory.l1.size_bytes, 16u * 1024);
     EXPECT_EQ(t->memory.l2.size_bytes, 256u * 1024);
     EXPECT_EQ(t->memory.dram.channels, 4u);
+    EXPECT_EQ(t->model, Model::timing);
+    EXPECT_EQ(t->timing.schedulers_per_sm, 2u);
+    EXPECT_EQ(load_device_config("functional")->model, Model::functional);
+}
+
+TEST_F(ConfigFileTest, TheTimingSectionMergesAndNamesItsFields) {
+    const std::string file = write("t.json", R"({
+        "base": "teaching",
+        "timing": {"fp32": {"latency": 6}, "schedulers_per_sm": 1}
+    })");
+    auto c = load_device_config(file);
+    ASSERT_TRUE(c) << c.error();
+    EXPECT_EQ(c->timing.unit(timing::InsnClass::fp32).latency, 6u);
+    EXPECT_EQ(c->timing.unit(timing::InsnClass::fp32).ii, 1u); // teaching's
+    EXPECT_EQ(c->timing.unit(timing::InsnClass::sfu).latency, 20u);
+    EXPECT_EQ(c->timing.schedulers_per_sm, 1u);
+
+    expect_error(write("m.json", R"({"model": "fast"})"),
+                 {"m.json: model: \"fast\" is not one of \"functional\", \"timing\""});
+    expect_error(write("u.json", R"({"timing": {"fp23": {"latency": 4}}})"),
+                 {"u.json: timing.fp23: unknown field; did you mean fp32?"});
+    expect_error(write("f.json", R"({"timing": {"fp32": {"latncy": 4}}})"),
+                 {"f.json: timing.fp32.latncy: unknown field; did you mean latency?"});
+    expect_error(write("r.json", R"({"timing": {"schedulers_per_sm": 0}})"),
+                 {"r.json: timing.schedulers_per_sm: 0 is out of range: allowed 1..64"});
+    expect_error(write("w.json", R"({"timing": {"sfu": {"ii": "2"}}})"),
+                 {"w.json: timing.sfu.ii: expected an unsigned integer, got \"2\""});
+    expect_error(write("l.json", R"({"timing": {"global": {"latency": 100}}})"),
+                 {"l.json: timing.global.latency:", "memory.l1"});
+    expect_error(write("o.json", R"({"timing": []})"), {"o.json: timing: expected an object"});
 }
 
 TEST_F(ConfigFileTest, BaseChainsMergeObjectByObject) {

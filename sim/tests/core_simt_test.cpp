@@ -523,8 +523,13 @@ TEST_P(SimtTest, GlobalLoadsCostMemoryLatency) {
     RunOutcome r = launch("k_clock", {1, 1, 1}, {32, 1, 1});
     ASSERT_FALSE(r.exception);
     EXPECT_EQ(out(1), 55u);
-    EXPECT_GE(out(0), 10u * 50u);
-    EXPECT_LT(out(0), 10u * 50u + 200u);
+    // Timing model: the ten loads share a line; the first misses to DRAM,
+    // each later one (after the add of the one before) hits L1.
+    const uint64_t least = config.model == Model::timing
+                               ? config.memory.dram.latency + 9 * config.memory.l1.hit_latency
+                               : 10u * 50u;
+    EXPECT_GE(out(0), least);
+    EXPECT_LT(out(0), least + (config.model == Model::timing ? 400u : 200u));
     EXPECT_GE(r.stats.busy_cycles, out(0));
     EXPECT_LE(out(2), r.cycles); // ns = cycles at 1 GHz
     EXPECT_GE(out(2), out(0));
@@ -733,7 +738,11 @@ TEST_P(SimtTest, SpinLockCompletesOrIsReportedAsLivelock) {
     p.arg = 2;
     config.livelock_cycles = 1 << 21;
     RunOutcome r = launch("k_spin_lock", {1, 1, 1}, {512, 1, 1}, p);
-    if (config.warp_scheduler == "round-robin" || config.warp_scheduler == "two-level") {
+    // The timing model's sub-cores each issue: the lock's holder may run
+    // beside a greedy spinner, so either outcome is allowed there.
+    const bool may_starve =
+        config.warp_scheduler != "round-robin" && config.warp_scheduler != "two-level";
+    if (!may_starve || (config.model == Model::timing && !r.exception)) {
         ASSERT_FALSE(r.exception) << "kind " << r.exception->kind;
         EXPECT_EQ(mem.read<uint64_t>(kCounter + 8), 1024u);
         EXPECT_EQ(mem.read<uint32_t>(kCounter), 0u);

@@ -151,6 +151,26 @@ TEST(SimtRun, SchedulersChangeCyclesNotResults) {
     EXPECT_GE(cycles.size(), 2u);
 }
 
+// The timing model on a whole device (SMs sharing one L2 and DRAM): the
+// whole statistics JSON, every counter of every SM, is the same on a second
+// run; the schedulers change the cycles, not the checked sum.
+TEST(SimtRun, TimingModelIsDeterministicOnADevice) {
+    const std::string args = "--config teaching --grid 8 --block 256 --stats --scheduler ";
+    std::set<uint64_t> cycles;
+    for (std::string_view scheduler : simtgpu::sim::kWarpSchedulers) {
+        const Result r = simt_run(args + std::string(scheduler), "device_atomic_sum");
+        EXPECT_EQ(r.status, 0) << scheduler << ": " << r.output;
+        ASSERT_NE(stat(r.output, "stall_long_scoreboard"), UINT64_MAX) << r.output;
+        EXPECT_EQ(simt_run(args + std::string(scheduler), "device_atomic_sum").output, r.output)
+            << scheduler;
+        cycles.insert(stat(r.output, "cycles"));
+    }
+    EXPECT_GE(cycles.size(), 2u);
+    const Result functional = simt_run("--grid 8 --block 256 --stats", "device_atomic_sum");
+    EXPECT_EQ(functional.status, 0) << functional.output;
+    EXPECT_EQ(cycles.count(stat(functional.output, "cycles")), 0u);
+}
+
 TEST(SimtRun, StatisticsCountTheGrid) {
     const Result r = simt_run("--grid 6 --block 64 --stats", "device_exit");
     EXPECT_EQ(r.status, 0) << r.output;

@@ -21,8 +21,7 @@ int oldest_ready(std::span<const uint8_t> ready, std::span<const uint64_t> age) 
 // its join point, and every group keeps making progress.
 class MinPcPolicy final : public ReconvergencePolicy {
 public:
-    GroupChoice select(const uint64_t *pcs, uint64_t runnable) const override
-    {
+    GroupChoice select(const uint64_t *pcs, uint64_t runnable) const override {
         uint64_t min_pc = UINT64_MAX, second = UINT64_MAX, mask = 0;
         for (uint64_t m = runnable; m; m &= m - 1) {
             const int l = std::countr_zero(m);
@@ -44,11 +43,13 @@ public:
 // The next ready warp after the one issued last.
 class RoundRobinScheduler final : public WarpScheduler {
 public:
-    int pick(std::span<const uint8_t> ready, std::span<const uint64_t>, int last_issued) override {
+    int pick(std::span<const uint8_t> ready, std::span<const uint64_t>, int last_issued,
+             std::span<const uint8_t>) override {
         const int n = int(ready.size());
         for (int i = 1; i <= n; ++i) {
             const int slot = (last_issued + i) % n;
-            if (ready[slot]) return slot;
+            if (ready[slot])
+                return slot;
         }
         return -1;
     }
@@ -59,8 +60,8 @@ public:
 // onto the SM (not by slot: a young CTA may reuse the low slots of an old one).
 class GreedyThenOldestScheduler final : public WarpScheduler {
 public:
-    int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age,
-             int last_issued) override {
+    int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age, int last_issued,
+             std::span<const uint8_t>) override {
         if (last_issued >= 0 && last_issued < int(ready.size()) && ready[last_issued])
             return last_issued;
         return oldest_ready(ready, age);
@@ -71,28 +72,31 @@ public:
 // warps run ahead and their CTAs finish (and free their slots) first.
 class OldestFirstScheduler final : public WarpScheduler {
 public:
-    int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age, int) override {
+    int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age, int,
+             std::span<const uint8_t>) override {
         return oldest_ready(ready, age);
     }
 };
 
 // Two-level (Gebhart et al., ISCA 2011; Narasiman et al., MICRO 2011): round-
 // robin among a small active set of warps. A warp leaves the set when it
-// cannot issue (a global access's latency, a barrier, a sync, exit) and the
+// waits on a long-latency event (a global access, a barrier, a sync, exit;
+// without long_wait: whenever it cannot issue) and the
 // set is refilled from the ready warps outside it, the one that left longest
 // ago first (new warps first of all, oldest first), so few warps are in
 // flight at once, the others wait their turn instead of all stalling on
 // memory together, and none waits forever.
 class TwoLevelScheduler final : public WarpScheduler {
 public:
-    int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age,
-             int last_issued) override {
+    int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age, int last_issued,
+             std::span<const uint8_t> long_wait) override {
         if (left_.size() != ready.size()) { // the first pick (an SM's slots never change)
             left_.assign(ready.size(), Left{});
             active_.clear();
         }
         std::erase_if(active_, [&](const Member &m) {
-            if (ready[m.slot] && age[m.slot] == m.age)
+            const bool stays = long_wait.empty() ? ready[m.slot] != 0 : !long_wait[m.slot];
+            if (stays && age[m.slot] == m.age)
                 return false;
             left_[size_t(m.slot)] = {++departures_, m.age};
             return true;
@@ -115,16 +119,19 @@ public:
                 break;
             active_.push_back({best, age[best]});
         }
-        if (active_.empty())
-            return -1;
-        // The next member by slot after the one issued last, wrapping.
+        // The next ready member by slot after the one issued last, wrapping
+        // (members waiting on a short latency stay, but do not issue).
         const Member *next = nullptr, *lowest = nullptr;
         for (const Member &m : active_) {
+            if (!ready[m.slot])
+                continue;
             if (!lowest || m.slot < lowest->slot)
                 lowest = &m;
             if (m.slot > last_issued && (!next || m.slot < next->slot))
                 next = &m;
         }
+        if (!lowest)
+            return -1;
         return (next ? next : lowest)->slot;
     }
 
@@ -153,18 +160,15 @@ bool is_reconvergence_policy(std::string_view name) {
            kReconvergencePolicies.end();
 }
 
-bool is_warp_scheduler(std::string_view name)
-{
+bool is_warp_scheduler(std::string_view name) {
     return std::find(kWarpSchedulers.begin(), kWarpSchedulers.end(), name) != kWarpSchedulers.end();
 }
 
-std::unique_ptr<ReconvergencePolicy> make_reconvergence_policy(std::string_view)
-{
+std::unique_ptr<ReconvergencePolicy> make_reconvergence_policy(std::string_view) {
     return std::make_unique<MinPcPolicy>();
 }
 
-std::unique_ptr<WarpScheduler> make_warp_scheduler(std::string_view name)
-{
+std::unique_ptr<WarpScheduler> make_warp_scheduler(std::string_view name) {
     if (name == "greedy" || name == "gto")
         return std::make_unique<GreedyThenOldestScheduler>();
     if (name == "oldest-first")

@@ -28,16 +28,20 @@ public:
     virtual GroupChoice select(const uint64_t *pcs, uint64_t runnable) const = 0;
 };
 
-// One entry per warp slot of the SM in each span: whether the warp can issue
-// now, and its age (the order in which warps were launched onto the SM:
-// smaller is older). A scheduler may keep state between picks (two-level's
-// active set), so each SM owns its own instance.
+// One entry per warp slot (of the SM, or of a sub-core in the timing model)
+// in each span: whether the warp can issue now, its age (the order in which
+// warps were launched onto the SM: smaller is older), and whether it waits on
+// a long-latency event (a global load, a barrier). What a hardware scheduler
+// sees. The functional model passes no long_wait: there every warp that
+// cannot issue waits on a global access or a barrier. A scheduler may keep
+// state between picks (two-level's active set), so each owns its instance.
 class WarpScheduler {
 public:
     virtual ~WarpScheduler() = default;
-    // Returns the slot to issue from, or -1 when no slot is ready.
-    virtual int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age,
-                     int last_issued) = 0;
+    // Returns a ready slot to issue from, or -1 (none ready, or none the
+    // policy will issue from this cycle).
+    virtual int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age, int last_issued,
+                     std::span<const uint8_t> long_wait = {}) = 0;
 };
 
 // Two-level scheduling's active set (Gebhart et al., ISCA 2011: 8 warps).

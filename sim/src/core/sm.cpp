@@ -160,23 +160,38 @@ struct WarpTiming {
     uint64_t not_before = 0; // after a branch or a barrier
     Stall not_before_reason = Stall::stall_no_instruction;
     uint32_t generation = 0; // bumped per warp placed in the slot
-    // The scoreboard: the cycle each register's value is ready, and why not.
+    // Lanes of the peeked memory instruction the memory system has not
+    // taken yet (0: none taken so far). An access it can never take whole
+    // (more lines than MSHRs or ways) goes in parts, as hardware replays it.
+    uint64_t mem_left = 0;
+    // The memory system refused it: it retries once an answer to this SM
+    // arrives (memory_epoch moved on), when an MSHR may be free again.
+    bool mem_refused = false;
+    uint64_t refused_epoch = 0;
+    // The scoreboard: the cycle each register's value is ready, and why not;
+    // for a load's destination, its parts in flight and their latest arrival.
     std::array<uint64_t, timing::kScoreboardRegs> reg_ready{};
     std::array<Stall, timing::kScoreboardRegs> reg_reason{};
+    std::array<uint8_t, timing::kScoreboardRegs> reg_parts{};
+    std::array<uint64_t, timing::kScoreboardRegs> reg_arrival{};
 };
 
 // One sub-core: a warp scheduler over warp slots s with s % N == index, and
-// its functional units.
+// its functional units. ready/long_wait/why: per slot, this cycle.
 struct SubCore {
     std::unique_ptr<WarpScheduler> scheduler;
     std::vector<uint32_t> slots;
     std::vector<uint8_t> ready;
+    std::vector<uint8_t> live;
+    std::vector<uint8_t> long_wait;
+    std::vector<Stall> why;
     std::vector<uint64_t> age;
+    bool any_ready = false;
     int last = -1;
     std::array<uint64_t, timing::kInsnClasses> unit_free{};
 };
 
-// A load or atomic whose destination waits for the memory system.
+// A memory access whose answer a register (or nothing) waits for.
 struct PendingLoad {
     uint32_t slot = 0, generation = 0;
     uint8_t reg = 0;
@@ -228,14 +243,20 @@ struct Sm::Impl {
     mem::MemorySystem *memory = nullptr;
     uint32_t memory_sm = 0; // this SM's index in *memory
     std::vector<PendingLoad> pending; // by token
+    uint32_t loads_in_flight = 0;     // global and local loads the memory system holds
+    uint64_t sleep_until = 0;         // no warp can issue before this cycle
+    uint64_t memory_epoch = 0;        // answers of the memory system so far
     mem::WarpAccess access;
 
     void make_own_memory();
     SmRunResult run_timing(uint64_t cycles);
     void timing_cycle();
     bool peek(uint32_t slot);
-    bool warp_ready(uint32_t slot, const SubCore &sc, Stall &why);
-    void timing_issue(uint32_t slot, SubCore &sc);
+    bool warp_ready(uint32_t slot, const SubCore &sc, Stall &why, uint64_t &until);
+    bool issue_memory(uint32_t slot);
+    bool timing_issue(uint32_t slot, SubCore &sc);
+    void account_warp_cycle(uint32_t slot, bool issued, Stall why, uint64_t cycles);
+    void sleep(uint64_t cycles);
     void memory_done(const mem::Completion &c);
 
     // ---- launches, CTAs and time
@@ -345,6 +366,9 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
             sc.scheduler = make_warp_scheduler(cfg.warp_scheduler);
             for (uint32_t slot = k; slot < cfg.warps_per_sm; slot += n) sc.slots.push_back(slot);
             sc.ready.resize(sc.slots.size());
+            sc.live.resize(sc.slots.size());
+            sc.long_wait.resize(sc.slots.size());
+            sc.why.resize(sc.slots.size());
             sc.age.resize(sc.slots.size());
         }
         make_own_memory();
@@ -412,11 +436,15 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
         age[slot] = warps_launched++;
         issued_at[slot] = now;
         if (!subcores.empty()) {
+            sleep_until = 0;
             WarpTiming &t = timing_warps[slot];
             t.peeked = false;
             t.not_before = now;
             ++t.generation;
+            t.mem_left = 0;
+            t.mem_refused = false;
             t.reg_ready.fill(0);
+            t.reg_parts.fill(0);
             subcores[slot % subcores.size()].age[slot / subcores.size()] = age[slot];
         }
         std::fill(w.pc.begin(), w.pc.end(), launch.entry_pc);
@@ -1851,13 +1879,20 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
 
 // ------------------------------------------------------- the timing model
 
-SmRunResult Sm::Impl::run_timing(uint64_t cycles)
-{
+SmRunResult Sm::Impl::run_timing(uint64_t cycles) {
     ctas_completed = 0;
     const uint64_t end = now + cycles;
     while (now < end && resident_ctas && !exception) {
         if (own_memory)
-            for (const mem::Completion &c : own_memory->tick(now)) memory_done(c);
+            for (const mem::Completion &c : own_memory->tick(now))
+                memory_done(c);
+        if (sleep_until > now) { // nothing can issue: skip to the next event
+            uint64_t until = std::min(sleep_until, end);
+            if (own_memory)
+                until = std::min(until, std::max(now + 1, own_memory->next_event_cycle()));
+            sleep(until - now);
+            continue;
+        }
         timing_cycle();
     }
     SmRunResult r;
@@ -1867,175 +1902,295 @@ SmRunResult Sm::Impl::run_timing(uint64_t cycles)
     return r;
 }
 
-void Sm::Impl::memory_done(const mem::Completion &c)
-{
-    if (c.token >= pending.size() || !pending[c.token].valid) return;
+void Sm::Impl::memory_done(const mem::Completion &c) {
+    sleep_until = 0;
+    ++memory_epoch;
+    if (c.kind == mem::AccessKind::load)
+        --loads_in_flight;
+    if (c.token >= pending.size() || !pending[c.token].valid)
+        return;
     PendingLoad &p = pending[c.token];
     p.valid = false;
     WarpTiming &t = timing_warps[p.slot];
-    if (t.generation == p.generation) t.reg_ready[p.reg] = c.cycle;
+    if (t.generation != p.generation)
+        return; // the warp has exited
+    t.reg_arrival[p.reg] = std::max(t.reg_arrival[p.reg], c.cycle);
+    if (--t.reg_parts[p.reg] == 0)
+        t.reg_ready[p.reg] = t.reg_arrival[p.reg];
 }
 
 // Chooses the warp's next convergent group and decodes its instruction.
-bool Sm::Impl::peek(uint32_t slot)
-{
+bool Sm::Impl::peek(uint32_t slot) {
     Warp &w = warps[slot];
     WarpTiming &t = timing_warps[slot];
     const uint64_t runnable = w.runnable();
-    if (t.peeked && t.peek_runnable == runnable) return true;
+    if (t.peeked && t.peek_runnable == runnable)
+        return true;
     cur = &launches[ctas[w.cta].launch];
     t.group = choose_group(w);
     fault_slot = slot;
     fault_pc = t.group.pc;
     CodePage *page = nullptr;
     uint64_t page_vpn = UINT64_MAX;
-    const Insn *in = fetch(slot, uint32_t(std::countr_zero(t.group.mask)), t.group.pc, page, page_vpn);
-    if (!in) return false;
+    const Insn *in =
+        fetch(slot, uint32_t(std::countr_zero(t.group.mask)), t.group.pc, page, page_vpn);
+    if (!in)
+        return false;
     t.insn = *in;
     t.info = timing::describe(*in);
     t.peeked = true;
     t.peek_runnable = runnable;
+    t.mem_left = 0;
     return true;
 }
 
-// Whether the warp can issue this cycle; if not, why.
-bool Sm::Impl::warp_ready(uint32_t slot, const SubCore &sc, Stall &why)
-{
+// Whether the warp can issue this cycle; if not, why, and the cycle at which
+// that reason ends (UINT64_MAX: when another warp or the memory system acts).
+bool Sm::Impl::warp_ready(uint32_t slot, const SubCore &sc, Stall &why, uint64_t &until) {
     const WarpTiming &t = timing_warps[slot];
+    until = UINT64_MAX;
     if (!warps[slot].runnable()) {
         why = Stall::stall_barrier;
         return false;
     }
     if (t.not_before > now) {
         why = t.not_before_reason;
+        until = t.not_before;
         return false;
     }
     if (!peek(slot)) {
         why = Stall::stall_no_instruction;
         return false;
     }
+    if (t.mem_refused && t.refused_epoch == memory_epoch) {
+        why = Stall::stall_memory_throttle;
+        return false;
+    }
     for (uint8_t r : t.info.src) {
         if (r != timing::kNoReg && t.reg_ready[r] > now) {
             why = t.reg_reason[r];
+            until = t.reg_ready[r];
             return false;
         }
     }
     if (t.info.dst != timing::kNoReg && t.reg_ready[t.info.dst] > now) {
         why = t.reg_reason[t.info.dst];
+        until = t.reg_ready[t.info.dst];
         return false;
     }
     if (sc.unit_free[size_t(t.info.cls)] > now) {
         why = timing::is_memory(t.info.cls) ? Stall::stall_memory_throttle
                                             : Stall::stall_math_pipe_throttle;
+        until = sc.unit_free[size_t(t.info.cls)];
         return false;
     }
     return true;
 }
 
-// Issues the warp's peeked instruction: a memory one first to the memory
-// system (refused: it retries next cycle), then it executes.
-void Sm::Impl::timing_issue(uint32_t slot, SubCore &sc)
-{
+namespace {
+// The lowest half of a lane mask's lanes (at least one).
+uint64_t lower_half(uint64_t mask) {
+    uint64_t half = 0;
+    for (int k = std::max(1, std::popcount(mask) / 2); k > 0; --k) {
+        half |= mask & -mask;
+        mask &= mask - 1;
+    }
+    return half;
+}
+} // namespace
+
+// Hands the peeked memory instruction's lanes not taken yet to the memory
+// system; true when it has taken all of them. A load refused while none of
+// this SM's loads is in flight can never be taken whole (more lines than
+// MSHRs or L1 ways): it goes in halves, the rest on later cycles.
+bool Sm::Impl::issue_memory(uint32_t slot) {
     Warp &w = warps[slot];
     WarpTiming &t = timing_warps[slot];
-    const timing::InsnInfo info = t.info;
-    timing::InsnClass cls = info.cls;
-    Stall dst_reason = cls == timing::InsnClass::sfu ? Stall::stall_short_scoreboard : Stall::stall_wait;
-    if (info.mem != timing::MemOp::none) {
-        const uint64_t *base = X(w, t.insn.rs1);
-        const int64_t imm = info.mem == timing::MemOp::atomic ? 0 : t.insn.imm;
-        bool shared = false;
-        access.sm = memory_sm;
-        access.warp = slot;
-        access.lane_bytes = info.lane_bytes;
-        access.active_mask = t.group.mask;
-        const uint64_t warp_local = (uint64_t(sm_id) * config.warps_per_sm + slot) *
-                                    cur->desc.stack_bytes * W;
-        each(t.group.mask, [&](uint32_t l) {
-            uint64_t va = base[l] + uint64_t(imm);
-            if ((va >> 32) == (SIMTGPU_SHARED_BASE >> 32)) {
-                shared = true;
-            } else if ((va >> 32) == (SIMTGPU_LOCAL_BASE >> 32)) {
-                const uint64_t off = va - SIMTGPU_LOCAL_BASE;
-                va = kLocalTimingBase + warp_local + (off & ~uint64_t(3)) * W + l * 4 + (off & 3);
-            }
-            access.address[l] = va;
-        });
-        switch (info.mem) {
-        case timing::MemOp::load: access.kind = shared ? mem::AccessKind::shared_load : mem::AccessKind::load; break;
-        case timing::MemOp::store: access.kind = shared ? mem::AccessKind::shared_store : mem::AccessKind::store; break;
-        default: access.kind = shared ? mem::AccessKind::shared_load : mem::AccessKind::atomic; break;
+    const timing::InsnInfo &info = t.info;
+    const bool first_part = t.mem_left == 0;
+    if (first_part)
+        t.mem_left = t.group.mask;
+    const uint64_t *base = X(w, t.insn.rs1);
+    const int64_t imm = info.mem == timing::MemOp::atomic ? 0 : t.insn.imm;
+    bool shared = false;
+    access.sm = memory_sm;
+    access.warp = slot;
+    access.lane_bytes = info.lane_bytes;
+    const uint64_t warp_local =
+        (uint64_t(sm_id) * config.warps_per_sm + slot) * cur->desc.stack_bytes * W;
+    each(t.mem_left, [&](uint32_t l) {
+        uint64_t va = base[l] + uint64_t(imm);
+        if ((va >> 32) == (SIMTGPU_SHARED_BASE >> 32)) {
+            shared = true;
+        } else if ((va >> 32) == (SIMTGPU_LOCAL_BASE >> 32)) {
+            const uint64_t off = va - SIMTGPU_LOCAL_BASE;
+            va = kLocalTimingBase + warp_local + (off & ~uint64_t(3)) * W + l * 4 + (off & 3);
         }
-        const mem::IssueResult r = memory->issue(access, now);
-        if (!r.accepted) {
-            ++stats.stall_memory_throttle;
-            if (trace) trace->warp(slot, trace::stall_state(Stall::stall_memory_throttle), now);
-            return;
-        }
-        if (r.token >= pending.size()) pending.resize(size_t(r.token) + 1);
-        const bool waits = info.mem != timing::MemOp::store && info.dst != timing::kNoReg;
-        pending[r.token] = PendingLoad{slot, t.generation, info.dst, waits};
-        if (shared) cls = timing::InsnClass::shared;
-        dst_reason = shared ? Stall::stall_short_scoreboard : Stall::stall_long_scoreboard;
+        access.address[l] = va;
+    });
+    switch (info.mem) {
+    case timing::MemOp::load:
+        access.kind = shared ? mem::AccessKind::shared_load : mem::AccessKind::load;
+        break;
+    case timing::MemOp::store:
+        access.kind = shared ? mem::AccessKind::shared_store : mem::AccessKind::store;
+        break;
+    default:
+        access.kind = shared ? mem::AccessKind::shared_load : mem::AccessKind::atomic;
+        break;
     }
+    const bool waits = info.mem != timing::MemOp::store && info.dst != timing::kNoReg;
+    if (first_part && waits) {
+        t.reg_parts[info.dst] = 0;
+        t.reg_arrival[info.dst] = 0;
+    }
+    uint64_t part = t.mem_left;
+    for (;;) {
+        access.active_mask = part;
+        const mem::IssueResult r = memory->issue(access, now);
+        if (r.accepted) {
+            if (r.token >= pending.size())
+                pending.resize(size_t(r.token) + 1);
+            pending[r.token] = PendingLoad{slot, t.generation, info.dst, waits};
+            t.reg_parts[info.dst] += waits;
+            loads_in_flight += access.kind == mem::AccessKind::load;
+            t.mem_left &= ~part;
+            break;
+        }
+        if (loads_in_flight || std::popcount(part) == 1)
+            break; // wait for an MSHR
+        part = lower_half(part);
+    }
+    if (shared)
+        t.info.cls = timing::InsnClass::shared;
+    return t.mem_left == 0;
+}
+
+// Issues the warp's peeked instruction: a memory one first to the memory
+// system (refused: it retries next cycle, false), then it executes.
+bool Sm::Impl::timing_issue(uint32_t slot, SubCore &sc) {
+    WarpTiming &t = timing_warps[slot];
+    cur = &launches[ctas[warps[slot].cta].launch];
+    if (t.info.mem != timing::MemOp::none && !issue_memory(slot))
+        return false;
+    const timing::InsnInfo info = t.info;
+    const timing::InsnClass cls = info.cls;
     const timing::Unit &unit = config.timing.unit(cls);
     sc.unit_free[size_t(cls)] = now + unit.ii;
     issued_at[slot] = now;
-    if (trace) trace->warp(slot, trace::WarpState::issue, now);
     t.peeked = false;
+    t.mem_left = 0;
     burst_group(slot, t.group, 1);
     // Memory destinations wait for memory_done(); the others for the unit.
     if (info.dst != timing::kNoReg) {
-        t.reg_ready[info.dst] = timing::is_memory(cls) ? UINT64_MAX : now + unit.latency;
-        t.reg_reason[info.dst] = dst_reason;
+        if (info.mem != timing::MemOp::none) {
+            if (t.reg_parts[info.dst])
+                t.reg_ready[info.dst] = UINT64_MAX;
+            t.reg_reason[info.dst] =
+                cls == timing::InsnClass::global || cls == timing::InsnClass::atomic
+                    ? Stall::stall_long_scoreboard
+                    : Stall::stall_short_scoreboard;
+        } else {
+            t.reg_ready[info.dst] = now + unit.latency;
+            t.reg_reason[info.dst] =
+                cls == timing::InsnClass::sfu ? Stall::stall_short_scoreboard : Stall::stall_wait;
+        }
     }
     if (cls == timing::InsnClass::branch || cls == timing::InsnClass::barrier) {
         t.not_before = now + unit.latency;
-        t.not_before_reason = cls == timing::InsnClass::branch ? Stall::stall_no_instruction
-                                                               : Stall::stall_barrier;
+        t.not_before_reason =
+            cls == timing::InsnClass::branch ? Stall::stall_no_instruction : Stall::stall_barrier;
     }
+    return true;
 }
 
-// One cycle: each sub-core issues at most one instruction.
-void Sm::Impl::timing_cycle()
-{
+// The one place where a resident warp's cycle is accounted: it issued, or it
+// did not, for `why`. A per-cycle trace of issues and stalls hooks in here.
+SIMT_INLINE void Sm::Impl::account_warp_cycle(uint32_t slot, bool issued, Stall why,
+                                              uint64_t cycles) {
+    if (!issued)
+        stats.*kStallCounters[size_t(why)] += cycles;
+    if (trace) // from now on; docs/trace.md
+        trace->warp(slot,
+                    issued               ? trace::WarpState::issue
+                    : warps[slot].live() ? trace::stall_state(why)
+                                         : trace::WarpState::done,
+                    now);
+}
+
+// `cycles` in which no warp can issue (timing_cycle found none ready and
+// nothing changes before sleep_until): each live warp keeps its reason.
+void Sm::Impl::sleep(uint64_t cycles) {
+    for (SubCore &sc : subcores)
+        for (size_t i = 0; i < sc.slots.size(); ++i)
+            if (sc.live[i])
+                account_warp_cycle(sc.slots[i], false, sc.why[i], cycles);
+    advance(cycles, resident_warps);
+}
+
+// One cycle: each sub-core's scheduler picks among its ready warps and
+// issues at most one instruction.
+void Sm::Impl::timing_cycle() {
     const uint32_t warps_resident = resident_warps;
-    uint32_t blocked = 0, active = 0; // warps with no runnable lane
+    uint32_t blocked = 0, active = 0; // warps with no runnable lane, live warps
+    uint64_t wake = UINT64_MAX;       // when the first reason not to issue ends
+    bool any_ready = false;
+    // Every scheduler sees its warps as they are at the start of the cycle.
     for (SubCore &sc : subcores) {
-        bool any = false;
+        sc.any_ready = false;
         for (size_t i = 0; i < sc.slots.size(); ++i) {
             const uint32_t slot = sc.slots[i];
+            sc.live[i] = warps[slot].active;
             sc.ready[i] = 0;
-            if (!warps[slot].active) continue;
-            ++active;
-            Stall why;
-            if (warp_ready(slot, sc, why)) {
-                sc.ready[i] = 1;
-                any = true;
+            sc.long_wait[i] = 0;
+            if (!sc.live[i])
                 continue;
+            ++active;
+            Stall why = Stall::stall_not_selected;
+            uint64_t until = 0;
+            const bool ready_now = warp_ready(slot, sc, why, until);
+            if (exception)
+                return;
+            sc.ready[i] = ready_now;
+            sc.why[i] = why;
+            sc.any_ready |= ready_now;
+            any_ready |= ready_now;
+            wake = std::min(wake, until);
+            if (!ready_now) {
+                sc.long_wait[i] =
+                    why == Stall::stall_long_scoreboard || why == Stall::stall_barrier;
+                blocked += warps[slot].runnable() == 0;
             }
-            if (exception) return;
-            ++(stats.*kStallCounters[size_t(why)]);
-            if (trace)
-                trace->warp(slot, warps[slot].live() ? trace::stall_state(why) : trace::WarpState::done, now);
-            blocked += warps[slot].runnable() == 0;
         }
-        if (!any) continue;
-        const int pick = sc.scheduler->pick(sc.ready, sc.age, sc.last);
-        for (size_t i = 0; i < sc.ready.size(); ++i)
-            if (sc.ready[i] && int(i) != pick) {
-                ++stats.stall_not_selected;
-                if (trace) trace->warp(sc.slots[i], trace::stall_state(Stall::stall_not_selected), now);
+    }
+    for (SubCore &sc : subcores) {
+        int issued = -1;
+        if (sc.any_ready) {
+            const int pick = sc.scheduler->pick(sc.ready, sc.age, sc.last, sc.long_wait);
+            if (pick >= 0 && warps[sc.slots[size_t(pick)]].active) {
+                sc.last = pick;
+                WarpTiming &picked = timing_warps[sc.slots[size_t(pick)]];
+                picked.mem_refused = !timing_issue(sc.slots[size_t(pick)], sc);
+                picked.refused_epoch = memory_epoch;
+                if (picked.mem_refused)
+                    sc.why[size_t(pick)] = Stall::stall_memory_throttle;
+                else
+                    issued = pick;
+                if (exception)
+                    return;
             }
-        if (pick < 0) continue;
-        sc.last = pick;
-        timing_issue(sc.slots[size_t(pick)], sc);
-        if (exception) return;
+        }
+        for (size_t i = 0; i < sc.slots.size(); ++i)
+            if (sc.live[i])
+                account_warp_cycle(sc.slots[i], int(i) == issued, sc.why[i], 1);
     }
     if (active && blocked == active) // every live thread waits: a deadlock?
         for (uint32_t c = 0; c < ctas.size() && !exception; ++c)
-            if (ctas[c].active) check_deadlock(c);
+            if (ctas[c].active)
+                check_deadlock(c);
     advance(1, warps_resident);
+    if (!any_ready && resident_warps == warps_resident)
+        sleep_until = wake; // memory_done() wakes it earlier
 }
 
 // ------------------------------------------------------------ Sm
@@ -2101,6 +2256,14 @@ void Sm::use_memory_system(mem::MemorySystem &memory)
     impl_->own_memory.reset();
     impl_->memory = &memory;
     impl_->memory_sm = impl_->sm_id;
+}
+
+void Sm::catch_up(uint64_t cycle) {
+    impl_->now = std::max(impl_->now, cycle);
+}
+
+uint64_t Sm::wake_cycle() const {
+    return std::max(impl_->now, impl_->sleep_until);
 }
 
 void Sm::memory_done(const mem::Completion &completion) { impl_->memory_done(completion); }

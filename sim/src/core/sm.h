@@ -118,6 +118,12 @@ public:
     // then runs every SM for one cycle, in SM order (docs/simulator.md).
     SmRunResult run(uint64_t cycles);
     void use_memory_system(mem::MemorySystem &memory);
+    // Moves this SM's clock forward to `cycle` if it is behind (timing model:
+    // the SMs sharing a memory system run on the device's cycle).
+    void catch_up(uint64_t cycle);
+    // Timing model: the first cycle at which a warp might issue, unless the
+    // memory system answers earlier (memory_done); clock() when it can now.
+    uint64_t wake_cycle() const;
     void memory_done(const mem::Completion &completion);
     // CTAs of `launch` completed since the last call.
     uint32_t take_ctas_completed(uint32_t launch);

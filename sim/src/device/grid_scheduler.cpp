@@ -215,20 +215,51 @@ uint64_t GridScheduler::step(uint64_t now) {
         // Timing model: the SMs and their shared memory system in lockstep,
         // cycle by cycle: first the memory system's answers due by this
         // cycle, then each SM issues, in SM order (docs/simulator.md).
-        for (uint64_t cycle = now; cycle < now + kQuantum; ++cycle) {
+        // An SM whose clock fell behind (the device spent cycles on packets
+        // and copies) joins the device's cycle.
+        for (auto &sm : sms_)
+            if (!sm->idle())
+                sm->catch_up(now);
+        // An SM that waits (Sm::wake_cycle) is not run cycle by cycle: it
+        // catches up (counting the same stalls) when the memory system
+        // answers it, when it wakes, and at the end of the quantum.
+        const uint64_t end = now + kQuantum;
+        auto catch_up = [&](uint32_t i, uint64_t cycle) {
+            if (!sms_[i]->idle() && sms_[i]->clock() < cycle)
+                sms_[i]->run(cycle - sms_[i]->clock());
+        };
+        uint64_t cycle = now;
+        while (cycle < end) {
             bool ran = false;
-            for (const mem::Completion &c : memory_->tick(cycle))
+            for (const mem::Completion &c : memory_->tick(cycle)) {
+                catch_up(c.sm, cycle);
                 sms_[c.sm]->memory_done(c);
+            }
+            uint64_t wake = std::min(end, memory_->next_event_cycle());
+            bool busy = false;
             for (uint32_t i = 0; i < sms_.size(); ++i) {
                 if (sms_[i]->idle())
                     continue;
                 ran = true;
-                collect(i, sms_[i]->run(1));
+                if (sms_[i]->wake_cycle() <= cycle) {
+                    catch_up(i, cycle);
+                    const SmRunResult r = sms_[i]->run(1);
+                    if (r.ctas_completed || r.exception)
+                        collect(i, r);
+                }
+                if (!sms_[i]->idle()) {
+                    busy = true;
+                    wake = std::min(wake, sms_[i]->wake_cycle());
+                }
             }
             if (!ran)
                 break;
-            advanced = cycle + 1 - now;
+            // Nothing happens before `wake`: go there at once.
+            cycle = busy ? std::max(cycle + 1, wake) : cycle + 1;
+            advanced = cycle - now;
         }
+        for (uint32_t i = 0; i < sms_.size(); ++i)
+            catch_up(i, cycle);
     } else {
         for (uint32_t i = 0; i < sms_.size(); ++i) {
             Sm &sm = *sms_[i];

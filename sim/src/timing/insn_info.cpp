@@ -100,6 +100,24 @@ InsnInfo describe(const Insn &in) {
         i.dst = x(in.rd);
         reads(x(in.rs1));
         break;
+    case Op::Add:
+    case Op::Sub:
+    case Op::Sll:
+    case Op::Slt:
+    case Op::Sltu:
+    case Op::Xor:
+    case Op::Srl:
+    case Op::Sra:
+    case Op::Or:
+    case Op::And:
+    case Op::Addw:
+    case Op::Subw:
+    case Op::Sllw:
+    case Op::Srlw:
+    case Op::Sraw:
+        i.dst = x(in.rd);
+        reads(x(in.rs1), x(in.rs2));
+        break;
     case Op::Csrrw:
     case Op::Csrrs:
     case Op::Csrrc:
