@@ -52,6 +52,7 @@
 #include <drm/drm_syncobj.h>
 
 #include "simtgpu_drv.h"
+#include "simtgpu_trace.h"
 
 /* ------------------------------------------------------ hw fences --- */
 
@@ -112,6 +113,7 @@ static void simtgpu_fence_complete(struct simtgpu_ring *ring,
 	/* Device time, from the job's TIMESTAMPs (0 if it was cancelled). */
 	f->busy_ns = simtgpu_job_device_ns(readq(sdev->vram + slot),
 					   readq(sdev->vram + slot + 8));
+	trace_simtgpu_job_end(ring->index, f->seqno, f->busy_ns, error);
 	list_del(&f->link);
 	if (error)
 		dma_fence_set_error(&f->base, error);
@@ -297,6 +299,7 @@ void simtgpu_ring_abort_current(struct simtgpu_ring *ring, u32 context)
 			   SIMTGPU_RING_CTRL_ENABLE | SIMTGPU_RING_CTRL_ABORT);
 	WRITE_ONCE(ring->parked_by_policy, false); /* ABORT cleared PREEMPT */
 	ring->resets++;
+	trace_simtgpu_reset(ring->index, "preempt-timeout");
 	if (job)
 		dev_err_ratelimited(sdev->drm.dev,
 				    "preemption timed out: pid=%d, name=%s, queue %u, %s: its grid does not drain, resetting the ring\n",
@@ -323,6 +326,7 @@ void simtgpu_partition_reset(struct simtgpu_partition *part,
 	simtgpu_ring_write(ring, SIMTGPU_RING_CTRL,
 			   SIMTGPU_RING_CTRL_ENABLE | SIMTGPU_RING_CTRL_ABORT);
 	ring->resets++;
+	trace_simtgpu_reset(ring->index, "partition-hang");
 	ring->watch.progress = 0;
 	drm_err(&part->sdev->drm,
 		"GPU hang in partition %u: pid=%d, name=%s, %s: no progress for %u ms, resetting the partition's work only\n",
@@ -333,6 +337,7 @@ void simtgpu_partition_reset(struct simtgpu_partition *part,
 /* Park (@park) or resume @ring: its grid stops placing CTAs and drains. */
 void simtgpu_ring_preempt(struct simtgpu_ring *ring, bool park)
 {
+	trace_simtgpu_preempt(ring->index, park);
 	simtgpu_ring_write(ring, SIMTGPU_RING_PREEMPT, park);
 }
 
@@ -442,6 +447,7 @@ static struct dma_fence *simtgpu_run_job(struct drm_sched_job *sched_job)
 	dma_fence_put(job->hw_fence); /* from a run before a reset */
 	job->hw_fence = dma_fence_get(&f->base);
 	simtgpu_ring_emit_job(ring, job, f->seqno);
+	trace_simtgpu_job_begin(ring->index, f->seqno, job->queue->id, job->pid);
 	simtgpu_policy_kick(sdev);
 	drm_dev_exit(idx);
 	return &f->base;
@@ -691,6 +697,7 @@ static void simtgpu_reset(struct simtgpu_device *sdev,
 		simtgpu_queue_mark_guilty(culprit->queue);
 	}
 
+	trace_simtgpu_reset(-1, "hang");
 	simtgpu_irq_disable(sdev);
 	simtgpu_hw_reset(sdev);
 	sdev->resets++;
@@ -1207,6 +1214,7 @@ int simtgpu_ioctl_submit(struct drm_device *dev, void *data,
 
 	/* Nothing may fail from here on. */
 	drm_sched_job_arm(&job->base);
+	trace_simtgpu_submit(queue->id, job->pid, job->ib_va, job->ib_dwords);
 	done = dma_fence_get(&job->base.s_fence->finished);
 	for (i = 0; i < job->bo_count; i++) {
 		bool write = write_mask[i / 32] & (1u << (i % 32));

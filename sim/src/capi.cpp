@@ -91,7 +91,18 @@ SIMTGPU_SIM_API int simtgpu_sim_create(const simtgpu_sim_config *config, simtgpu
         }
         simtgpu::sim::HostBus bus{full.dma_read, full.dma_write, full.raise_irq, full.opaque,
                                   full.vram_discard};
-        auto device = simtgpu::sim::Device::create(*device_config, bus, config->vram);
+        std::unique_ptr<simtgpu::sim::trace::TraceWriter> trace;
+        if (full.trace) {
+            auto opened = simtgpu::sim::trace::TraceWriter::open(
+                full.trace, full.trace_max_events, device_config->clock_khz);
+            if (!opened) {
+                set_error(err, err_size, opened.error());
+                return -EINVAL;
+            }
+            trace = std::move(*opened);
+        }
+        auto device =
+            simtgpu::sim::Device::create(*device_config, bus, config->vram, std::move(trace));
         if (!device) {
             set_error(err, err_size, device.error());
             return -ENOMEM;
@@ -104,6 +115,24 @@ SIMTGPU_SIM_API int simtgpu_sim_create(const simtgpu_sim_config *config, simtgpu
     } catch (const std::system_error &e) {
         set_error(err, err_size, std::string("simtgpu_sim_create: ") + e.what());
         return -EAGAIN; // the engine thread could not start
+    }
+}
+
+SIMTGPU_SIM_API int simtgpu_sim_trace_slice(simtgpu_sim *sim, const char *process,
+                                            const char *track, const char *name,
+                                            uint64_t begin_ns, uint64_t end_ns) {
+    if (!process || !track || !name || end_ns < begin_ns)
+        return -EINVAL;
+    simtgpu::sim::trace::TraceWriter *trace = sim->device->trace();
+    if (!trace)
+        return -ENOENT;
+    try {
+        const auto [pid, tid] = trace->host_track(process, track);
+        trace->slice_ns(pid, tid, name, begin_ns, end_ns);
+        trace->checkpoint();
+        return 0;
+    } catch (const std::bad_alloc &) {
+        return -ENOMEM;
     }
 }
 

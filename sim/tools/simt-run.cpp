@@ -49,6 +49,9 @@ constexpr const char *kUsage =
     "                      launch fails as a livelock (default 2^26)\n"
     "  --timeout SECONDS   give up after this much host time (exit 124; default none)\n"
     "  --stats             print the simulator's statistics (JSON) on stdout\n"
+    "  --trace FILE        write a Chrome/Perfetto trace of the run to FILE\n"
+    "                      (docs/trace.md; open it in ui.perfetto.dev)\n"
+    "  --trace-max-events N  events the trace holds at most (default 1000000)\n"
     "  --help              show this text\n";
 
 // Where the driver puts its own things: physical VRAM, and the VA of the
@@ -63,6 +66,8 @@ struct Options {
     std::string program;
     std::string entry;
     std::string config;                   // empty: no configuration file
+    std::string trace;                    // empty: no trace
+    uint64_t trace_max_events = 0;
     std::string scheduler, reconvergence; // empty: the device's default
     std::array<uint32_t, 3> grid{1, 1, 1};
     std::array<uint32_t, 3> block{1, 1, 1};
@@ -123,11 +128,18 @@ Expected<Options> parse_args(int argc, char **argv) {
             o.help = true;
         } else if (arg == "--stats") {
             o.stats = true;
-        } else if (arg == "--entry" || arg == "--config") {
+        } else if (arg == "--entry" || arg == "--config" || arg == "--trace") {
             auto v = value();
             if (!v)
                 return Error{v.error()};
-            (arg == "--entry" ? o.entry : o.config) = *v;
+            (arg == "--entry" ? o.entry : arg == "--config" ? o.config : o.trace) = *v;
+        } else if (arg == "--trace-max-events") {
+            auto v = number(UINT64_MAX);
+            if (!v)
+                return Error{v.error()};
+            if (*v == 0)
+                return Error{arg + ": must be at least 1"};
+            o.trace_max_events = *v;
         } else if (arg == "--scheduler" || arg == "--reconvergence") {
             auto v = value();
             if (!v)
@@ -387,6 +399,8 @@ int run(const Options &o) {
     config.reconvergence = o.reconvergence.empty() ? nullptr : o.reconvergence.c_str();
     config.livelock_cycles = o.livelock_cycles;
     config.config = o.config.empty() ? nullptr : o.config.c_str();
+    config.trace = o.trace.empty() ? nullptr : o.trace.c_str();
+    config.trace_max_events = o.trace_max_events;
     simtgpu_sim *raw = nullptr;
     char err[1024] = "";
     if (simtgpu_sim_create(&config, &raw, err, sizeof err) != 0) {

@@ -125,6 +125,33 @@ void write_stats_json(const char *path, const simtgpuDeviceProperties &props,
                      std::strerror(errno));
 }
 
+// A traced submission's name: its kernel, or what its packets do.
+std::string trace_label(const std::vector<uint32_t> &packets, const std::string &kernel) {
+    if (!kernel.empty()) {
+        int status = 0;
+        char *demangled = abi::__cxa_demangle(kernel.c_str(), nullptr, nullptr, &status);
+        std::string name = status == 0 && demangled ? demangled : kernel;
+        std::free(demangled);
+        return name;
+    }
+    std::string label;
+    for (size_t i = 0; i < packets.size(); i += 1 + SIMTGPU_PKT_BODY_DWORDS(packets[i])) {
+        const uint32_t op = SIMTGPU_PKT_OPCODE(packets[i]);
+        auto bytes = [&] { // the packet's 64-bit byte count: COPY's third field, FILL's second
+            const size_t at = i + 1 + (op == SIMTGPU_PKT_COPY ? 4 : 2);
+            return at + 1 < packets.size() ? uint64_t(packets[at]) | uint64_t(packets[at + 1]) << 32
+                                           : 0;
+        };
+        std::string what = op == SIMTGPU_PKT_COPY        ? "copy " + std::to_string(bytes()) + " B"
+                           : op == SIMTGPU_PKT_FILL      ? "memset " + std::to_string(bytes()) + " B"
+                           : op == SIMTGPU_PKT_TIMESTAMP ? "event record"
+                                                         : "";
+        if (!what.empty())
+            label += (label.empty() ? "" : ", ") + what;
+    }
+    return label.empty() ? "work" : label;
+}
+
 std::string dim3_text(const uint32_t v[3]) {
     char buf[40];
     std::snprintf(buf, sizeof(buf), "[%u,%u,%u]", v[0], v[1], v[2]);
@@ -519,12 +546,32 @@ simtgpuResult Context::submit_work(simtgpuStream_st &s, const std::vector<uint32
         }
         s.queue_id = create.queue_id;
     }
-    if (simtgpuResult r = create_bo(packets.size() * 4, 0, &sub.ib)) {
+    // SIMTGPU_TRACE: two TIMESTAMPs around the work, into the IB's tail,
+    // give its device time for the stream's track (docs/trace.md).
+    const bool traced = transport_tracing(*transport_);
+    const size_t dwords = packets.size() + (traced ? 6 : 0);
+    const uint32_t times = uint32_t((dwords * 4 + 7) & ~size_t(7));
+    if (simtgpuResult r = create_bo(traced ? times + 16 : dwords * 4, 0, &sub.ib)) {
         for (auto &bo : sub.transient)
             destroy_bo(bo);
         return r;
     }
-    std::memcpy(sub.ib.cpu, packets.data(), packets.size() * 4);
+    auto *ib = reinterpret_cast<uint32_t *>(sub.ib.cpu);
+    if (traced) {
+        auto timestamp = [&](uint32_t *at, uint64_t va) {
+            at[0] = SIMTGPU_PKT_HEADER(SIMTGPU_PKT_TIMESTAMP, 0, 2);
+            at[1] = uint32_t(va);
+            at[2] = uint32_t(va >> 32);
+        };
+        sub.times_offset = times;
+        sub.label = trace_label(packets, sub.kernel);
+        std::memset(sub.ib.cpu + times, 0, 16);
+        timestamp(ib, sub.ib.va + times);
+        std::memcpy(ib + 3, packets.data(), packets.size() * 4);
+        timestamp(ib + 3 + packets.size(), sub.ib.va + times + 8);
+    } else {
+        std::memcpy(ib, packets.data(), packets.size() * 4);
+    }
     drm_syncobj_create create{};
     if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_CREATE, &create)) {
         destroy_bo(sub.ib);
@@ -557,7 +604,7 @@ simtgpuResult Context::submit_work(simtgpuStream_st &s, const std::vector<uint32
 
     drm_simtgpu_submit a{};
     a.ib_va = sub.ib.va;
-    a.ib_dwords = uint32_t(packets.size());
+    a.ib_dwords = uint32_t(dwords);
     a.queue_id = s.queue_id;
     a.in_syncs = reinterpret_cast<uint64_t>(in.data());
     a.in_sync_count = uint32_t(in.size());
@@ -602,6 +649,15 @@ simtgpuResult Context::retire(simtgpuStream_st &s, bool block) {
             ++k.launches;
             k.device_cycles += report.cycles;
             k.thread_instructions += report.thread_instructions;
+        }
+        if (sub.times_offset) {
+            uint64_t t[2];
+            std::memcpy(t, sub.ib.cpu + sub.times_offset, sizeof t);
+            const std::string track =
+                &s == &default_stream_ ? "default stream" : "stream " + std::to_string(s.queue_id);
+            if (t[0] && t[1] >= t[0])
+                transport_trace_slice(*transport_, "CUDA streams", track.c_str(),
+                                      sub.label.c_str(), t[0], t[1]);
         }
         destroy_bo(sub.ib);
         for (auto &bo : sub.transient)

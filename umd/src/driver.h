@@ -64,6 +64,10 @@ struct Submission {
     // simtgpu_launch_report.
     std::string kernel;
     uint32_t report_offset = 0;
+    // SIMTGPU_TRACE: where in `ib` the device writes the work's start and
+    // end times (0: not traced), and the slice's name.
+    uint32_t times_offset = 0;
+    std::string label;
 };
 
 }  // namespace simtgpu::umd

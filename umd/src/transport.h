@@ -40,6 +40,9 @@ private:
     friend int transport_ioctl(Transport &t, unsigned long request, void *arg);
     friend void *transport_mmap(Transport &t, uint64_t offset, uint64_t size);
     friend void transport_munmap(Transport &t, void *ptr, uint64_t size);
+    friend bool transport_tracing(Transport &t);
+    friend void transport_trace_slice(Transport &t, const char *process, const char *track,
+                                      const char *name, uint64_t begin_ns, uint64_t end_ns);
 
     TransportKind kind_ = TransportKind::Sim;
     std::string path_;
@@ -63,5 +66,11 @@ int transport_ioctl(Transport &t, unsigned long request, void *arg);
 // A CPU mapping of the BO at a BO_MMAP_OFFSET offset, or nullptr.
 void *transport_mmap(Transport &t, uint64_t offset, uint64_t size);
 void transport_munmap(Transport &t, void *ptr, uint64_t size);
+// Whether the device writes a trace that drivers add to (the in-process
+// transport with SIMTGPU_TRACE, docs/trace.md), and a slice of device time
+// (ns of its global timer) for it.
+bool transport_tracing(Transport &t);
+void transport_trace_slice(Transport &t, const char *process, const char *track,
+                           const char *name, uint64_t begin_ns, uint64_t end_ns);
 
 } // namespace simtgpu::umd

@@ -100,6 +100,14 @@ typedef struct simtgpu_sim_config {
 	 * write zeros, which backs every page cleared. Smaller structs of ABI
 	 * 3 and 4 are still accepted. */
 	simtgpu_vram_discard_fn vram_discard;
+	/* ABI 5: write a Chrome/Perfetto trace (trace-event JSON) of what the
+	 * device does to this file (docs/trace.md), complete whenever the
+	 * device is idle and when it is destroyed. NULL = no trace. */
+	const char *trace;
+	/* ABI 5: slices and instants the trace holds at most; when reached, a
+	 * note in the trace and on stderr, and later events are dropped.
+	 * 0 = 1000000. */
+	uint64_t trace_max_events;
 } simtgpu_sim_config;
 
 /*
@@ -185,6 +193,16 @@ SIMTGPU_SIM_API int simtgpu_sim_counter_index(const char *name);
  * with simtgpu_sim_free_string). */
 SIMTGPU_SIM_API char *simtgpu_sim_stats_json(simtgpu_sim *sim);
 SIMTGPU_SIM_API void simtgpu_sim_free_string(char *s);
+
+/* ABI 5: adds a host's slice to the trace being written (a driver's job, a
+ * CUDA stream's kernel or copy), on track `track` of process `process`
+ * (named at first use), from begin_ns to end_ns of the device's global
+ * timer (SIMTGPU_REG_TIMER, the TIMESTAMP packet's clock). Thread-safe.
+ * Returns 0, -ENOENT when no trace is being written, -EINVAL for NULL
+ * strings or end_ns < begin_ns. */
+SIMTGPU_SIM_API int simtgpu_sim_trace_slice(simtgpu_sim *sim, const char *process,
+					    const char *track, const char *name,
+					    uint64_t begin_ns, uint64_t end_ns);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,10 @@
 #include <optional>
 #include <span>
 
+namespace simtgpu::sim::trace {
+class TraceWriter;
+} // namespace simtgpu::sim::trace
+
 namespace simtgpu::sim::mem {
 class MemorySystem;
 struct Completion;
@@ -112,6 +116,9 @@ public:
     std::optional<Exception> starved_warp(uint32_t launch, uint64_t starved_cycles) const;
     const SmStats &stats() const;
     void reset_stats();
+    // Writes this SM's tracks (docs/trace.md) to `writer` from now on;
+    // nullptr stops. The writer outlives the SM's use of it.
+    void trace_to(trace::TraceWriter *writer);
 
 private:
     struct Impl;

@@ -60,16 +60,19 @@ CounterValues DeviceStats::values() const {
 }
 
 Expected<std::unique_ptr<Device>> Device::create(const DeviceConfig &config, const HostBus &bus,
-                                                 void *vram_backing) {
+                                                 void *vram_backing,
+                                                 std::unique_ptr<trace::TraceWriter> trace) {
     auto vram = Vram::create(config.vram_bytes, vram_backing, bus.vram_discard_fn, bus.opaque);
     if (!vram)
         return Error{vram.error()};
-    return std::unique_ptr<Device>(new Device(config, bus, std::move(*vram)));
+    return std::unique_ptr<Device>(new Device(config, bus, std::move(*vram), std::move(trace)));
 }
 
-Device::Device(const DeviceConfig &config, const HostBus &bus, std::unique_ptr<Vram> vram)
-    : config_(config), bus_(bus), vram_(std::move(vram)), scheduler_(config_),
-      cp_(config_, *vram_, bus_, scheduler_, counters_) {
+Device::Device(const DeviceConfig &config, const HostBus &bus, std::unique_ptr<Vram> vram,
+               std::unique_ptr<trace::TraceWriter> trace)
+    : config_(config), bus_(bus), vram_(std::move(vram)), trace_(std::move(trace)),
+      scheduler_(config_), cp_(config_, *vram_, bus_, scheduler_, counters_) {
+    scheduler_.trace_to(trace_.get());
     published_.per_sm.resize(config_.num_sms);
     published_.per_sm_memory.resize(config_.num_sms);
     published_.temperature_mc = kAmbientMc;
@@ -84,6 +87,10 @@ Device::~Device() {
     }
     work_cv_.notify_all();
     engine_.join();
+    if (trace_) { // what was still running ends here
+        scheduler_.reset();
+        trace_->close();
+    }
 }
 
 // ------------------------------------------------------------- engine ---
@@ -157,8 +164,11 @@ void Device::engine_main() {
         }
         Vectors vectors;
         apply_locked(rings, outcomes, vectors);
-        if (all_idle_locked())
+        if (all_idle_locked()) {
+            if (trace_) // the trace is complete whenever the device is idle
+                trace_->checkpoint();
             idle_cv_.notify_all();
+        }
         raise_unlocked(lock, vectors);
     }
 }

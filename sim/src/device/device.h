@@ -15,6 +15,7 @@
 #include "device/host_bus.h"
 #include "device/vram.h"
 #include "simtgpu/counters.h"
+#include "trace/trace_writer.h"
 #include "support/expected.h"
 
 #include <array>
@@ -54,8 +55,10 @@ struct DeviceStats {
 
 class Device {
 public:
-    static Expected<std::unique_ptr<Device>> create(const DeviceConfig &config,
-                                                    const HostBus &bus, void *vram_backing);
+    // `trace`: where the device writes a trace of what it does (docs/trace.md), or nullptr.
+    static Expected<std::unique_ptr<Device>>
+    create(const DeviceConfig &config, const HostBus &bus, void *vram_backing,
+           std::unique_ptr<trace::TraceWriter> trace = nullptr);
     ~Device();
     Device(const Device &) = delete;
     Device &operator=(const Device &) = delete;
@@ -71,6 +74,8 @@ public:
     bool wait_idle(uint32_t timeout_ms);
     DeviceStats stats();
     LaunchOutcome last_launch(); // placement of the most recent launch
+    // The trace being written, or nullptr: hosts add their tracks to it.
+    trace::TraceWriter *trace() { return trace_.get(); }
 
     // Ambient temperature and the rise at full utilisation (docs/hardware.md).
     static constexpr uint32_t kAmbientMc = 35'000;
@@ -119,7 +124,8 @@ private:
     };
     using Vectors = std::vector<uint32_t>;
 
-    Device(const DeviceConfig &config, const HostBus &bus, std::unique_ptr<Vram> vram);
+    Device(const DeviceConfig &config, const HostBus &bus, std::unique_ptr<Vram> vram,
+           std::unique_ptr<trace::TraceWriter> trace);
 
     void engine_main();
     // Engine thread: advances every ring, then the grid scheduler by one
@@ -148,6 +154,7 @@ private:
     const DeviceConfig config_;
     const HostBus bus_;
     std::unique_ptr<Vram> vram_;
+    std::unique_ptr<trace::TraceWriter> trace_;
 
     // Engine-owned state: touched only by the engine thread.
     GridScheduler scheduler_;

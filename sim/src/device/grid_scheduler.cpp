@@ -1,8 +1,11 @@
 #include "device/grid_scheduler.h"
 
+#include "simtgpu/hw.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <utility>
 
 namespace simtgpu::sim {
@@ -268,6 +271,7 @@ uint64_t GridScheduler::step(uint64_t now) {
         }
     }
 
+    now_ = now + advanced;
     for (auto &g : grids_)
         settle(*g, now + advanced);
     return advanced;
@@ -309,10 +313,14 @@ void GridScheduler::settle(Grid &grid, uint64_t now) {
     if (grid.state == GridState::Draining) {
         grid.state = GridState::Parked;
         release_all(grid);
+        if (trace_)
+            trace_->instant(trace::kRingsPid, grid.ring, "parked", now);
     } else if (!grid.unplaced()) {
         grid.state = GridState::Done;
         grid.outcome.cycles = now - grid.start_cycle;
         release_all(grid);
+        if (trace_)
+            trace_grid(grid, now, "done");
     }
 }
 
@@ -328,13 +336,19 @@ bool GridScheduler::busy() const {
 }
 
 void GridScheduler::park(Grid &grid) {
-    if (grid.state == GridState::Running)
+    if (grid.state == GridState::Running) {
         grid.state = GridState::Draining;
+        if (trace_)
+            trace_->instant(trace::kRingsPid, grid.ring, "preempt: draining", now_);
+    }
 }
 
 void GridScheduler::resume(Grid &grid) {
-    if (grid.state == GridState::Draining || grid.state == GridState::Parked)
+    if (grid.state == GridState::Draining || grid.state == GridState::Parked) {
         grid.state = GridState::Running;
+        if (trace_)
+            trace_->instant(trace::kRingsPid, grid.ring, "resumed", now_);
+    }
 }
 
 void GridScheduler::abort(Grid &grid) {
@@ -345,7 +359,37 @@ void GridScheduler::abort(Grid &grid) {
         }
     }
     grid.resident_ctas = 0;
+    if (trace_ && grid.state != GridState::Done)
+        trace_grid(grid, std::max(now_, grid.start_cycle), "aborted");
     grid.state = GridState::Done;
+}
+
+// A grid's slice on its ring's track: from LAUNCH to its last CTA.
+void GridScheduler::trace_grid(const Grid &grid, uint64_t now, const char *how) {
+    const LaunchDesc &d = grid.desc;
+    char args[320];
+    std::snprintf(args, sizeof args,
+                  "{\"entry_pc\":\"0x%llx\",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],"
+                  "\"ctas\":%llu,\"ctas_completed\":%llu,\"end\":\"%s\",\"launch\":%llu}",
+                  static_cast<unsigned long long>(d.entry_pc), d.grid[0], d.grid[1], d.grid[2],
+                  d.block[0], d.block[1], d.block[2],
+                  static_cast<unsigned long long>(grid.total_ctas),
+                  static_cast<unsigned long long>(grid.outcome.ctas_completed), how,
+                  static_cast<unsigned long long>(grid.arrival));
+    char name[64];
+    std::snprintf(name, sizeof name, "grid %llu @0x%llx",
+                  static_cast<unsigned long long>(grid.arrival),
+                  static_cast<unsigned long long>(d.entry_pc));
+    trace_->slice(trace::kRingsPid, grid.ring, name, grid.start_cycle, now, args);
+}
+
+void GridScheduler::trace_to(trace::TraceWriter *writer) {
+    trace_ = writer;
+    if (writer)
+        for (uint32_t r = 0; r < SIMTGPU_NUM_RINGS; ++r)
+            writer->name_thread(trace::kRingsPid, r, "ring " + std::to_string(r), int(r));
+    for (auto &sm : sms_)
+        sm->trace_to(writer);
 }
 
 void GridScheduler::retire(Grid *grid) {
@@ -360,6 +404,10 @@ SmStats GridScheduler::total_stats() const {
 }
 
 void GridScheduler::reset() {
+    if (trace_)
+        for (auto &g : grids_)
+            if (g->state != GridState::Done)
+                trace_grid(*g, std::max(now_, g->start_cycle), "reset");
     for (uint32_t sm = 0; sm < sms_.size(); ++sm) {
         sms_[sm]->abort();
         sms_[sm]->reset_stats();
@@ -368,6 +416,9 @@ void GridScheduler::reset() {
     grids_.clear();
     std::fill(ctas_completed_.begin(), ctas_completed_.end(), 0);
     make_memory_system(); // the device clock may start again
+    if (trace_) // the device clock starts again at 0; the trace's goes on
+        trace_->restart_clock(now_);
+    now_ = 0;
 }
 
 } // namespace simtgpu::sim

@@ -27,6 +27,7 @@
 #include "device/grid.h"
 #include "device/placement.h"
 #include "mem/memory_system.h"
+#include "trace/trace_writer.h"
 
 #include <cstdint>
 #include <memory>
@@ -68,6 +69,8 @@ public:
     // CTAs each SM completed since the last reset().
     uint64_t ctas_completed(uint32_t sm) const { return ctas_completed_[sm]; }
     void reset(); // drop every grid, abort every SM, clear statistics
+    // Writes the rings' grids and every SM's tracks to `writer` (docs/trace.md).
+    void trace_to(trace::TraceWriter *writer);
 
 private:
     class GridPlacement;
@@ -93,6 +96,7 @@ private:
     void collect(uint32_t sm, const SmRunResult &r);
     void make_memory_system();
     void settle(Grid &grid, uint64_t now);
+    void trace_grid(const Grid &grid, uint64_t now, const char *how);
 
     const DeviceConfig config_;
     std::unique_ptr<PlacementPolicy> policy_;
@@ -103,6 +107,8 @@ private:
     uint64_t arrivals_ = 0;
     std::vector<uint64_t> ctas_completed_;
     std::unique_ptr<mem::MemorySystem> memory_; // timing model only
+    trace::TraceWriter *trace_ = nullptr;
+    uint64_t now_ = 0; // the device cycle the last step ended at
 };
 
 } // namespace simtgpu::sim

@@ -95,6 +95,7 @@ struct SimLibrary {
     decltype(&simtgpu_sim_vram) vram = nullptr;
     decltype(&simtgpu_sim_vram_clear) vram_clear = nullptr;
     decltype(&simtgpu_sim_reset) reset = nullptr;
+    decltype(&simtgpu_sim_trace_slice) trace_slice = nullptr;
 };
 
 // Looks for the library where SIMTGPU_SIM_LIBRARY says, then next to
@@ -135,8 +136,11 @@ int load_library(SimLibrary *lib, std::string *error) {
         lib->vram_clear =
             reinterpret_cast<decltype(lib->vram_clear)>(sym("simtgpu_sim_vram_clear"));
         lib->reset = reinterpret_cast<decltype(lib->reset)>(sym("simtgpu_sim_reset"));
+        lib->trace_slice =
+            reinterpret_cast<decltype(lib->trace_slice)>(sym("simtgpu_sim_trace_slice"));
         if (!lib->abi_version || !lib->create || !lib->destroy || !lib->mmio_read ||
-            !lib->mmio_write || !lib->vram || !lib->vram_clear || !lib->reset) {
+            !lib->mmio_write || !lib->vram || !lib->vram_clear || !lib->reset ||
+            !lib->trace_slice) {
             *error = path + " lacks part of the simulator C ABI (is it libsimtgpu-sim.so?)";
             dlclose(handle);
             return -ENOENT;
@@ -362,6 +366,12 @@ public:
     void close(FileState *file);
     int ioctl(FileState *file, unsigned long request, void *arg);
     void *mmap(FileState *file, uint64_t offset, uint64_t size);
+    // SIMTGPU_TRACE: the simulator writes a trace, and drivers add slices.
+    bool tracing() const { return tracing_; }
+    int trace_slice(const char *process, const char *track, const char *name, uint64_t begin_ns,
+                    uint64_t end_ns) {
+        return lib_.trace_slice(sim_, process, track, name, begin_ns, end_ns);
+    }
 
 private:
     struct Ring {
@@ -440,6 +450,7 @@ private:
     uint8_t *vram_ = nullptr;
     uint64_t vram_size_ = 0;
     std::chrono::milliseconds job_timeout_{0};
+    bool tracing_ = false;
 
     std::mutex mu_;                // the driver lock
     std::condition_variable done_; // a job finished or a syncobj changed
@@ -496,6 +507,9 @@ int SimDevice::init(std::string *error) {
     config.placement = env_string("SIMTGPU_SIM_PLACEMENT");
     config.sm_sharing = env_string("SIMTGPU_SIM_SM_SHARING");
     config.config = env_string("SIMTGPU_SIM_CONFIG");
+    config.trace = env_string("SIMTGPU_TRACE");
+    config.trace_max_events = env_u64("SIMTGPU_TRACE_MAX_EVENTS", 0);
+    tracing_ = config.trace != nullptr;
     config.opaque = this;
     config.dma_read = &SimDevice::on_dma_read;
     config.dma_write = &SimDevice::on_dma_write;
@@ -1319,6 +1333,15 @@ void SimDevice::service_interrupts() {
 }
 
 void SimDevice::finish_job(const std::shared_ptr<Job> &job) {
+    if (tracing_ && job->seqno) { // the job on its ring, from its two TIMESTAMPs
+        const uint64_t *t = vram64(simtgpu_job_time_slot(job_times_, job->ring, job->seqno));
+        if (simtgpu_job_device_ns(t[0], t[1]))
+            trace_slice("in-process driver", ("ring " + std::to_string(job->ring)).c_str(),
+                        ("job " + std::to_string(job->seqno) + " (queue " +
+                         std::to_string(job->queue->id) + ")")
+                            .c_str(),
+                        t[0], t[1]);
+    }
     job->done->error = job->error;
     job->done->signaled = true;
     --job->queue->unfinished;
@@ -1463,6 +1486,13 @@ SimFile::~SimFile() { device_->close(state_.get()); }
 
 int SimFile::ioctl(unsigned long request, void *arg) {
     return device_->ioctl(state_.get(), request, arg);
+}
+
+bool SimFile::tracing() const { return device_->tracing(); }
+
+int SimFile::trace_slice(const char *process, const char *track, const char *name,
+                         uint64_t begin_ns, uint64_t end_ns) {
+    return device_->trace_slice(process, track, name, begin_ns, end_ns);
 }
 
 void *SimFile::mmap(uint64_t offset, uint64_t size) {

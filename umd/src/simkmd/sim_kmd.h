@@ -32,6 +32,11 @@ public:
     // The CPU mapping of a BO at a BO_MMAP_OFFSET offset; nullptr when the
     // offset names no BO of this file or size exceeds it.
     void *mmap(uint64_t offset, uint64_t size);
+    // Whether the simulator writes a trace (SIMTGPU_TRACE, docs/trace.md),
+    // and a host slice for it (simtgpu_sim_trace_slice).
+    bool tracing() const;
+    int trace_slice(const char *process, const char *track, const char *name, uint64_t begin_ns,
+                    uint64_t end_ns);
 
 private:
     std::shared_ptr<SimDevice> device_;
