@@ -217,39 +217,46 @@ uint64_t GridScheduler::step(uint64_t now) {
         for (auto &sm : sms_)
             if (!sm->idle())
                 sm->catch_up(now);
+        // An SM that waits (Sm::wake_cycle) is not run cycle by cycle: it
+        // catches up (counting the same stalls) when the memory system
+        // answers it, when it wakes, and at the end of the quantum.
         const uint64_t end = now + kQuantum;
-        for (uint64_t cycle = now; cycle < end;) {
+        auto catch_up = [&](uint32_t i, uint64_t cycle) {
+            if (!sms_[i]->idle() && sms_[i]->clock() < cycle)
+                sms_[i]->run(cycle - sms_[i]->clock());
+        };
+        uint64_t cycle = now;
+        while (cycle < end) {
             bool ran = false;
-            for (const mem::Completion &c : memory_->tick(cycle))
+            for (const mem::Completion &c : memory_->tick(cycle)) {
+                catch_up(c.sm, cycle);
                 sms_[c.sm]->memory_done(c);
+            }
+            uint64_t wake = std::min(end, memory_->next_event_cycle());
+            bool busy = false;
             for (uint32_t i = 0; i < sms_.size(); ++i) {
                 if (sms_[i]->idle())
                     continue;
                 ran = true;
-                const SmRunResult r = sms_[i]->run(1);
-                if (r.ctas_completed || r.exception)
-                    collect(i, r);
+                if (sms_[i]->wake_cycle() <= cycle) {
+                    catch_up(i, cycle);
+                    const SmRunResult r = sms_[i]->run(1);
+                    if (r.ctas_completed || r.exception)
+                        collect(i, r);
+                }
+                if (!sms_[i]->idle()) {
+                    busy = true;
+                    wake = std::min(wake, sms_[i]->wake_cycle());
+                }
             }
             if (!ran)
                 break;
-            advanced = ++cycle - now;
-            // Every SM waits and the memory system is quiet until `wake`:
-            // the SMs skip there at once (what they count is the same).
-            uint64_t wake = std::min(end, memory_->next_event_cycle());
-            bool busy = false;
-            for (auto &sm : sms_)
-                if (!sm->idle()) {
-                    busy = true;
-                    wake = std::min(wake, sm->wake_cycle());
-                }
-            if (busy && wake > cycle) {
-                for (uint32_t i = 0; i < sms_.size(); ++i)
-                    if (!sms_[i]->idle())
-                        sms_[i]->run(wake - cycle);
-                cycle = wake;
-                advanced = cycle - now;
-            }
+            // Nothing happens before `wake`: go there at once.
+            cycle = busy ? std::max(cycle + 1, wake) : cycle + 1;
+            advanced = cycle - now;
         }
+        for (uint32_t i = 0; i < sms_.size(); ++i)
+            catch_up(i, cycle);
     } else {
         for (uint32_t i = 0; i < sms_.size(); ++i) {
             Sm &sm = *sms_[i];
