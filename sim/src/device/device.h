@@ -14,8 +14,8 @@
 #include "device/grid_scheduler.h"
 #include "device/host_bus.h"
 #include "device/vram.h"
-#include "trace/trace_writer.h"
 #include "support/expected.h"
+#include "trace/trace_writer.h"
 
 #include <array>
 #include <condition_variable>
