@@ -9,8 +9,7 @@
 namespace simtgpu::sim {
 namespace {
 
-TEST(CorePolicy, MinPcPicksLowestPcGroupAndYieldsAtTheNext)
-{
+TEST(CorePolicy, MinPcPicksLowestPcGroupAndYieldsAtTheNext) {
     auto policy = make_reconvergence_policy("min-pc");
     const uint64_t pcs[8] = {0x200, 0x100, 0x300, 0x100, 0x200, 0x050, 0x100, 0x400};
     // Lane 5 (PC 0x50) is not runnable: the group is the lanes at 0x100.
@@ -104,8 +103,29 @@ TEST(CorePolicy, TwoLevelReadmitsTheWarpThatLeftFirst) {
     EXPECT_EQ(members(), (std::set<int>{1, 2, 3, 4, 5, 6, 7, 8}));
 }
 
-TEST(CorePolicy, Names)
-{
+// The timing model says which warps wait on a long latency: a member that
+// only waits a few cycles (a dependent add) stays in the set and does not
+// issue; one waiting on a global load leaves it.
+TEST(CorePolicy, TwoLevelKeepsMembersWaitingShortLatencies) {
+    auto tl = make_warp_scheduler("two-level");
+    std::vector<uint8_t> ready(9, 1), long_wait(9, 0);
+    std::vector<uint64_t> age{0, 1, 2, 3, 4, 5, 6, 7, 8};
+    for (int i = 0, l = -1; i < 8; ++i)
+        EXPECT_EQ(l = tl->pick(ready, age, l, long_wait), i); // slots 0..7
+    ready[1] = 0; // a short wait: slot 8 is not let in, 1 is skipped
+    EXPECT_EQ(tl->pick(ready, age, 0, long_wait), 2);
+    for (int i = 0, l = 2; i < 16; ++i)
+        EXPECT_NE(l = tl->pick(ready, age, l, long_wait), 8);
+    long_wait[1] = 1; // a global load: slot 8 takes its place
+    std::set<int> picked;
+    for (int i = 0, l = -1; i < 8; ++i)
+        picked.insert(l = tl->pick(ready, age, l, long_wait));
+    EXPECT_EQ(picked, (std::set<int>{0, 2, 3, 4, 5, 6, 7, 8}));
+    std::vector<uint8_t> none(9, 0);
+    EXPECT_EQ(tl->pick(none, age, 0, long_wait), -1);
+}
+
+TEST(CorePolicy, Names) {
     EXPECT_TRUE(is_reconvergence_policy("min-pc"));
     EXPECT_FALSE(is_reconvergence_policy("stack"));
     EXPECT_TRUE(is_warp_scheduler("round-robin"));
