@@ -93,8 +93,8 @@ SIMTGPU_SIM_API int simtgpu_sim_create(const simtgpu_sim_config *config, simtgpu
                                   full.vram_discard};
         std::unique_ptr<simtgpu::sim::trace::TraceWriter> trace;
         if (full.trace) {
-            auto opened = simtgpu::sim::trace::TraceWriter::open(
-                full.trace, full.trace_max_events, device_config->clock_khz);
+            auto opened = simtgpu::sim::trace::TraceWriter::open(full.trace, full.trace_max_events,
+                                                                 device_config->clock_khz);
             if (!opened) {
                 set_error(err, err_size, opened.error());
                 return -EINVAL;
@@ -119,8 +119,8 @@ SIMTGPU_SIM_API int simtgpu_sim_create(const simtgpu_sim_config *config, simtgpu
 }
 
 SIMTGPU_SIM_API int simtgpu_sim_trace_slice(simtgpu_sim *sim, const char *process,
-                                            const char *track, const char *name,
-                                            uint64_t begin_ns, uint64_t end_ns) {
+                                            const char *track, const char *name, uint64_t begin_ns,
+                                            uint64_t end_ns) {
     if (!process || !track || !name || end_ns < begin_ns)
         return -EINVAL;
     simtgpu::sim::trace::TraceWriter *trace = sim->device->trace();

@@ -90,7 +90,8 @@ Expected<DeviceConfig> DeviceConfig::from(const simtgpu_sim_config &in) {
         return Error{"simtgpu_sim_config.struct_size = " + std::to_string(in.struct_size) +
                      " is smaller than the " + std::to_string(kSimConfigAbi3Size) +
                      " bytes of ABI 3's struct: set it to sizeof(simtgpu_sim_config)"};
-    const char *file = in.struct_size >= kSimConfigAbi3Size + sizeof in.config ? in.config : nullptr;
+    const char *file =
+        in.struct_size >= kSimConfigAbi3Size + sizeof in.config ? in.config : nullptr;
 
     DeviceConfig c;
     uint32_t max_threads = 0; // 0: follows the SM's size

@@ -142,8 +142,8 @@ std::string trace_label(const std::vector<uint32_t> &packets, const std::string 
             return at + 1 < packets.size() ? uint64_t(packets[at]) | uint64_t(packets[at + 1]) << 32
                                            : 0;
         };
-        std::string what = op == SIMTGPU_PKT_COPY        ? "copy " + std::to_string(bytes()) + " B"
-                           : op == SIMTGPU_PKT_FILL      ? "memset " + std::to_string(bytes()) + " B"
+        std::string what = op == SIMTGPU_PKT_COPY   ? "copy " + std::to_string(bytes()) + " B"
+                           : op == SIMTGPU_PKT_FILL ? "memset " + std::to_string(bytes()) + " B"
                            : op == SIMTGPU_PKT_TIMESTAMP ? "event record"
                                                          : "";
         if (!what.empty())
@@ -656,8 +656,8 @@ simtgpuResult Context::retire(simtgpuStream_st &s, bool block) {
             const std::string track =
                 &s == &default_stream_ ? "default stream" : "stream " + std::to_string(s.queue_id);
             if (t[0] && t[1] >= t[0])
-                transport_trace_slice(*transport_, "CUDA streams", track.c_str(),
-                                      sub.label.c_str(), t[0], t[1]);
+                transport_trace_slice(*transport_, "CUDA streams", track.c_str(), sub.label.c_str(),
+                                      t[0], t[1]);
         }
         destroy_bo(sub.ib);
         for (auto &bo : sub.transient)

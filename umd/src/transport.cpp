@@ -186,10 +186,12 @@ void *transport_mmap(Transport &t, uint64_t offset, uint64_t size) {
     return t.sim_->mmap(offset, size);
 }
 
-bool transport_tracing(Transport &t) { return t.kind_ == TransportKind::Sim && t.sim_->tracing(); }
+bool transport_tracing(Transport &t) {
+    return t.kind_ == TransportKind::Sim && t.sim_->tracing();
+}
 
-void transport_trace_slice(Transport &t, const char *process, const char *track,
-                           const char *name, uint64_t begin_ns, uint64_t end_ns) {
+void transport_trace_slice(Transport &t, const char *process, const char *track, const char *name,
+                           uint64_t begin_ns, uint64_t end_ns) {
     if (transport_tracing(t))
         t.sim_->trace_slice(process, track, name, begin_ns, end_ns);
 }

@@ -70,7 +70,7 @@ void transport_munmap(Transport &t, void *ptr, uint64_t size);
 // transport with SIMTGPU_TRACE, docs/trace.md), and a slice of device time
 // (ns of its global timer) for it.
 bool transport_tracing(Transport &t);
-void transport_trace_slice(Transport &t, const char *process, const char *track,
-                           const char *name, uint64_t begin_ns, uint64_t end_ns);
+void transport_trace_slice(Transport &t, const char *process, const char *track, const char *name,
+                           uint64_t begin_ns, uint64_t end_ns);
 
 } // namespace simtgpu::umd

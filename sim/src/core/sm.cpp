@@ -467,14 +467,16 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
     ++resident_ctas;
     ++lc.resident_ctas;
     shared_used += lc.shared_alloc;
-    if (trace) trace->cta_placed(cslot, ctaid, launch.entry_pc, now);
+    if (trace)
+        trace->cta_placed(cslot, ctaid, launch.entry_pc, now);
 }
 
 void Sm::Impl::drop_cta(uint32_t cslot)
 {
     Cta &cta = ctas[cslot];
     LaunchContext &lc = launches[cta.launch];
-    if (trace) trace->cta_left(cslot, cta.warps, cta.live == 0);
+    if (trace)
+        trace->cta_left(cslot, cta.warps, cta.live == 0);
     for (uint32_t slot : cta.warps) warps[slot].active = false;
     resident_warps -= uint32_t(cta.warps.size());
     cta.active = false;
@@ -500,21 +502,26 @@ void Sm::Impl::advance(uint64_t cycles, uint32_t warps_resident)
         stats.sm_busy_cycles += cycles;
         stats.resident_warp_cycles += cycles * warps_resident;
     }
-    if (trace) trace->flush(now);
+    if (trace)
+        trace->flush(now);
 }
 
 // Functional mode: what each warp does from now until the next pick, at
 // the granularity of bursts (docs/trace.md).
-void Sm::Impl::trace_pick(int picked)
-{
+void Sm::Impl::trace_pick(int picked) {
     for (uint32_t s = 0; s < warps.size(); ++s) {
         const Warp &w = warps[s];
-        if (!w.active) continue;
+        if (!w.active)
+            continue;
         trace::WarpState state = trace::stall_state(Stall::stall_not_selected);
-        if (int(s) == picked) state = trace::WarpState::issue;
-        else if (!w.live()) state = trace::WarpState::done;
-        else if (!w.runnable()) state = trace::stall_state(Stall::stall_barrier);
-        else if (w.ready_at > now) state = trace::WarpState::wait_mem_latency;
+        if (int(s) == picked)
+            state = trace::WarpState::issue;
+        else if (!w.live())
+            state = trace::WarpState::done;
+        else if (!w.runnable())
+            state = trace::stall_state(Stall::stall_barrier);
+        else if (w.ready_at > now)
+            state = trace::WarpState::wait_mem_latency;
         trace->warp(s, state, now);
     }
 }
@@ -533,7 +540,8 @@ SmRunResult Sm::Impl::run(uint64_t cycles)
             if (can && w.ready_at > now) next_ready = std::min(next_ready, w.ready_at);
         }
         const int slot = scheduler->pick(ready, age, last_issued);
-        if (trace) trace_pick(slot);
+        if (trace)
+            trace_pick(slot);
         if (slot < 0) {
             if (next_ready == UINT64_MAX) { // every live thread blocked
                 for (uint32_t c = 0; c < ctas.size() && !exception; ++c)
@@ -2284,7 +2292,8 @@ void Sm::abort(uint32_t launch)
     Impl &s = *impl_;
     for (uint32_t c = 0; c < s.ctas.size(); ++c)
         if (s.ctas[c].active && s.ctas[c].launch == launch) s.drop_cta(c);
-    if (s.trace) s.trace->flush(s.now);
+    if (s.trace)
+        s.trace->flush(s.now);
     if (s.exception && s.exception_launch == launch) s.exception.reset();
 }
 
@@ -2292,8 +2301,10 @@ void Sm::abort()
 {
     Impl &s = *impl_;
     for (uint32_t c = 0; c < s.ctas.size(); ++c)
-        if (s.ctas[c].active && s.trace) s.trace->cta_left(c, s.ctas[c].warps, false);
-    if (s.trace) s.trace->flush(s.now);
+        if (s.ctas[c].active && s.trace)
+            s.trace->cta_left(c, s.ctas[c].warps, false);
+    if (s.trace)
+        s.trace->flush(s.now);
     for (Cta &c : s.ctas) c.active = false;
     for (Warp &w : s.warps) w.active = false;
     for (LaunchContext &lc : s.launches) {
@@ -2370,8 +2381,7 @@ uint64_t Sm::thread_instructions(uint32_t launch) const
 const SmStats &Sm::stats() const { return impl_->stats; }
 void Sm::reset_stats() { impl_->stats = SmStats{}; }
 
-void Sm::trace_to(trace::TraceWriter *writer)
-{
+void Sm::trace_to(trace::TraceWriter *writer) {
     Impl &s = *impl_;
     s.trace = writer ? std::make_unique<trace::SmTrace>(*writer, s.sm_id, s.config.warps_per_sm,
                                                         s.config.ctas_per_sm)

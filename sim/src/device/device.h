@@ -15,8 +15,8 @@
 #include "device/host_bus.h"
 #include "device/vram.h"
 #include "simtgpu/counters.h"
-#include "trace/trace_writer.h"
 #include "support/expected.h"
+#include "trace/trace_writer.h"
 
 #include <array>
 #include <condition_variable>

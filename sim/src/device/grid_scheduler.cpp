@@ -416,7 +416,7 @@ void GridScheduler::reset() {
     grids_.clear();
     std::fill(ctas_completed_.begin(), ctas_completed_.end(), 0);
     make_memory_system(); // the device clock may start again
-    if (trace_) // the device clock starts again at 0; the trace's goes on
+    if (trace_)           // the device clock starts again at 0; the trace's goes on
         trace_->restart_clock(now_);
     now_ = 0;
 }

@@ -1488,7 +1488,9 @@ int SimFile::ioctl(unsigned long request, void *arg) {
     return device_->ioctl(state_.get(), request, arg);
 }
 
-bool SimFile::tracing() const { return device_->tracing(); }
+bool SimFile::tracing() const {
+    return device_->tracing();
+}
 
 int SimFile::trace_slice(const char *process, const char *track, const char *name,
                          uint64_t begin_ns, uint64_t end_ns) {
