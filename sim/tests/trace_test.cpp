@@ -116,7 +116,7 @@ TEST_P(SmTraceTest, SlicesMatchTheSmStatistics) {
     if (GetParam() == Model::timing) {
         // Every stall cycle a counter counts is a stall slice of that name,
         // but a warp whose lanes all exited shows as done, not at a barrier.
-#define SIMTGPU_X(name, what)                                                                      \
+#define SIMTGPU_X(name, unit, nsight, what)                                                        \
     if (std::string_view(#name) != "stall_barrier") {                                              \
         EXPECT_EQ(cycles_named(t, warps, #name, khz), r.stats.name) << #name;                      \
     }

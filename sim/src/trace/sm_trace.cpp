@@ -8,7 +8,7 @@ namespace simtgpu::sim::trace {
 
 const char *warp_state_name(WarpState state) {
     static constexpr const char *kStalls[] = {
-#define SIMTGPU_X(name, what) #name,
+#define SIMTGPU_X(name, unit, nsight, what) #name,
         SIMTGPU_SM_STALLS(SIMTGPU_X)
 #undef SIMTGPU_X
     };
