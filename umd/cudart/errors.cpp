@@ -150,9 +150,19 @@ SIMTCUDA_API const char *cudaGetErrorName(cudaError_t error) {
         NAME(cudaErrorIllegalInstruction)
         NAME(cudaErrorMisalignedAddress)
         NAME(cudaErrorLaunchFailure)
+        NAME(cudaErrorCooperativeLaunchTooLarge)
         NAME(cudaErrorNotPermitted)
         NAME(cudaErrorNotSupported)
         NAME(cudaErrorSystemDriverMismatch)
+        NAME(cudaErrorStreamCaptureUnsupported)
+        NAME(cudaErrorStreamCaptureInvalidated)
+        NAME(cudaErrorStreamCaptureMerge)
+        NAME(cudaErrorStreamCaptureUnmatched)
+        NAME(cudaErrorStreamCaptureUnjoined)
+        NAME(cudaErrorStreamCaptureIsolation)
+        NAME(cudaErrorStreamCaptureImplicit)
+        NAME(cudaErrorCapturedEvent)
+        NAME(cudaErrorStreamCaptureWrongThread)
         NAME(cudaErrorUnknown)
         NAME(cudaErrorApiFailureBase)
 #undef NAME
@@ -204,10 +214,30 @@ SIMTCUDA_API const char *cudaGetErrorString(cudaError_t error) {
     case cudaErrorIllegalInstruction: return "an illegal instruction was encountered";
     case cudaErrorMisalignedAddress: return "misaligned address";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorCooperativeLaunchTooLarge:
+        return "too many blocks in cooperative launch";
     case cudaErrorNotPermitted: return "operation not permitted";
     case cudaErrorNotSupported: return "operation not supported";
     case cudaErrorSystemDriverMismatch:
         return "system has unsupported display driver / cuda driver combination";
+    case cudaErrorStreamCaptureUnsupported:
+        return "operation not permitted when stream is capturing";
+    case cudaErrorStreamCaptureInvalidated:
+        return "operation failed due to a previous error during capture";
+    case cudaErrorStreamCaptureMerge:
+        return "operation would result in a merge of separate capture sequences";
+    case cudaErrorStreamCaptureUnmatched:
+        return "capture was not ended in the same stream as it began";
+    case cudaErrorStreamCaptureUnjoined:
+        return "capturing stream has unjoined work";
+    case cudaErrorStreamCaptureIsolation:
+        return "dependency created on uncaptured work in another stream";
+    case cudaErrorStreamCaptureImplicit:
+        return "operation would make the legacy stream depend on a capturing blocking stream";
+    case cudaErrorCapturedEvent:
+        return "operation not permitted on an event last recorded in a capturing stream";
+    case cudaErrorStreamCaptureWrongThread:
+        return "attempt to terminate a thread-local capture sequence from another thread";
     case cudaErrorUnknown: return "unknown error";
     case cudaErrorApiFailureBase: return "unknown error";
     }

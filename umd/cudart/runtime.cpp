@@ -64,6 +64,7 @@ cudaError_t ensure_init() {
     }
     rt.contexts.assign(size_t(rt.device_count), nullptr);
     rt.fault_reported.assign(size_t(rt.device_count), false);
+    rt.coop_events.assign(size_t(rt.device_count), nullptr);
     // Contexts go before libsimtgpu's own state at exit: this runs first.
     std::atexit(shutdown);
     return cudaSuccess;
@@ -250,6 +251,7 @@ void reset_device(int device) {
     simtgpuCtxDestroy(rt.contexts[device]);
     rt.contexts[device] = nullptr;
     rt.fault_reported[device] = false;
+    rt.coop_events[device] = nullptr; // went with the context
     for (auto &fatbin : rt.fatbins)
         fatbin.modules.erase(device);
     for (auto &[stub, kernel] : rt.kernels) {
@@ -357,6 +359,8 @@ SIMTCUDA_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, in
     // architecture itself is in the name (docs/cuda-runtime.md).
     prop->major = int(SIMTGPU_COMPUTE_CAPABILITY(p.arch) / 10);
     prop->minor = int(SIMTGPU_COMPUTE_CAPABILITY(p.arch) % 10);
+    // grid_group::sync() needs the launch environment (simt_2's envptr CSR).
+    prop->cooperativeLaunch = p.arch >= SIMTGPU_ARCH_SIMT2;
     prop->textureAlignment = 512;
     prop->deviceOverlap = 1;
     prop->asyncEngineCount = 1;
@@ -822,6 +826,49 @@ SIMTCUDA_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 b
     return record(simtgpuLaunchKernel(f, gridDim.x, gridDim.y, gridDim.z, blockDim.x, blockDim.y,
                                       blockDim.z, unsigned(sharedMem), to_stream(stream), args,
                                       nullptr));
+}
+
+// Every block resident at once, or refused as CUDA refuses it: grid.sync()
+// would otherwise wait for blocks that cannot be placed. Cooperative launches
+// of a context run one after another (each waits for the previous one's
+// event), so two of them never hold SMs the other needs.
+SIMTCUDA_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
+                                                     void **args, size_t sharedMem,
+                                                     cudaStream_t stream) {
+    CONTEXT(ctx);
+    simtgpuFunction f;
+    if (cudaError_t err = function_for(func, &f))
+        return err;
+    if (sharedMem > size_t(max_dynamic_shared(func, f)))
+        return record(cudaErrorInvalidValue);
+    simtgpuDeviceProperties p;
+    simtgpuDeviceGetProperties(&p, current_device());
+    if (p.arch < SIMTGPU_ARCH_SIMT2)
+        return record(cudaErrorNotSupported); // no launch environment CSR for the barrier
+    const uint64_t threads = uint64_t(blockDim.x) * blockDim.y * blockDim.z;
+    const uint64_t blocks = uint64_t(gridDim.x) * gridDim.y * gridDim.z;
+    if (threads == 0 || blocks == 0 || threads > p.max_threads_per_cta)
+        return record(cudaErrorInvalidConfiguration);
+    int per_sm = 0;
+    if (simtgpuResult r =
+            simtgpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, int(threads), sharedMem))
+        return record(r);
+    if (blocks > uint64_t(per_sm) * p.num_sms)
+        return record(cudaErrorCooperativeLaunchTooLarge);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    simtgpuEvent &last = rt.coop_events[size_t(current_device())];
+    if (!last) {
+        if (simtgpuResult r = simtgpuEventCreate(&last, ctx, SIMTGPU_EVENT_DISABLE_TIMING))
+            return record(r);
+    } else if (simtgpuResult r = simtgpuStreamWaitEvent(ctx, to_stream(stream), last, 0)) {
+        return record(r);
+    }
+    if (simtgpuResult r =
+            simtgpuLaunchKernel(f, gridDim.x, gridDim.y, gridDim.z, blockDim.x, blockDim.y,
+                                blockDim.z, unsigned(sharedMem), to_stream(stream), args, nullptr))
+        return record(r);
+    return record(simtgpuEventRecord(last, to_stream(stream)));
 }
 
 SIMTCUDA_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func) {

@@ -51,6 +51,8 @@ struct Runtime {
     int device_count = 0;
     std::vector<simtgpuContext> contexts; // primary contexts, by device
     std::vector<bool> fault_reported;
+    // By device: recorded after each cooperative launch, waited for by the next.
+    std::vector<simtgpuEvent> coop_events;
     std::list<FatBinary> fatbins;
     std::unordered_map<const void *, Kernel> kernels;     // by host stub
     std::unordered_map<const void *, Variable> variables; // by host shadow

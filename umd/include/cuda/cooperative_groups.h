@@ -4,9 +4,9 @@
  * within one block: this_thread_block(), tiled_partition() (a runtime size
  * or thread_block_tile<N>, N a power of two up to 32), coalesced_threads(),
  * their sync() and rank/size queries, and the tiles' collectives (shfl,
- * shfl_up/down/xor, any, all, ballot, match_any, match_all). Grid-wide and
- * multi-grid groups (this_grid().sync() needs a cooperative launch) are not
- * declared. Everything is built on the warp intrinsics: a tile's or a
+ * shfl_up/down/xor, any, all, ballot, match_any, match_all), and
+ * this_grid() (grid_group; sync() needs cudaLaunchCooperativeKernel).
+ * Multi-grid groups are not declared. Everything is built on the warp intrinsics: a tile's or a
  * coalesced group's sync() is __syncwarp of its lanes, the block's is
  * __syncthreads; cg::reduce is in <cooperative_groups/reduce.h>. Warps are
  * assumed to have 32 lanes (simtgpu's default). docs/cuda-runtime.md.
@@ -244,6 +244,50 @@ public:
 };
 
 SIMT_CG_QUALIFIER coalesced_group coalesced_threads() { return coalesced_group(__activemask()); }
+
+/* The device runtime's grid barrier (compiler/runtime/grid_sync.c). */
+extern "C" __device__ void __simt_grid_sync(void);
+
+/*
+ * The whole grid. sync() needs a cooperative launch
+ * (cudaLaunchCooperativeKernel), which checks that every block is resident
+ * at once; in an ordinary launch of more blocks than fit it waits forever
+ * (until the job timeout). Every block must call it the same number of
+ * times. Needs -arch=simt_2 or newer (the launch environment's CSR).
+ */
+class grid_group {
+public:
+	static SIMT_CG_QUALIFIER void sync() { __simt_grid_sync(); }
+	/* Always true: whether the launch was cooperative is not visible to
+	 * the device. */
+	static SIMT_CG_QUALIFIER bool is_valid() { return true; }
+	static SIMT_CG_QUALIFIER unsigned long long num_blocks()
+	{
+		return (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
+	}
+	static SIMT_CG_QUALIFIER unsigned long long block_rank()
+	{
+		return blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+	}
+	static SIMT_CG_QUALIFIER unsigned long long num_threads()
+	{
+		return num_blocks() * details::block_size();
+	}
+	static SIMT_CG_QUALIFIER unsigned long long size() { return num_threads(); }
+	static SIMT_CG_QUALIFIER unsigned long long thread_rank()
+	{
+		return block_rank() * details::block_size() + details::block_rank();
+	}
+	static SIMT_CG_QUALIFIER dim3 group_dim() { return dim3(gridDim.x, gridDim.y, gridDim.z); }
+	static SIMT_CG_QUALIFIER dim3 dim_blocks() { return group_dim(); }
+	static SIMT_CG_QUALIFIER dim3 block_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+	static SIMT_CG_QUALIFIER dim3 dim_threads()
+	{
+		return dim3(gridDim.x * blockDim.x, gridDim.y * blockDim.y, gridDim.z * blockDim.z);
+	}
+};
+
+SIMT_CG_QUALIFIER grid_group this_grid() { return grid_group(); }
 
 template <class Group> SIMT_CG_QUALIFIER void sync(const Group &group) { group.sync(); }
 

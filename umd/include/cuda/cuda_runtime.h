@@ -29,6 +29,15 @@ static inline __host__ cudaError_t cudaLaunchKernel(const T *func, dim3 gridDim,
 }
 
 template <class T>
+static inline __host__ cudaError_t cudaLaunchCooperativeKernel(const T *func, dim3 gridDim,
+                                                               dim3 blockDim, void **args,
+                                                               size_t sharedMem = 0,
+                                                               cudaStream_t stream = 0) {
+    return ::cudaLaunchCooperativeKernel((const void *)func, gridDim, blockDim, args, sharedMem,
+                                         stream);
+}
+
+template <class T>
 static inline __host__ cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src,
                                                       size_t count, size_t offset = 0,
                                                       enum cudaMemcpyKind kind =

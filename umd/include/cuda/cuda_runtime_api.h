@@ -125,6 +125,12 @@ extern __host__ cudaError_t cudaEventDestroy(cudaEvent_t event);
 extern __host__ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
                                              void **args, size_t sharedMem,
                                              cudaStream_t stream);
+/* Every block resident at once (blocks per SM by occupancy x SMs), else
+ * cudaErrorCooperativeLaunchTooLarge: what cooperative_groups::grid_group::sync()
+ * needs. */
+extern __host__ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
+                                                        dim3 blockDim, void **args,
+                                                        size_t sharedMem, cudaStream_t stream);
 extern __host__ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
                                                   const void *func);
 extern __host__ cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config);
