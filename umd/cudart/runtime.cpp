@@ -12,17 +12,9 @@
 
 namespace simtgpu::cudart {
 
-namespace {
-
 thread_local int current = 0;
 
-simtgpuStream to_stream(cudaStream_t s) {
-    // The legacy and per-thread default streams are the context's default
-    // stream (docs/cuda-runtime.md).
-    if (s == cudaStreamLegacy || s == cudaStreamPerThread)
-        return nullptr;
-    return reinterpret_cast<simtgpuStream>(s);
-}
+namespace {
 
 simtgpuEvent to_event(cudaEvent_t e) { return reinterpret_cast<simtgpuEvent>(e); }
 
@@ -68,45 +60,6 @@ cudaError_t ensure_init() {
     // Contexts go before libsimtgpu's own state at exit: this runs first.
     std::atexit(shutdown);
     return cudaSuccess;
-}
-
-bool is_device_pointer(simtgpuContext ctx, const void *p) {
-    return simtgpuMemGetAddressRange(ctx, nullptr, nullptr, reinterpret_cast<uint64_t>(p)) ==
-           SIMTGPU_SUCCESS;
-}
-
-cudaError_t resolve_kind(simtgpuContext ctx, void *dst, const void *src, cudaMemcpyKind *kind) {
-    if (*kind == cudaMemcpyDefault) {
-        bool d = is_device_pointer(ctx, dst), s = is_device_pointer(ctx, src);
-        *kind = s ? (d ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
-                  : (d ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
-    }
-    if (*kind < cudaMemcpyHostToHost || *kind > cudaMemcpyDeviceToDevice)
-        return cudaErrorInvalidMemcpyDirection;
-    return cudaSuccess;
-}
-
-simtgpuResult copy(simtgpuContext ctx, void *dst, const void *src, size_t count,
-                   cudaMemcpyKind kind, cudaStream_t stream, bool async) {
-    uint64_t d = reinterpret_cast<uint64_t>(dst), s = reinterpret_cast<uint64_t>(src);
-    simtgpuStream st = to_stream(stream);
-    switch (kind) {
-    case cudaMemcpyHostToDevice:
-        return async ? simtgpuMemcpyHtoDAsync(ctx, d, src, count, st)
-                     : simtgpuMemcpyHtoD(ctx, d, src, count);
-    case cudaMemcpyDeviceToHost:
-        return async ? simtgpuMemcpyDtoHAsync(ctx, dst, s, count, st)
-                     : simtgpuMemcpyDtoH(ctx, dst, s, count);
-    case cudaMemcpyDeviceToDevice:
-        return async ? simtgpuMemcpyDtoDAsync(ctx, d, s, count, st)
-                     : simtgpuMemcpyDtoD(ctx, d, s, count);
-    default: {
-        simtgpuResult r = async ? simtgpuStreamSynchronize(ctx, st) : simtgpuCtxSynchronize(ctx);
-        if (r == SIMTGPU_SUCCESS && count)
-            std::memmove(dst, src, count);
-        return r;
-    }
-    }
 }
 
 // The device address of a registered __device__ or __constant__ variable.
@@ -175,13 +128,46 @@ int max_dynamic_shared(const void *func, simtgpuFunction f) {
     return std::max(0, int(shared_per_block_default(p)) - static_shared);
 }
 
-#define CONTEXT(ctx)                                       \
-    cudaError_t ctx_err_ = cudaSuccess;                    \
-    simtgpuContext ctx = current_context(&ctx_err_);       \
-    if (!ctx)                                              \
-        return ctx_err_
-
 } // namespace
+
+bool is_device_pointer(simtgpuContext ctx, const void *p) {
+    return simtgpuMemGetAddressRange(ctx, nullptr, nullptr, reinterpret_cast<uint64_t>(p)) ==
+           SIMTGPU_SUCCESS;
+}
+
+cudaError_t resolve_kind(simtgpuContext ctx, void *dst, const void *src, cudaMemcpyKind *kind) {
+    if (*kind == cudaMemcpyDefault) {
+        bool d = is_device_pointer(ctx, dst), s = is_device_pointer(ctx, src);
+        *kind = s ? (d ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+                  : (d ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+    }
+    if (*kind < cudaMemcpyHostToHost || *kind > cudaMemcpyDeviceToDevice)
+        return cudaErrorInvalidMemcpyDirection;
+    return cudaSuccess;
+}
+
+simtgpuResult copy(simtgpuContext ctx, void *dst, const void *src, size_t count,
+                   cudaMemcpyKind kind, cudaStream_t stream, bool async) {
+    uint64_t d = reinterpret_cast<uint64_t>(dst), s = reinterpret_cast<uint64_t>(src);
+    simtgpuStream st = to_stream(stream);
+    switch (kind) {
+    case cudaMemcpyHostToDevice:
+        return async ? simtgpuMemcpyHtoDAsync(ctx, d, src, count, st)
+                     : simtgpuMemcpyHtoD(ctx, d, src, count);
+    case cudaMemcpyDeviceToHost:
+        return async ? simtgpuMemcpyDtoHAsync(ctx, dst, s, count, st)
+                     : simtgpuMemcpyDtoH(ctx, dst, s, count);
+    case cudaMemcpyDeviceToDevice:
+        return async ? simtgpuMemcpyDtoDAsync(ctx, d, s, count, st)
+                     : simtgpuMemcpyDtoD(ctx, d, s, count);
+    default: {
+        simtgpuResult r = async ? simtgpuStreamSynchronize(ctx, st) : simtgpuCtxSynchronize(ctx);
+        if (r == SIMTGPU_SUCCESS && count)
+            std::memmove(dst, src, count);
+        return r;
+    }
+    }
+}
 
 Runtime &runtime() {
     static Runtime *rt = new Runtime;
@@ -252,6 +238,7 @@ void reset_device(int device) {
     rt.contexts[device] = nullptr;
     rt.fault_reported[device] = false;
     rt.coop_events[device] = nullptr; // went with the context
+    forget_pools(device);
     for (auto &fatbin : rt.fatbins)
         fatbin.modules.erase(device);
     for (auto &[stub, kernel] : rt.kernels) {
@@ -420,6 +407,12 @@ SIMTCUDA_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr 
     case cudaDevAttrStreamPrioritiesSupported: *value = p.streamPrioritiesSupported; break;
     case cudaDevAttrSingleToDoublePrecisionPerfRatio: *value = p.singleToDoublePrecisionPerfRatio; break;
     case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
+    case cudaDevAttrMemoryPoolsSupported:
+        *value = 1;
+        break; // mempool.cpp
+    case cudaDevAttrMemoryPoolSupportedHandleTypes:
+        *value = cudaMemHandleTypeNone;
+        break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = int(p.sharedMemPerBlockOptin); break;
     case cudaDevAttrReservedSharedMemoryPerBlock: *value = int(p.reservedSharedMemPerBlock); break;
     default: return record(cudaErrorInvalidValue);
@@ -429,7 +422,9 @@ SIMTCUDA_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr 
 
 SIMTCUDA_API cudaError_t cudaDeviceSynchronize(void) {
     CONTEXT(ctx);
-    return record(simtgpuCtxSynchronize(ctx));
+    cudaError_t err = record(simtgpuCtxSynchronize(ctx));
+    release_pool_memory();
+    return err;
 }
 
 SIMTCUDA_API cudaError_t cudaThreadSynchronize(void) { return cudaDeviceSynchronize(); }
@@ -527,6 +522,8 @@ SIMTCUDA_API cudaError_t cudaFree(void *devPtr) {
     CONTEXT(ctx);
     if (!devPtr)
         return cudaSuccess;
+    if (cudaError_t err = free_pool_allocation(ctx, devPtr); err != cudaErrorNotReady)
+        return err == cudaSuccess ? cudaSuccess : record(err);
     return record(simtgpuMemFree(ctx, reinterpret_cast<uint64_t>(devPtr)));
 }
 
@@ -714,12 +711,15 @@ SIMTCUDA_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
         return record(err);
     if (!to_stream(stream))
         return record(cudaErrorInvalidResourceHandle);
+    forget_pool_stream(to_stream(stream));
     return record(simtgpuStreamDestroy(to_stream(stream)));
 }
 
 SIMTCUDA_API cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     CONTEXT(ctx);
-    return record(simtgpuStreamSynchronize(ctx, to_stream(stream)));
+    cudaError_t err = record(simtgpuStreamSynchronize(ctx, to_stream(stream)));
+    release_pool_memory();
+    return err;
 }
 
 SIMTCUDA_API cudaError_t cudaStreamQuery(cudaStream_t stream) {
@@ -789,7 +789,9 @@ SIMTCUDA_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 SIMTCUDA_API cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     if (cudaError_t err = check_loaded())
         return record(err);
-    return record(simtgpuEventSynchronize(to_event(event)));
+    cudaError_t err = record(simtgpuEventSynchronize(to_event(event)));
+    release_pool_memory();
+    return err;
 }
 
 SIMTCUDA_API cudaError_t cudaEventQuery(cudaEvent_t event) {

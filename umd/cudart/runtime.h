@@ -81,4 +81,36 @@ cudaError_t module_for(FatBinary &fatbin, simtgpuModule *out);
 // Destroys a device's primary context and forgets what was loaded into it.
 void reset_device(int device);
 
+// The libsimtgpu stream of a CUDA stream: the legacy and per-thread default
+// streams are the context's default stream (docs/cuda-runtime.md).
+inline simtgpuStream to_stream(cudaStream_t s) {
+    if (s == cudaStreamLegacy || s == cudaStreamPerThread)
+        return nullptr;
+    return reinterpret_cast<simtgpuStream>(s);
+}
+
+bool is_device_pointer(simtgpuContext ctx, const void *p);
+// cudaMemcpyDefault resolved by the pointers; an unknown kind is an error.
+cudaError_t resolve_kind(simtgpuContext ctx, void *dst, const void *src, cudaMemcpyKind *kind);
+// One contiguous copy of a resolved kind, queued on stream when async.
+simtgpuResult copy(simtgpuContext ctx, void *dst, const void *src, size_t count,
+                   cudaMemcpyKind kind, cudaStream_t stream, bool async);
+
+// Stream-ordered allocation (mempool.cpp). cudaFree of a pool allocation:
+// cudaErrorNotReady when p is not one.
+cudaError_t free_pool_allocation(simtgpuContext ctx, void *p);
+// After a synchronising call: frees completed free blocks above each pool's
+// release threshold.
+void release_pool_memory();
+// A destroyed stream's free blocks are reusable only after their event.
+void forget_pool_stream(simtgpuStream stream);
+// The device's context went: its pools' memory with it.
+void forget_pools(int device);
+
+#define CONTEXT(ctx)                                                                               \
+    cudaError_t ctx_err_ = cudaSuccess;                                                            \
+    simtgpuContext ctx = current_context(&ctx_err_);                                               \
+    if (!ctx)                                                                                      \
+    return ctx_err_
+
 } // namespace simtgpu::cudart

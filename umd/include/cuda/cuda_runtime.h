@@ -78,6 +78,24 @@ static inline __host__ cudaError_t cudaMalloc(T **devPtr, size_t size) {
 }
 
 template <class T>
+static inline __host__ cudaError_t cudaMallocAsync(T **devPtr, size_t size, cudaStream_t stream) {
+    return ::cudaMallocAsync((void **)(void *)devPtr, size, stream);
+}
+
+template <class T>
+static inline __host__ cudaError_t cudaMallocAsync(T **devPtr, size_t size, cudaMemPool_t memPool,
+                                                   cudaStream_t stream) {
+    return ::cudaMallocFromPoolAsync((void **)(void *)devPtr, size, memPool, stream);
+}
+
+template <class T>
+static inline __host__ cudaError_t cudaMallocFromPoolAsync(T **devPtr, size_t size,
+                                                           cudaMemPool_t memPool,
+                                                           cudaStream_t stream) {
+    return ::cudaMallocFromPoolAsync((void **)(void *)devPtr, size, memPool, stream);
+}
+
+template <class T>
 static inline __host__ cudaError_t cudaMallocHost(T **ptr, size_t size) {
     return ::cudaMallocHost((void **)(void *)ptr, size);
 }

@@ -67,6 +67,24 @@ extern __host__ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
 extern __host__ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
                                             enum cudaMemcpyKind kind,
                                             cudaStream_t stream SIMTCUDA_DEFAULT(0));
+/* Stream-ordered allocation: a block freed on a stream is reused at once by
+ * that stream, by another after the free's point in the first stream has
+ * completed (or with a wait on it inserted: cudaMemPoolReuseAllowInternalDependencies). */
+extern __host__ cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream);
+extern __host__ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream);
+extern __host__ cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool,
+                                                    cudaStream_t stream);
+extern __host__ cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device);
+extern __host__ cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device);
+extern __host__ cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool);
+extern __host__ cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool,
+                                              const struct cudaMemPoolProps *poolProps);
+extern __host__ cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool);
+extern __host__ cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool,
+                                                    enum cudaMemPoolAttr attr, void *value);
+extern __host__ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool,
+                                                    enum cudaMemPoolAttr attr, void *value);
+extern __host__ cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep);
 extern __host__ cudaError_t cudaMemset(void *devPtr, int value, size_t count);
 extern __host__ cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
                                             cudaStream_t stream SIMTCUDA_DEFAULT(0));

@@ -81,6 +81,50 @@ enum cudaMemcpyKind {
 };
 
 typedef struct CUstream_st *cudaStream_t;
+/* Stream-ordered allocation (cudaMallocAsync): pools of device memory. */
+typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+
+enum cudaMemPoolAttr {
+    cudaMemPoolReuseFollowEventDependencies = 0x1,
+    cudaMemPoolReuseAllowOpportunistic = 0x2,
+    cudaMemPoolReuseAllowInternalDependencies = 0x3,
+    cudaMemPoolAttrReleaseThreshold = 0x4,
+    cudaMemPoolAttrReservedMemCurrent = 0x5,
+    cudaMemPoolAttrReservedMemHigh = 0x6,
+    cudaMemPoolAttrUsedMemCurrent = 0x7,
+    cudaMemPoolAttrUsedMemHigh = 0x8
+};
+
+enum cudaMemAllocationType {
+    cudaMemAllocationTypeInvalid = 0x0,
+    cudaMemAllocationTypePinned = 0x1,
+    cudaMemAllocationTypeMax = 0x7FFFFFFF
+};
+
+enum cudaMemAllocationHandleType {
+    cudaMemHandleTypeNone = 0x0,
+    cudaMemHandleTypePosixFileDescriptor = 0x1,
+    cudaMemHandleTypeWin32 = 0x2,
+    cudaMemHandleTypeWin32Kmt = 0x4
+};
+
+enum cudaMemLocationType {
+    cudaMemLocationTypeInvalid = 0,
+    cudaMemLocationTypeDevice = 1
+};
+
+struct cudaMemLocation {
+    enum cudaMemLocationType type;
+    int id;
+};
+
+struct cudaMemPoolProps {
+    enum cudaMemAllocationType allocType;
+    enum cudaMemAllocationHandleType handleTypes;
+    struct cudaMemLocation location;
+    void *win32SecurityAttributes;
+    unsigned char reserved[64];
+};
 typedef struct CUevent_st *cudaEvent_t;
 
 /* Host work in stream order (cudaStreamAddCallback, cudaLaunchHostFunc). */
@@ -175,7 +219,9 @@ enum cudaDeviceAttr {
     cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
     cudaDevAttrMaxBlocksPerMultiprocessor = 106,
-    cudaDevAttrReservedSharedMemoryPerBlock = 111
+    cudaDevAttrReservedSharedMemoryPerBlock = 111,
+    cudaDevAttrMemoryPoolsSupported = 115,
+    cudaDevAttrMemoryPoolSupportedHandleTypes = 119
 };
 
 enum cudaFuncAttribute {
