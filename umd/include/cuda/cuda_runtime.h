@@ -14,6 +14,7 @@
 #include "vector_types.h"
 #include "driver_types.h"
 #include "cuda_runtime_api.h"
+#include "driver_functions.h"
 
 #if defined(__CUDA__) && defined(__clang__)
 #include <simt_device.h>
@@ -75,6 +76,12 @@ static inline __host__ cudaError_t cudaGetSymbolSize(size_t *size, const T &symb
 template <class T>
 static inline __host__ cudaError_t cudaMalloc(T **devPtr, size_t size) {
     return ::cudaMalloc((void **)(void *)devPtr, size);
+}
+
+template <class T>
+static inline __host__ cudaError_t cudaMallocPitch(T **devPtr, size_t *pitch, size_t width,
+                                                   size_t height) {
+    return ::cudaMallocPitch((void **)(void *)devPtr, pitch, width, height);
 }
 
 template <class T>

@@ -67,6 +67,33 @@ extern __host__ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
 extern __host__ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
                                             enum cudaMemcpyKind kind,
                                             cudaStream_t stream SIMTCUDA_DEFAULT(0));
+/* Pitched memory: rows of width bytes, pitch bytes apart (pitch >= width,
+ * else cudaErrorInvalidPitchValue). cudaMallocPitch's pitch is a multiple
+ * of 512 bytes. Every kind is accepted, cudaMemcpyDefault included. */
+extern __host__ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
+                                            size_t height);
+extern __host__ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                         size_t width, size_t height, enum cudaMemcpyKind kind);
+extern __host__ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
+                                              size_t spitch, size_t width, size_t height,
+                                              enum cudaMemcpyKind kind,
+                                              cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
+                                         size_t height);
+extern __host__ cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width,
+                                              size_t height,
+                                              cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr,
+                                         struct cudaExtent extent);
+extern __host__ cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p);
+extern __host__ cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p,
+                                              cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value,
+                                         struct cudaExtent extent);
+extern __host__ cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value,
+                                              struct cudaExtent extent,
+                                              cudaStream_t stream SIMTCUDA_DEFAULT(0));
+
 /* Stream-ordered allocation: a block freed on a stream is reused at once by
  * that stream, by another after the free's point in the first stream has
  * completed (or with a wait on it inserted: cudaMemPoolReuseAllowInternalDependencies). */

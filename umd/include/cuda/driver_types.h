@@ -81,6 +81,42 @@ enum cudaMemcpyKind {
 };
 
 typedef struct CUstream_st *cudaStream_t;
+/* 3-D copies (cudaMemcpy3D): sizes and positions in bytes along x. simtgpu
+ * has no CUDA arrays: the array members must be NULL. */
+struct cudaArray;
+typedef struct cudaArray *cudaArray_t;
+typedef const struct cudaArray *cudaArray_const_t;
+
+struct cudaPitchedPtr {
+    void *ptr;
+    size_t pitch; /* bytes per row */
+    size_t xsize; /* logical width, bytes */
+    size_t ysize; /* rows per slice */
+};
+
+struct cudaExtent {
+    size_t width; /* bytes, for linear memory */
+    size_t height;
+    size_t depth;
+};
+
+struct cudaPos {
+    size_t x; /* bytes, for linear memory */
+    size_t y;
+    size_t z;
+};
+
+struct cudaMemcpy3DParms {
+    cudaArray_t srcArray;
+    struct cudaPos srcPos;
+    struct cudaPitchedPtr srcPtr;
+    cudaArray_t dstArray;
+    struct cudaPos dstPos;
+    struct cudaPitchedPtr dstPtr;
+    struct cudaExtent extent;
+    enum cudaMemcpyKind kind;
+};
+
 /* Stream-ordered allocation (cudaMallocAsync): pools of device memory. */
 typedef struct CUmemPoolHandle_st *cudaMemPool_t;
 
