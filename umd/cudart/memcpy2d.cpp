@@ -34,19 +34,19 @@ cudaError_t copy_rows(simtgpuContext ctx, Side dst, Side src, size_t width, size
         return record(err);
     const bool packed = width == dst.pitch && width == src.pitch;
     if (packed && (depth == 1 || (dst.rows == height && src.rows == height)))
-        return record(copy(ctx, dst.base, src.base, width * height * depth, kind, stream, async));
+        return copy(ctx, dst.base, src.base, width * height * depth, kind, stream, async);
     for (size_t z = 0; z < depth; ++z) {
         char *d = dst.base + z * dst.rows * dst.pitch;
         const char *s = src.base + z * src.rows * src.pitch;
         if (packed) {
-            if (simtgpuResult r = copy(ctx, d, s, width * height, kind, stream, async))
-                return record(r);
+            if (cudaError_t err = copy(ctx, d, s, width * height, kind, stream, async))
+                return err;
             continue;
         }
         for (size_t y = 0; y < height; ++y)
-            if (simtgpuResult r =
+            if (cudaError_t err =
                     copy(ctx, d + y * dst.pitch, s + y * src.pitch, width, kind, stream, async))
-                return record(r);
+                return err;
     }
     return cudaSuccess;
 }
@@ -54,18 +54,18 @@ cudaError_t copy_rows(simtgpuContext ctx, Side dst, Side src, size_t width, size
 cudaError_t set_rows(simtgpuContext ctx, char *base, size_t pitch, size_t rows, int value,
                      size_t width, size_t height, size_t depth, cudaStream_t stream, bool async) {
     auto set = [&](char *p, size_t bytes) {
-        uint64_t d = reinterpret_cast<uint64_t>(p);
-        return async ? simtgpuMemsetD8Async(ctx, d, uint8_t(value), bytes, to_stream(stream))
-                     : simtgpuMemsetD8(ctx, d, uint8_t(value), bytes);
+        return async ? cudaMemsetAsync(p, value, bytes, stream)
+                     : record(simtgpuMemsetD8(ctx, reinterpret_cast<uint64_t>(p), uint8_t(value),
+                                              bytes));
     };
     if (width == 0 || height == 0 || depth == 0)
         return cudaSuccess;
     if (width == pitch && (depth == 1 || rows == height))
-        return record(set(base, width * height * depth));
+        return set(base, width * height * depth);
     for (size_t z = 0; z < depth; ++z)
         for (size_t y = 0; y < height; ++y)
-            if (simtgpuResult r = set(base + (z * rows + y) * pitch, width))
-                return record(r);
+            if (cudaError_t err = set(base + (z * rows + y) * pitch, width))
+                return err;
     return cudaSuccess;
 }
 

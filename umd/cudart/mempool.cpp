@@ -164,6 +164,8 @@ cudaError_t allocate(void **ptr, size_t size, Pool *pool, cudaStream_t stream) {
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     if (!valid(pool) || pool->device != current_device())
         return record(cudaErrorInvalidValue);
+    if (is_capturing(stream))
+        return capture_refuse(stream); // no graph memory nodes
     if (size == 0) {
         *ptr = nullptr;
         return cudaSuccess;
@@ -320,6 +322,8 @@ SIMTCUDA_API cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream) {
     auto it = pools().allocations.find(reinterpret_cast<uint64_t>(devPtr));
     if (it == pools().allocations.end())
         return record(cudaErrorInvalidValue); // not from cudaMallocAsync, or freed
+    if (is_capturing(hStream))
+        return capture_refuse(hStream); // no graph memory nodes
     Pool *pool = it->second.pool;
     const size_t size = it->second.size;
     const simtgpuStream st = to_stream(hStream);

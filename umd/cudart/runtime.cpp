@@ -146,25 +146,27 @@ cudaError_t resolve_kind(simtgpuContext ctx, void *dst, const void *src, cudaMem
     return cudaSuccess;
 }
 
-simtgpuResult copy(simtgpuContext ctx, void *dst, const void *src, size_t count,
-                   cudaMemcpyKind kind, cudaStream_t stream, bool async) {
+cudaError_t copy(simtgpuContext ctx, void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                 cudaStream_t stream, bool async) {
+    if (async && is_capturing(stream))
+        return capture_memcpy(dst, const_cast<void *>(src), count, kind, stream);
     uint64_t d = reinterpret_cast<uint64_t>(dst), s = reinterpret_cast<uint64_t>(src);
     simtgpuStream st = to_stream(stream);
     switch (kind) {
     case cudaMemcpyHostToDevice:
-        return async ? simtgpuMemcpyHtoDAsync(ctx, d, src, count, st)
-                     : simtgpuMemcpyHtoD(ctx, d, src, count);
+        return record(async ? simtgpuMemcpyHtoDAsync(ctx, d, src, count, st)
+                            : simtgpuMemcpyHtoD(ctx, d, src, count));
     case cudaMemcpyDeviceToHost:
-        return async ? simtgpuMemcpyDtoHAsync(ctx, dst, s, count, st)
-                     : simtgpuMemcpyDtoH(ctx, dst, s, count);
+        return record(async ? simtgpuMemcpyDtoHAsync(ctx, dst, s, count, st)
+                            : simtgpuMemcpyDtoH(ctx, dst, s, count));
     case cudaMemcpyDeviceToDevice:
-        return async ? simtgpuMemcpyDtoDAsync(ctx, d, s, count, st)
-                     : simtgpuMemcpyDtoD(ctx, d, s, count);
+        return record(async ? simtgpuMemcpyDtoDAsync(ctx, d, s, count, st)
+                            : simtgpuMemcpyDtoD(ctx, d, s, count));
     default: {
         simtgpuResult r = async ? simtgpuStreamSynchronize(ctx, st) : simtgpuCtxSynchronize(ctx);
         if (r == SIMTGPU_SUCCESS && count)
             std::memmove(dst, src, count);
-        return r;
+        return record(r);
     }
     }
 }
@@ -600,6 +602,8 @@ SIMTCUDA_API cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
 SIMTCUDA_API cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
                                          cudaStream_t stream) {
     CONTEXT(ctx);
+    if (is_capturing(stream))
+        return capture_memset(devPtr, value, count, stream);
     return record(simtgpuMemsetD8Async(ctx, reinterpret_cast<uint64_t>(devPtr), uint8_t(value),
                                        count, to_stream(stream)));
 }
@@ -712,11 +716,14 @@ SIMTCUDA_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     if (!to_stream(stream))
         return record(cudaErrorInvalidResourceHandle);
     forget_pool_stream(to_stream(stream));
+    forget_capture_stream(to_stream(stream));
     return record(simtgpuStreamDestroy(to_stream(stream)));
 }
 
 SIMTCUDA_API cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     CONTEXT(ctx);
+    if (is_capturing(stream))
+        return capture_refuse(stream);
     cudaError_t err = record(simtgpuStreamSynchronize(ctx, to_stream(stream)));
     release_pool_memory();
     return err;
@@ -724,6 +731,8 @@ SIMTCUDA_API cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
 
 SIMTCUDA_API cudaError_t cudaStreamQuery(cudaStream_t stream) {
     CONTEXT(ctx);
+    if (is_capturing(stream))
+        return capture_refuse(stream);
     return record(simtgpuStreamQuery(ctx, to_stream(stream)));
 }
 
@@ -732,6 +741,8 @@ SIMTCUDA_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCa
     if (!callback || flags != 0)
         return record(cudaErrorInvalidValue);
     CONTEXT(ctx);
+    if (is_capturing(stream))
+        return capture_refuse(stream); // as in CUDA: use cudaLaunchHostFunc in graphs
     // The stream's status goes to the callback: a failed kernel's error, as CUDA passes it.
     simtgpuResult r = simtgpuStreamSynchronize(ctx, to_stream(stream));
     cudaError_t status = to_cuda(r);
@@ -745,6 +756,8 @@ SIMTCUDA_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn
     if (!fn)
         return record(cudaErrorInvalidValue);
     CONTEXT(ctx);
+    if (is_capturing(stream))
+        return capture_host(fn, userData, stream);
     if (simtgpuResult r = simtgpuStreamSynchronize(ctx, to_stream(stream)))
         return record(r); // CUDA does not run host functions after an error
     fn(userData);
@@ -754,6 +767,10 @@ SIMTCUDA_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn
 SIMTCUDA_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
                                              unsigned int flags) {
     CONTEXT(ctx);
+    if (!event || flags != 0)
+        return record(cudaErrorInvalidValue);
+    if (cudaError_t err; capture_wait_event(stream, event, &err))
+        return err;
     return record(simtgpuStreamWaitEvent(ctx, to_stream(stream), to_event(event), flags));
 }
 
@@ -783,6 +800,10 @@ SIMTCUDA_API cudaError_t cudaEventCreate(cudaEvent_t *event) {
 SIMTCUDA_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     if (cudaError_t err = check_loaded())
         return record(err);
+    if (!event)
+        return record(cudaErrorInvalidResourceHandle);
+    if (capture_event_record(event, stream))
+        return cudaSuccess;
     return record(simtgpuEventRecord(to_event(event), to_stream(stream)));
 }
 
@@ -825,6 +846,8 @@ SIMTCUDA_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 b
     // CUDA: the same error as CUDA's.
     if (sharedMem > size_t(max_dynamic_shared(func, f)))
         return record(cudaErrorInvalidValue);
+    if (is_capturing(stream))
+        return capture_kernel(func, f, gridDim, blockDim, args, sharedMem, stream);
     return record(simtgpuLaunchKernel(f, gridDim.x, gridDim.y, gridDim.z, blockDim.x, blockDim.y,
                                       blockDim.z, unsigned(sharedMem), to_stream(stream), args,
                                       nullptr));
@@ -843,6 +866,8 @@ SIMTCUDA_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid
         return err;
     if (sharedMem > size_t(max_dynamic_shared(func, f)))
         return record(cudaErrorInvalidValue);
+    if (is_capturing(stream))
+        return capture_refuse(stream); // a graph would lose the co-residency check's ordering
     simtgpuDeviceProperties p;
     simtgpuDeviceGetProperties(&p, current_device());
     if (p.arch < SIMTGPU_ARCH_SIMT2)

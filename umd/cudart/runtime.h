@@ -93,8 +93,26 @@ bool is_device_pointer(simtgpuContext ctx, const void *p);
 // cudaMemcpyDefault resolved by the pointers; an unknown kind is an error.
 cudaError_t resolve_kind(simtgpuContext ctx, void *dst, const void *src, cudaMemcpyKind *kind);
 // One contiguous copy of a resolved kind, queued on stream when async.
-simtgpuResult copy(simtgpuContext ctx, void *dst, const void *src, size_t count,
-                   cudaMemcpyKind kind, cudaStream_t stream, bool async);
+// On a capturing stream (async) it becomes a graph node.
+cudaError_t copy(simtgpuContext ctx, void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                 cudaStream_t stream, bool async);
+
+// Stream capture (graph.cpp): work queued on a capturing stream becomes a
+// node of its graph instead of running.
+bool is_capturing(cudaStream_t stream);
+// Work that cannot be captured: the capture is invalidated.
+cudaError_t capture_refuse(cudaStream_t stream);
+cudaError_t capture_kernel(const void *func, simtgpuFunction f, dim3 grid, dim3 block, void **args,
+                           size_t shared, cudaStream_t stream);
+cudaError_t capture_memcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+                           cudaStream_t stream);
+cudaError_t capture_memset(void *dst, int value, size_t bytes, cudaStream_t stream);
+cudaError_t capture_host(cudaHostFn_t fn, void *user_data, cudaStream_t stream);
+// True when the record belongs to a capture (nothing to queue).
+bool capture_event_record(cudaEvent_t event, cudaStream_t stream);
+// True when the wait concerns a capture (joins it, or is refused: *err).
+bool capture_wait_event(cudaStream_t stream, cudaEvent_t event, cudaError_t *err);
+void forget_capture_stream(simtgpuStream stream);
 
 // Stream-ordered allocation (mempool.cpp). cudaFree of a pool allocation:
 // cudaErrorNotReady when p is not one.

@@ -78,6 +78,13 @@ static inline __host__ cudaError_t cudaMalloc(T **devPtr, size_t size) {
     return ::cudaMalloc((void **)(void *)devPtr, size);
 }
 
+/* CUDA 12's form of cudaGraphInstantiate. */
+static inline __host__ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec,
+                                                        cudaGraph_t graph,
+                                                        unsigned long long flags = 0) {
+    return ::cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
+}
+
 template <class T>
 static inline __host__ cudaError_t cudaMallocPitch(T **devPtr, size_t *pitch, size_t width,
                                                    size_t height) {

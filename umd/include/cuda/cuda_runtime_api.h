@@ -67,6 +67,30 @@ extern __host__ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
 extern __host__ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
                                             enum cudaMemcpyKind kind,
                                             cudaStream_t stream SIMTCUDA_DEFAULT(0));
+/* CUDA graphs by stream capture: work queued on a capturing stream (kernels,
+ * cudaMemcpyAsync and the 2-D/3-D forms, cudaMemsetAsync, cudaLaunchHostFunc)
+ * is recorded, not run; streams that wait for an event recorded in the
+ * capture join it. A graph runs its nodes in capture order on the launch's
+ * stream. */
+extern __host__ cudaError_t cudaStreamBeginCapture(cudaStream_t stream,
+                                                   enum cudaStreamCaptureMode mode);
+extern __host__ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph);
+extern __host__ cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
+                                                  enum cudaStreamCaptureStatus *pCaptureStatus);
+extern __host__ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                                 cudaGraphNode_t *pErrorNode, char *pLogBuffer,
+                                                 size_t bufferSize);
+extern __host__ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
+                                                          cudaGraph_t graph,
+                                                          unsigned long long flags);
+extern __host__ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
+extern __host__ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec);
+extern __host__ cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+extern __host__ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
+                                              size_t *numNodes);
+extern __host__ cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node,
+                                                 enum cudaGraphNodeType *pType);
+
 /* Pitched memory: rows of width bytes, pitch bytes apart (pitch >= width,
  * else cudaErrorInvalidPitchValue). cudaMallocPitch's pitch is a multiple
  * of 512 bytes. Every kind is accepted, cudaMemcpyDefault included. */
