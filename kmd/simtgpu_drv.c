@@ -354,6 +354,8 @@ static void simtgpu_show_fdinfo_sharing(struct seq_file *m,
 	seq_printf(m, "simtgpu-gpu-time:\t%llu ns\n", cs.busy_ns);
 	seq_printf(m, "simtgpu-slices:\t%llu\n", cs.slices);
 	seq_printf(m, "simtgpu-preemptions:\t%llu\n", cs.preemptions);
+	seq_printf(m, "simtgpu-fair-grace:\t%llu ns\n",
+		   simtgpu_fair_grace_ns(cs.round_trip_ns));
 	if (simtgpu_cg_path(fpriv->vm->cg, path, sizeof(path)) < 0)
 		strscpy(path, "?", sizeof(path));
 	seq_printf(m, "simtgpu-cgroup:\t%s\n", path);

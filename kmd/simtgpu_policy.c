@@ -89,28 +89,30 @@ static struct dma_fence *simtgpu_gate_get(struct simtgpu_device *sdev)
 
 /* ------------------------------------------------------- the clients --- */
 
-/* Whether any client but @self has work, and their lowest virtual time. */
-static bool simtgpu_others_waiting(struct simtgpu_device *sdev,
-				   const struct simtgpu_client_sched *self,
-				   u64 *min_vtime)
+/* The clients but @self of its partition that have work. */
+static struct simtgpu_others
+simtgpu_others_waiting(struct simtgpu_device *sdev,
+		       const struct simtgpu_client_sched *self)
 {
+	struct simtgpu_others others = {};
 	struct simtgpu_client_sched *c;
-	bool any = false;
 
 	u64 now = ktime_get_ns();
-	u64 grace = (u64)SIMTGPU_FAIR_GRACE_MS * NSEC_PER_MSEC;
 
 	lockdep_assert_held(&sdev->sched_lock);
 	list_for_each_entry(c, &sdev->sched_clients, link) {
 		if (c == self || c->partition != self->partition ||
 		    !simtgpu_fair_has_work(c->queued + c->inflight,
-					   now - c->last_active_ns, grace))
+					   now - c->last_active_ns,
+					   simtgpu_fair_grace_ns(c->round_trip_ns)))
 			continue;
-		if (!any || c->vtime_ns < *min_vtime)
-			*min_vtime = c->vtime_ns;
-		any = true;
+		if (!others.waiting || c->vtime_ns < others.min_vtime)
+			others.min_vtime = c->vtime_ns;
+		if (!others.waiting || c->busy_ns < others.min_busy_ns)
+			others.min_busy_ns = c->busy_ns;
+		others.waiting = true;
 	}
-	return any;
+	return others;
 }
 
 void simtgpu_policy_client_add(struct simtgpu_device *sdev,
@@ -139,19 +141,22 @@ void simtgpu_policy_client_remove(struct simtgpu_device *sdev,
 void simtgpu_policy_job_queued(struct simtgpu_device *sdev,
 			       struct simtgpu_client_sched *cs)
 {
+	struct simtgpu_others others;
 	unsigned long flags;
-	u64 min_vtime = 0;
-	bool others;
 
 	u64 now = ktime_get_ns();
-	u64 grace = (u64)SIMTGPU_FAIR_GRACE_MS * NSEC_PER_MSEC;
 
 	spin_lock_irqsave(&sdev->sched_lock, flags);
+	if (!cs->queued && !cs->inflight && cs->last_active_ns)
+		cs->round_trip_ns = simtgpu_fair_round_trip_update(
+			cs->round_trip_ns, now - cs->last_active_ns);
 	if (!simtgpu_fair_has_work(cs->queued + cs->inflight,
-				   now - cs->last_active_ns, grace)) {
-		others = simtgpu_others_waiting(sdev, cs, &min_vtime);
-		cs->vtime_ns = simtgpu_fair_wake_vtime(cs->vtime_ns, others,
-						       min_vtime);
+				   now - cs->last_active_ns,
+				   simtgpu_fair_grace_ns(cs->round_trip_ns))) {
+		others = simtgpu_others_waiting(sdev, cs);
+		cs->vtime_ns = simtgpu_fair_wake_vtime(cs->vtime_ns,
+						       others.waiting,
+						       others.min_vtime);
 	}
 	cs->queued++;
 	cs->last_active_ns = now;
@@ -169,16 +174,16 @@ struct dma_fence *simtgpu_policy_job_gate(struct simtgpu_device *sdev,
 {
 	const struct simtgpu_policy *policy = READ_ONCE(sdev->policy);
 	unsigned long flags;
+	struct simtgpu_others others;
 	struct dma_fence *gate;
-	u64 min_vtime = 0;
-	bool others, ok;
+	bool ok;
 
 	if (*admitted)
 		return NULL;
 	spin_lock_irqsave(&sdev->sched_lock, flags);
-	others = simtgpu_others_waiting(sdev, cs, &min_vtime);
+	others = simtgpu_others_waiting(sdev, cs);
 	ok = !policy->admit ||
-	     policy->admit(cs, others, min_vtime, READ_ONCE(sdev->timeslice_ms));
+	     policy->admit(cs, &others, READ_ONCE(sdev->timeslice_ms));
 	if (ok) {
 		cs->queued--;
 		cs->inflight++;

@@ -46,7 +46,15 @@ struct simtgpu_client_sched {
 	u64 slices; /* jobs the policy let onto a ring */
 	u64 preemptions; /* times its work was held back or its ring parked */
 	u64 last_active_ns; /* ktime of its last job pushed or finished */
+	u64 round_trip_ns; /* decaying peak of its idle gaps between jobs */
 	u32 partition; /* 0: the whole GPU, else the partition's id + 1 */
+};
+
+/* The other clients with work, as an admit() hook sees them. */
+struct simtgpu_others {
+	bool waiting; /* any client but this one has work */
+	u64 min_vtime; /* their lowest virtual time (if waiting) */
+	u64 min_busy_ns; /* their lowest device time, unweighted (if waiting) */
 };
 
 struct simtgpu_policy {
@@ -57,12 +65,12 @@ struct simtgpu_policy {
 		      unsigned int timeslice_ms);
 	/*
 	 * Optional: whether @client's next job may go to a ring now, given
-	 * whether other clients have work and the lowest virtual time among
-	 * them. NULL: always. A job held back waits for the next job to
+	 * what the other clients of its partition that have work look like
+	 * (@others). NULL: always. A job held back waits for the next job to
 	 * finish or the next tick, and is asked again.
 	 */
 	bool (*admit)(const struct simtgpu_client_sched *client,
-		      bool others_waiting, u64 min_other_vtime,
+		      const struct simtgpu_others *others,
 		      unsigned int timeslice_ms);
 	/*
 	 * Optional: how many SMs, the first ones by index, ring @ring's grids

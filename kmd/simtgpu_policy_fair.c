@@ -29,11 +29,11 @@ static u32 simtgpu_fair_parked(const struct simtgpu_ring_view views[SIMTGPU_NUM_
 }
 
 static bool simtgpu_fair_admit(const struct simtgpu_client_sched *client,
-			       bool others_waiting, u64 min_other_vtime,
+			       const struct simtgpu_others *others,
 			       unsigned int timeslice_ms)
 {
 	return simtgpu_fair_may_run(client->vtime_ns, client->inflight,
-				    others_waiting, min_other_vtime,
+				    others->waiting, others->min_vtime,
 				    (u64)timeslice_ms * NSEC_PER_MSEC);
 }
 

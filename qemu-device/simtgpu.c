@@ -88,6 +88,7 @@ struct SimtgpuState {
     char *reconvergence;
     char *placement;
     char *sm_sharing;
+    char *config; /* a preset name or a configuration file */
 
     void *sim_handle; /* from dlopen() */
     SimtgpuSimOps ops;
@@ -343,13 +344,14 @@ static bool simtgpu_create_sim(SimtgpuState *s, Error **errp)
         .reconvergence = s->reconvergence,
         .placement = s->placement,
         .sm_sharing = s->sm_sharing,
+        .config = s->config,
         .vram = memory_region_get_ram_ptr(&s->vram),
         .opaque = s,
         .dma_read = simtgpu_dma_read,
         .dma_write = simtgpu_dma_write,
         .raise_irq = simtgpu_raise_irq,
     };
-    char message[256] = "";
+    char message[1024] = "";
     int ret;
 
     ret = s->ops.create(&config, &s->sim, message, sizeof(message));
@@ -479,6 +481,7 @@ static Property simtgpu_properties[] = {
     DEFINE_PROP_STRING("reconvergence", SimtgpuState, reconvergence),
     DEFINE_PROP_STRING("placement", SimtgpuState, placement),
     DEFINE_PROP_STRING("sm-sharing", SimtgpuState, sm_sharing),
+    DEFINE_PROP_STRING("config", SimtgpuState, config),
     DEFINE_PROP_END_OF_LIST(),
 };
 
@@ -504,6 +507,8 @@ static const SimtgpuPropertyHelp simtgpu_property_help[] = {
     { "placement", "block placement policy name (default breadth-first)" },
     { "sm-sharing", "which grids one SM holds at once: same-context (default), "
                     "exclusive, any" },
+    { "config", "preset (functional, teaching, volta) or configuration file; "
+                "the other properties, when set, override it" },
     { }
 };
 

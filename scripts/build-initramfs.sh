@@ -15,6 +15,9 @@
 #                               LLVM: the compiler) and BUILD_DIR/lib/*.so*
 #   /opt/simtgpu/bin/run-suites.sh, /opt/simtgpu/bin/checks.sh (helpers the
 #   suites source), /opt/simtgpu/suites/*.sh
+#   /opt/simtgpu/labs/NAME/     simtgpu.ko and guest.sh of each lab built by
+#                               scripts/build-lab.sh into BUILD_DIR/labs/NAME
+#                               (empty for a lab whose steps failed)
 #   the shared libraries of all these programs (found with ldd)
 #
 # <kver> is the kernel of Debian's linux-image-amd64 (scripts/guest-kernel-version.sh),
@@ -67,6 +70,10 @@ suites=()
 while IFS= read -r -d '' f; do suites+=("$f"); done < \
 	<(find "$top/tests/guest/suites" -maxdepth 1 -name '*.sh' -print0 2>/dev/null | sort -z)
 
+labs=()
+while IFS= read -r -d '' f; do labs+=("$f"); done < \
+	<(find "$build_dir/labs" -mindepth 1 -maxdepth 1 -type d -print0 2>/dev/null | sort -z)
+
 out_dir=$build_dir/guest
 image=$out_dir/initramfs.cpio.gz
 stamp=$out_dir/initramfs.stamp
@@ -74,11 +81,11 @@ stamp=$out_dir/initramfs.stamp
 # Everything that goes into the image, by content (names included).
 inputs_hash=$(
 	{
-		echo "$kver ${BOOT_MODULES[*]} ${EXTRA_MODULES[*]}"
+		echo "$kver ${BOOT_MODULES[*]} ${EXTRA_MODULES[*]} labs: ${labs[*]}"
 		for f in "$0" "$top/tests/guest/init/init" "$top/tests/guest/init/run-suites.sh" \
 			"$top/tests/guest/init/checks.sh" \
 			/bin/busybox /usr/bin/lspci "$kmod_ko" "${programs[@]}" "${libraries[@]}" \
-			"${suites[@]}"; do
+			"${suites[@]}" "${labs[@]/%//kmd/simtgpu.ko}" "${labs[@]/%//guest.sh}"; do
 			if [[ -e "$f" ]]; then
 				echo "$f"
 				sha256sum <"$f"
@@ -111,6 +118,12 @@ if [[ -f "$top/tests/guest/init/run-suites.sh" ]]; then
 fi
 install -m 644 "$top/tests/guest/init/checks.sh" "$root/opt/simtgpu/bin/checks.sh"
 for f in "${suites[@]}"; do install -m 755 "$f" "$root/opt/simtgpu/suites/"; done
+for lab_dir in "${labs[@]}"; do
+	mkdir -p "$root/opt/simtgpu/labs/${lab_dir##*/}"
+	if [[ -f $lab_dir/kmd/simtgpu.ko && -f $lab_dir/guest.sh ]]; then
+		cp "$lab_dir/kmd/simtgpu.ko" "$lab_dir/guest.sh" "$root/opt/simtgpu/labs/${lab_dir##*/}/"
+	fi
+done
 for f in "${programs[@]}"; do cp "$f" "$root/opt/simtgpu/bin/"; done
 for f in "${libraries[@]}"; do cp -P "$f" "$root/opt/simtgpu/lib/"; done
 

@@ -23,6 +23,18 @@ fail() {
 if [[ -f "$top/kmd/Makefile" ]] && ! make -C "$top/kmd" -s >/dev/null; then
 	echo "guest-tests: building kmd/simtgpu.ko failed; the driver's suites will fail"
 fi
+# Each lab of docs/labs/, as written: its module and guest steps go into the
+# image for tests/guest/suites/72-labs.sh (a lab that fails to build has no
+# module there, and that suite fails naming it).
+for lab in "$top"/docs/labs/*.md; do
+	[[ -f $lab ]] || continue
+	name=$(basename "$lab" .md)
+	if ! "$top/scripts/build-lab.sh" "$lab" "$build_dir/labs/$name" >"$build_dir/lab-$name.log" 2>&1; then
+		echo "guest-tests: the steps of docs/labs/$name.md failed (see $build_dir/lab-$name.log)"
+		rm -rf "$build_dir/labs/$name"
+		mkdir -p "$build_dir/labs/$name"
+	fi
+done
 "$top/scripts/build-initramfs.sh" "$build_dir" >/dev/null || fail "building the initramfs failed"
 
 log=$(mktemp)

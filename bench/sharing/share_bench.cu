@@ -5,7 +5,7 @@
 //
 //   simtgpu-share-bench fairness [--policy P] [--weights 1,3] [--seconds S]
 //                                [--warmup S] [--iters N] [--timeslice MS]
-//                                [--tolerance PCT]
+//                                [--tolerance PCT] [--expect 1,1]
 //     N processes (one per weight), each in its own cgroup whose gpu_weight
 //     is 100 x its weight, run the same kernel loop at once: --warmup
 //     seconds (1.5) for the policy to reach its steady state, then S
@@ -13,7 +13,8 @@
 //     window (fdinfo simtgpu-gpu-time), its kernels, its share against the
 //     weights' share, the error, and Jain's fairness index of GPU time per
 //     unit of weight. With --tolerance it exits 1 when an error exceeds PCT
-//     percent.
+//     percent. --expect gives other proportions to compare with (a policy
+//     that ignores weights: 1,1).
 //   simtgpu-share-bench latency [--policy P] [--seconds S]
 //                               [--scenario priority|timeslice]
 //     A batch process saturates the GPU while a latency-sensitive one times
@@ -124,6 +125,7 @@ unsigned long long fdinfo_value(const char *key)
 struct Options {
 	std::string mode, policy = "fair";
 	std::vector<unsigned> weights{1, 3};
+	std::vector<unsigned> expect; // the shares' proportions; empty: the weights
 	std::string scenario = "priority";
 	double seconds = 8;
 	double warmup = 1.5;
@@ -325,10 +327,11 @@ int fairness(const Options &o, const std::string &dev)
 		std::fprintf(stderr, "simtgpu-share-bench: a process failed\n");
 		return 1;
 	}
+	const std::vector<unsigned> &expect = o.expect.empty() ? o.weights : o.expect;
 	double total_gpu = 0, total_w = 0, sum_x = 0, sum_x2 = 0, worst = 0;
 	for (size_t i = 0; i < n; ++i) {
 		total_gpu += double(r[i].gpu_ns);
-		total_w += o.weights[i];
+		total_w += expect[i];
 	}
 	std::printf("fairness: policy %s, weights", o.policy.c_str());
 	for (unsigned w : o.weights)
@@ -339,9 +342,9 @@ int fairness(const Options &o, const std::string &dev)
 		    "gpu_ms", "share", "expected", "error", "preemptions");
 	for (size_t i = 0; i < n; ++i) {
 		double share = total_gpu > 0 ? double(r[i].gpu_ns) / total_gpu : 0;
-		double expected = o.weights[i] / total_w;
+		double expected = expect[i] / total_w;
 		double error = std::fabs(share - expected) / expected;
-		double x = double(r[i].gpu_ns) / o.weights[i];
+		double x = double(r[i].gpu_ns) / expect[i];
 		sum_x += x;
 		sum_x2 += x * x;
 		worst = std::max(worst, error);
@@ -350,8 +353,8 @@ int fairness(const Options &o, const std::string &dev)
 			    r[i].preemptions);
 	}
 	double jain = sum_x2 > 0 ? sum_x * sum_x / (double(n) * sum_x2) : 0;
-	std::printf("fairness: jain %.4f, worst error %.2f%% (GPU time per unit of weight)\n", jain,
-		    100 * worst);
+	std::printf("fairness: jain %.4f, worst error %.2f%% (GPU time per unit of %s)\n", jain,
+		    100 * worst, o.expect.empty() ? "weight" : "expected share");
 	if (total_gpu <= 0) {
 		std::fprintf(stderr, "simtgpu-share-bench: no GPU time was measured\n");
 		return 1;
@@ -433,7 +436,7 @@ int usage()
 {
 	std::fprintf(stderr, "usage: simtgpu-share-bench fairness|latency|throughput|hold [--policy P] [--weights W,W...] "
 			     "[--seconds S] [--warmup S] [--scenario priority|timeslice] [--iters N] "
-			     "[--timeslice MS] [--tolerance PCT]\n");
+			     "[--timeslice MS] [--tolerance PCT] [--expect W,W...]\n");
 	return 2;
 }
 
@@ -453,13 +456,14 @@ int main(int argc, char **argv)
 		char *end = nullptr;
 		if (a == "--policy") {
 			o.policy = v;
-		} else if (a == "--weights") {
-			o.weights.clear();
+		} else if (a == "--weights" || a == "--expect") {
+			std::vector<unsigned> &list = a == "--weights" ? o.weights : o.expect;
+			list.clear();
 			for (const char *p = v.c_str(); *p;) {
 				unsigned long w = std::strtoul(p, &end, 10);
 				if (end == p || w == 0 || w > 100 || (*end && *end != ','))
 					return usage();
-				o.weights.push_back(unsigned(w));
+				list.push_back(unsigned(w));
 				p = *end ? end + 1 : end;
 			}
 		} else if (a == "--seconds") {
@@ -489,7 +493,8 @@ int main(int argc, char **argv)
 		return hold(o);
 	if (o.mode == "throughput")
 		return o.seconds > 0 && o.iters > 0 ? throughput(o) : usage();
-	if (o.weights.size() < 2 || o.seconds <= 0 || o.warmup < 0 || o.iters < 4 ||
+	if (o.weights.size() < 2 || (!o.expect.empty() && o.expect.size() != o.weights.size()) ||
+	    o.seconds <= 0 || o.warmup < 0 || o.iters < 4 ||
 	    o.timeslice_ms == 0)
 		return usage();
 	std::string dev = device_dir();

@@ -264,13 +264,43 @@ static inline bool simtgpu_fair_may_run(uint64_t vtime, uint32_t inflight,
  * Whether a client counts as having work for the rule above: it has jobs
  * queued or on the rings, or had within the last @grace_ns (a synchronous
  * client is briefly idle between its kernels, and must not lose its turn
- * for it: BFQ's idling). kmd: grace = SIMTGPU_FAIR_GRACE_MS of host time.
+ * for it: BFQ's idling).
  */
-#define SIMTGPU_FAIR_GRACE_MS 10u
 static inline bool simtgpu_fair_has_work(uint32_t jobs, uint64_t idle_ns,
 					 uint64_t grace_ns)
 {
 	return jobs || idle_ns < grace_ns;
+}
+
+/*
+ * The grace follows each client's own round trip, the host time from its
+ * last job finishing to its next one being queued (the wake-up, the
+ * program's work, the next ioctl): a constant that fits an idle host is too
+ * short on a loaded one, where no client would ever count as waiting and
+ * fair would hold nobody. The driver keeps a decaying peak of the gaps
+ * (a burst of slow round trips raises it at once, and it decays by 1/8 per
+ * job); the grace is twice that, within [GRACE_MIN, GRACE_MAX]. A gap
+ * longer than GRACE_MAX is the client going idle, not a round trip.
+ */
+#define SIMTGPU_FAIR_GRACE_MIN_MS 10u
+#define SIMTGPU_FAIR_GRACE_MAX_MS 250u
+static inline uint64_t simtgpu_fair_round_trip_update(uint64_t peak_ns,
+						      uint64_t gap_ns)
+{
+	uint64_t decayed = peak_ns - peak_ns / 8;
+
+	if (gap_ns >= (uint64_t)SIMTGPU_FAIR_GRACE_MAX_MS * 1000000u)
+		return peak_ns;
+	return gap_ns > decayed ? gap_ns : decayed;
+}
+
+static inline uint64_t simtgpu_fair_grace_ns(uint64_t round_trip_peak_ns)
+{
+	const uint64_t lo = (uint64_t)SIMTGPU_FAIR_GRACE_MIN_MS * 1000000u;
+	const uint64_t hi = (uint64_t)SIMTGPU_FAIR_GRACE_MAX_MS * 1000000u;
+	uint64_t grace = 2 * round_trip_peak_ns;
+
+	return grace < lo ? lo : grace > hi ? hi : grace;
 }
 
 /*

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -56,7 +57,9 @@ nlohmann::json sm_json(const simtgpu::sim::SmStats &s) {
 
 extern "C" {
 
-SIMTGPU_SIM_API uint32_t simtgpu_sim_abi_version(void) { return SIMTGPU_SIM_ABI_VERSION; }
+SIMTGPU_SIM_API uint32_t simtgpu_sim_abi_version(void) {
+    return SIMTGPU_SIM_ABI_VERSION;
+}
 
 SIMTGPU_SIM_API int simtgpu_sim_create(const simtgpu_sim_config *config, simtgpu_sim **out,
                                        char *err, size_t err_size) {
@@ -73,8 +76,11 @@ SIMTGPU_SIM_API int simtgpu_sim_create(const simtgpu_sim_config *config, simtgpu
                       std::to_string(sizeof(simtgpu_sim_config)) + " bytes) does not know");
         return -EINVAL;
     }
+    // An older host's smaller struct: the fields it lacks read as zero.
+    simtgpu_sim_config full{};
+    std::memcpy(&full, config, std::min<size_t>(config->struct_size, sizeof full));
     try {
-        auto device_config = simtgpu::sim::DeviceConfig::from(*config);
+        auto device_config = simtgpu::sim::DeviceConfig::from(full);
         if (!device_config) {
             set_error(err, err_size, device_config.error());
             return -EINVAL;
@@ -97,7 +103,9 @@ SIMTGPU_SIM_API int simtgpu_sim_create(const simtgpu_sim_config *config, simtgpu
     }
 }
 
-SIMTGPU_SIM_API void simtgpu_sim_destroy(simtgpu_sim *sim) { delete sim; }
+SIMTGPU_SIM_API void simtgpu_sim_destroy(simtgpu_sim *sim) {
+    delete sim;
+}
 
 SIMTGPU_SIM_API uint64_t simtgpu_sim_mmio_read(simtgpu_sim *sim, uint64_t offset, unsigned size) {
     return sim->device->mmio_read(offset, size);
@@ -122,7 +130,9 @@ SIMTGPU_SIM_API int simtgpu_sim_vram_clear(simtgpu_sim *sim, uint64_t offset, ui
     return 0;
 }
 
-SIMTGPU_SIM_API void simtgpu_sim_reset(simtgpu_sim *sim) { sim->device->reset(); }
+SIMTGPU_SIM_API void simtgpu_sim_reset(simtgpu_sim *sim) {
+    sim->device->reset();
+}
 
 SIMTGPU_SIM_API int simtgpu_sim_wait_idle(simtgpu_sim *sim, uint32_t timeout_ms) {
     return sim->device->wait_idle(timeout_ms) ? 1 : 0;
@@ -161,7 +171,15 @@ SIMTGPU_SIM_API char *simtgpu_sim_stats_json(simtgpu_sim *sim) {
         const DeviceStats s = sim->device->stats();
         const auto &config = sim->device->config();
         nlohmann::json j = {
+            // What the device is: its configuration's name and shape.
+            {"config", config.name.empty() ? nlohmann::json() : nlohmann::json(config.name)},
             {"num_sms", config.num_sms},
+            {"warps_per_sm", config.warps_per_sm},
+            {"warp_size", config.warp_size},
+            {"ctas_per_sm", config.ctas_per_sm},
+            {"shared_bytes_per_sm", config.shared_bytes_per_sm},
+            {"clock_khz", config.clock_khz},
+            {"warp_scheduler", config.warp_scheduler},
             {"launches", s.engine.launches},
             {"ctas", s.engine.ctas},
             {"packets", s.engine.packets},
@@ -196,8 +214,12 @@ SIMTGPU_SIM_API char *simtgpu_sim_stats_json(simtgpu_sim *sim) {
     }
 }
 
-SIMTGPU_SIM_API void simtgpu_sim_free_string(char *s) { std::free(s); }
+SIMTGPU_SIM_API void simtgpu_sim_free_string(char *s) {
+    std::free(s);
+}
 
 } // extern "C"
 
-simtgpu::sim::Device &simtgpu::sim::device_of(simtgpu_sim *sim) { return *sim->device; }
+simtgpu::sim::Device &simtgpu::sim::device_of(simtgpu_sim *sim) {
+    return *sim->device;
+}

@@ -2,16 +2,20 @@
 // is built, shared by every part of the simulator.
 #pragma once
 
+#include "mem/memory_config.h"
 #include "simtgpu/sim.h"
 #include "support/expected.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace simtgpu::sim {
 
 struct DeviceConfig {
-    uint32_t arch = 2;                  // SIMTGPU_ARCH_*
+    uint32_t arch = 2;                 // SIMTGPU_ARCH_*
     uint64_t vram_bytes = 16ull << 30; // multiple of 2 MiB
     uint32_t num_sms = 4;
     // A Volta-class SM (V100): 64 warp slots (2048 threads, two 1024-thread
@@ -31,12 +35,49 @@ struct DeviceConfig {
     // Cycles without forward progress, while a warp that could issue is
     // starved, after which a launch fails as a livelock (core/livelock.h).
     uint64_t livelock_cycles = 1ull << 26;
+    // The configuration file's "name" (empty: no file), reported by the device.
+    std::string name;
+    // The memory hierarchy's parameters (the file's "memory" section).
+    mem::MemoryConfig memory;
 
     // Validates every field (ranges, names of policies) and fills defaults
-    // for zeros, as documented in simtgpu/sim.h.
+    // for zeros, as documented in simtgpu/sim.h. A configuration file named
+    // by config.config comes first; the non-zero fields then override it.
     static Expected<DeviceConfig> from(const simtgpu_sim_config &config);
     // The defaults, validated.
     static DeviceConfig defaults() { return DeviceConfig{}; }
 };
+
+// The fields that both simtgpu_sim_config and a configuration file set, with
+// their limits: one table, so the two ways in cannot disagree.
+struct NumericField {
+    const char *name;
+    uint32_t DeviceConfig::*member;
+    uint32_t simtgpu_sim_config::*given; // 0 = not given
+    uint32_t lo, hi;
+};
+struct NameField {
+    const char *name;
+    std::string DeviceConfig::*member;
+    const char *simtgpu_sim_config::*given; // NULL = not given
+    std::span<const std::string_view> allowed;
+};
+std::span<const NumericField> numeric_fields();
+std::span<const NameField> name_fields();
+
+// The size of ABI 3's simtgpu_sim_config (without `config`), still accepted.
+inline constexpr size_t kSimConfigAbi3Size = offsetof(simtgpu_sim_config, config);
+
+// Limits of the fields with rules of their own.
+inline constexpr uint64_t kVramGranule = 2ull << 20;
+inline constexpr uint64_t kVramMax = 1ull << 40;     // 1 TiB: more than any host here has
+inline constexpr uint64_t kMinLivelockCycles = 1024; // sampled every window / 8 cycles
+inline constexpr uint64_t kMaxLivelockCycles = 1ull << 48;
+
+// A CTA must fit on one SM: max_threads_per_cta, when not given (0), is
+// min(1024, warps_per_sm * warp_size); when given it may not exceed that
+// product. Returns the problem with the value ("2048 is out of range: ..."),
+// or an empty string.
+std::string settle_max_threads_per_cta(DeviceConfig &config, uint32_t given);
 
 } // namespace simtgpu::sim

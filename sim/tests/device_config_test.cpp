@@ -83,8 +83,10 @@ TEST(DeviceConfig, GivenValuesAreKept) {
 
 TEST(DeviceConfig, EveryRangeIsChecked) {
     auto c = base();
-    c.struct_size = sizeof c - 8;
+    c.struct_size = kSimConfigAbi3Size - 8;
     expect_refused(c, "struct_size");
+    c.struct_size = kSimConfigAbi3Size; // ABI 3's struct, before `config`
+    EXPECT_TRUE(DeviceConfig::from(c));
 
     c = base(), c.arch = SIMTGPU_ARCH_NEWEST + 1;
     expect_refused(c, "arch");

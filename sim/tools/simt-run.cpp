@@ -31,6 +31,9 @@ constexpr const char *kUsage =
     "status, or 128 + SIMTGPU_EXC_* for a trap or fault (report on stderr).\n"
     "\n"
     "options:\n"
+    "  --config PRESET_OR_FILE  the device's configuration: a preset (functional,\n"
+    "                      teaching, volta) or a JSON file (docs/timing.md); the\n"
+    "                      options below override it\n"
     "  --entry NAME        start at symbol NAME instead of e_entry\n"
     "  --grid X[,Y,Z]      CTAs in the grid (default 1)\n"
     "  --block X[,Y,Z]     threads per CTA (default 1)\n"
@@ -39,7 +42,7 @@ constexpr const char *kUsage =
     "  --sms N             number of SMs (default 4)\n"
     "  --warp-size N       lanes per warp, 1..64 (default 32)\n"
     "  --warps-per-sm N    warp slots per SM (default 64)\n"
-    "  --scheduler NAME    warp scheduler: round-robin (default), greedy,\n"
+    "  --scheduler NAME    warp scheduler: round-robin (default), gto (or greedy),\n"
     "                      oldest-first or two-level\n"
     "  --reconvergence NAME  reconvergence policy (default min-pc)\n"
     "  --livelock-cycles N cycles of no progress, with a warp starved, before the\n"
@@ -59,6 +62,7 @@ constexpr uint64_t kFenceValue = 1;
 struct Options {
     std::string program;
     std::string entry;
+    std::string config;                   // empty: no configuration file
     std::string scheduler, reconvergence; // empty: the device's default
     std::array<uint32_t, 3> grid{1, 1, 1};
     std::array<uint32_t, 3> block{1, 1, 1};
@@ -119,11 +123,11 @@ Expected<Options> parse_args(int argc, char **argv) {
             o.help = true;
         } else if (arg == "--stats") {
             o.stats = true;
-        } else if (arg == "--entry") {
+        } else if (arg == "--entry" || arg == "--config") {
             auto v = value();
             if (!v)
                 return Error{v.error()};
-            o.entry = *v;
+            (arg == "--entry" ? o.entry : o.config) = *v;
         } else if (arg == "--scheduler" || arg == "--reconvergence") {
             auto v = value();
             if (!v)
@@ -382,8 +386,9 @@ int run(const Options &o) {
     config.warp_scheduler = o.scheduler.empty() ? nullptr : o.scheduler.c_str();
     config.reconvergence = o.reconvergence.empty() ? nullptr : o.reconvergence.c_str();
     config.livelock_cycles = o.livelock_cycles;
+    config.config = o.config.empty() ? nullptr : o.config.c_str();
     simtgpu_sim *raw = nullptr;
-    char err[512] = "";
+    char err[1024] = "";
     if (simtgpu_sim_create(&config, &raw, err, sizeof err) != 0) {
         std::fprintf(stderr, "simt-run: %s\n", err);
         return 2;

@@ -31,7 +31,8 @@ void on_interrupt(int) {
 
 Expected<bool> write_file(const fs::path &path, const std::string &text) {
     // Written to a temporary name and renamed: a reader sees all or nothing.
-    const fs::path tmp = path.string() + ".tmp";
+    // The name is the writer's own: Slurm tasks write sweep.json at once.
+    const fs::path tmp = path.string() + "." + std::to_string(getpid()) + ".tmp";
     {
         std::ofstream out(tmp, std::ios::trunc);
         out << text;

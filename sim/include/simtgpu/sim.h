@@ -30,7 +30,7 @@ extern "C" {
 #define SIMTGPU_SIM_API
 #endif
 
-#define SIMTGPU_SIM_ABI_VERSION 3
+#define SIMTGPU_SIM_ABI_VERSION 4
 
 /* Name of the library and of its version query, for dlopen()/dlsym(). */
 #define SIMTGPU_SIM_LIBRARY "libsimtgpu-sim.so"
@@ -81,6 +81,12 @@ typedef struct simtgpu_sim_config {
 	 * context), "exclusive" (one grid per SM), "any" (also grids of
 	 * different contexts, as under MPS) (docs/simulator.md) */
 	const char *sm_sharing;
+	/* ABI 4: a configuration file (a path) or a preset name ("functional",
+	 * "teaching", "volta"; docs/timing.md), read first; the fields above
+	 * that are non-zero then override it. NULL = the fields alone. A
+	 * struct_size of ABI 3's struct, without this field, is still
+	 * accepted. */
+	const char *config;
 } simtgpu_sim_config;
 
 /* Statistics since creation or the last reset. */

@@ -165,7 +165,7 @@ std::unique_ptr<ReconvergencePolicy> make_reconvergence_policy(std::string_view)
 
 std::unique_ptr<WarpScheduler> make_warp_scheduler(std::string_view name)
 {
-    if (name == "greedy")
+    if (name == "greedy" || name == "gto")
         return std::make_unique<GreedyThenOldestScheduler>();
     if (name == "oldest-first")
         return std::make_unique<OldestFirstScheduler>();

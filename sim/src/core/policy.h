@@ -45,7 +45,8 @@ inline constexpr uint32_t kTwoLevelActiveWarps = 8;
 
 // The names DeviceConfig accepts, the default first; tests run under each.
 inline constexpr std::array<std::string_view, 1> kReconvergencePolicies{"min-pc"};
-inline constexpr std::array<std::string_view, 4> kWarpSchedulers{"round-robin", "greedy",
+// "gto" is greedy-then-oldest's usual name (GPGPU-Sim's); "greedy" stays.
+inline constexpr std::array<std::string_view, 5> kWarpSchedulers{"round-robin", "greedy", "gto",
                                                                  "oldest-first", "two-level"};
 bool is_reconvergence_policy(std::string_view name);
 bool is_warp_scheduler(std::string_view name);

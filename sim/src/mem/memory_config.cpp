@@ -3,6 +3,8 @@
 // message reaches a person editing a JSON file.
 #include "mem/memory_config.h"
 
+#include "support/suggest.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -20,32 +22,6 @@ namespace {
 using nlohmann::json;
 
 constexpr uint32_t kMaxLatency = 100'000;
-
-size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j)
-        row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
-}
-
-std::string quoted_list(std::initializer_list<std::string_view> names) {
-    std::string out;
-    for (auto name : names) {
-        if (!out.empty())
-            out += ", ";
-        out += '"' + std::string(name) + '"';
-    }
-    return out;
-}
 
 // Reads one JSON object after another, keeping the first error.
 class Reader {
@@ -80,19 +56,7 @@ public:
             (void)unused;
             if (std::find(names.begin(), names.end(), key) != names.end())
                 continue;
-            std::string_view best;
-            size_t best_distance = SIZE_MAX;
-            for (auto name : names) {
-                size_t d = edit_distance(key, name);
-                if (d < best_distance) {
-                    best_distance = d;
-                    best = name;
-                }
-            }
-            std::string hint = best_distance <= std::max<size_t>(2, key.size() / 3)
-                                   ? "did you mean " + std::string(best) + "?"
-                                   : "known fields are " + quoted_list(names);
-            fail(path + "." + key, "unknown field; " + hint);
+            fail(path + "." + key, "unknown field; " + unknown_field_fix(key, names));
             return false;
         }
         return true;

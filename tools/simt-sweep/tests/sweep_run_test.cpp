@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -306,6 +307,27 @@ TEST_F(SweepRun, CudaProgramsReportThroughSimtgpuStats) {
     EXPECT_EQ(rows[0].at("device.transport"), "sim");
     const std::string out = read_text(dir_ / "out" / "points" / rows[0].at("point") / "stdout.txt");
     EXPECT_NE(out.find("vector_add: PASS"), std::string::npos) << out;
+}
+
+// Each point's configuration reaches the device (SIMTGPU_SIM_CONFIG): the
+// device the program saw has the preset's shape with the point's overrides.
+TEST_F(SweepRun, CudaPointsGetTheirConfiguration) {
+    json doc = {{"base", "volta"},
+                {"programs", {{{"name", "vector_add"}, {"path", CUDA_VECTOR_ADD}}}},
+                {"points", json::array({json::object(), {{"num_sms", 2}, {"warps_per_sm", 8}}})},
+                {"statistics", {"device.num_sms", "device.warps_per_sm", "device.clock_khz"}}};
+    const Outcome r = sweep(write_sweep(doc).string() + " -o " + (dir_ / "out").string());
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::vector<std::string> header;
+    const auto rows = read_csv(dir_ / "out" / "results.csv", &header);
+    ASSERT_EQ(rows.size(), 2u);
+    std::set<std::string> shapes;
+    for (const auto &row : rows) {
+        EXPECT_EQ(row.at("status"), "ok") << row.at("error");
+        EXPECT_EQ(row.at("device.clock_khz"), "1530000"); // volta's 1530 MHz either way
+        shapes.insert(row.at("device.num_sms") + "x" + row.at("device.warps_per_sm"));
+    }
+    EXPECT_EQ(shapes, (std::set<std::string>{"80x64", "2x8"}));
 }
 #endif
 

@@ -495,11 +495,12 @@ int SimDevice::init(std::string *error) {
     config.num_sms = uint32_t(env_u64("SIMTGPU_SIM_SMS", 0));
     config.placement = env_string("SIMTGPU_SIM_PLACEMENT");
     config.sm_sharing = env_string("SIMTGPU_SIM_SM_SHARING");
+    config.config = env_string("SIMTGPU_SIM_CONFIG");
     config.opaque = this;
     config.dma_read = &SimDevice::on_dma_read;
     config.dma_write = &SimDevice::on_dma_write;
     config.raise_irq = &SimDevice::on_irq;
-    char message[256] = {};
+    char message[1024] = {};
     int rc = lib_.create(&config, &sim_, message, sizeof(message));
     if (rc) {
         *error = std::string("the simulator refused its configuration: ") + message;
@@ -789,6 +790,9 @@ int SimDevice::get_param(FileState *f, drm_simtgpu_get_param *a) {
     case SIMTGPU_PARAM_NUM_QUEUES_MAX: a->value = SIMTGPU_MAX_QUEUES_PER_FILE; return 0;
     case SIMTGPU_PARAM_CGROUP_VRAM_MAX: a->value = dmem_max(); return 0;
     case SIMTGPU_PARAM_CGROUP_VRAM_CURRENT: a->value = dmem_current(); return 0;
+    // Partitions are kmd's (docs/sharing.md): here the whole GPU, never split.
+    case SIMTGPU_PARAM_PARTITION: a->value = 0; return 0;
+    case SIMTGPU_PARAM_NUM_PARTITIONS: a->value = 0; return 0;
     default: return -EINVAL;
     }
 }
