@@ -163,6 +163,7 @@ SIMTCUDA_API const char *cudaGetErrorName(cudaError_t error) {
         NAME(cudaErrorStreamCaptureImplicit)
         NAME(cudaErrorCapturedEvent)
         NAME(cudaErrorStreamCaptureWrongThread)
+        NAME(cudaErrorGraphExecUpdateFailure)
         NAME(cudaErrorUnknown)
         NAME(cudaErrorApiFailureBase)
 #undef NAME
@@ -238,6 +239,9 @@ SIMTCUDA_API const char *cudaGetErrorString(cudaError_t error) {
         return "operation not permitted on an event last recorded in a capturing stream";
     case cudaErrorStreamCaptureWrongThread:
         return "attempt to terminate a thread-local capture sequence from another thread";
+    case cudaErrorGraphExecUpdateFailure:
+        return "the graph update was not performed because it included changes which violated "
+               "constraints specific to instantiated graph update";
     case cudaErrorUnknown: return "unknown error";
     case cudaErrorApiFailureBase: return "unknown error";
     }

@@ -1,9 +1,12 @@
-// CUDA graphs by stream capture. While a stream captures, the runtime's
-// queueing calls hand their work here instead of to the device: each
-// becomes a node, in the order the calls came (streams that join the
-// capture through an event add theirs to the same sequence, which keeps
-// every dependency). An instantiated graph replays its nodes in that order
-// on the launch's stream, through the same calls.
+// CUDA graphs, by stream capture and by the explicit API. While a stream
+// captures, the runtime's queueing calls hand their work here instead of to
+// the device: each becomes a node, in the order the calls came (streams that
+// join the capture through an event add theirs to the same sequence, which
+// keeps every dependency). The explicit API (cudaGraphCreate,
+// cudaGraphAdd*Node) adds nodes with their dependencies. An instantiated
+// graph replays its nodes in an order that respects every dependency (capture
+// order, or a topological order of the explicit edges) on the launch's
+// stream, through the same calls.
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -27,9 +30,18 @@ struct CUgraphNode_st {
     size_t bytes = 0;
     cudaMemcpyKind kind = cudaMemcpyDefault;
     int value = 0;
+    // A 3-D copy (explicit memcpy nodes): replayed by cudaMemcpy3DAsync.
+    bool copy_3d = false;
+    cudaMemcpy3DParms copy{};
+    // A 2-D memset of rows `bytes` wide, `pitch` apart; wider elements than
+    // bytes replay as a copy of `pattern` (the filled rows).
+    size_t pitch = 0, height = 1;
+    std::vector<unsigned char> pattern;
     // Host.
     cudaHostFn_t fn = nullptr;
     void *user_data = nullptr;
+    // Explicit API: the nodes this one waits for (of the same graph).
+    std::vector<CUgraphNode_st *> deps;
 };
 
 struct CUgraph_st {
@@ -38,6 +50,8 @@ struct CUgraph_st {
 
 struct CUgraphExec_st {
     std::vector<CUgraphNode_st> nodes;
+    std::map<const CUgraphNode_st *, size_t> index; // the graph's node -> nodes[i]
+    std::vector<size_t> slot_of_added;              // the graph's k-th node -> nodes[i]
 };
 
 namespace simtgpu::cudart {
@@ -272,8 +286,30 @@ SIMTCUDA_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphEx
     if (!pGraphExec || !g.graphs.count(graph) || (flags & ~1ull))
         return record(cudaErrorInvalidValue);
     auto *exec = new CUgraphExec_st;
+    // Kahn's algorithm, taking nodes in the order they were added.
+    std::map<const CUgraphNode_st *, size_t> waiting;
     for (const auto &node : graph->nodes)
-        exec->nodes.push_back(*node);
+        waiting[node.get()] = node->deps.size();
+    while (exec->nodes.size() < graph->nodes.size()) {
+        const CUgraphNode_st *ready = nullptr;
+        for (const auto &node : graph->nodes)
+            if (!exec->index.count(node.get()) && waiting[node.get()] == 0) {
+                ready = node.get();
+                break;
+            }
+        if (!ready) { // a cycle (cudaGraphAddDependencies)
+            delete exec;
+            return record(cudaErrorInvalidValue);
+        }
+        exec->index[ready] = exec->nodes.size();
+        exec->nodes.push_back(*ready);
+        for (const auto &node : graph->nodes)
+            for (const CUgraphNode_st *d : node->deps)
+                if (d == ready)
+                    --waiting[node.get()];
+    }
+    for (const auto &node : graph->nodes)
+        exec->slot_of_added.push_back(exec->index[node.get()]);
     g.execs.insert(exec);
     *pGraphExec = exec;
     return cudaSuccess;
@@ -309,10 +345,17 @@ SIMTCUDA_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t
             break;
         }
         case cudaGraphNodeTypeMemcpy:
-            err = cudaMemcpyAsync(n.dst, n.src, n.bytes, n.kind, stream);
+            err = n.copy_3d ? cudaMemcpy3DAsync(&n.copy, stream)
+                            : cudaMemcpyAsync(n.dst, n.src, n.bytes, n.kind, stream);
             break;
         case cudaGraphNodeTypeMemset:
-            err = cudaMemsetAsync(n.dst, n.value, n.bytes, stream);
+            if (!n.pattern.empty())
+                err = cudaMemcpy2DAsync(n.dst, n.pitch, n.pattern.data(), n.bytes, n.bytes, n.height,
+                                        cudaMemcpyHostToDevice, stream);
+            else if (n.height > 1)
+                err = cudaMemset2DAsync(n.dst, n.pitch, n.value, n.bytes, n.height, stream);
+            else
+                err = cudaMemsetAsync(n.dst, n.value, n.bytes, stream);
             break;
         case cudaGraphNodeTypeHost:
             err = cudaLaunchHostFunc(stream, n.fn, n.user_data);
@@ -370,4 +413,298 @@ SIMTCUDA_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGra
                 return cudaSuccess;
             }
     return record(cudaErrorInvalidValue); // not a node of a live graph
+}
+
+// ------------------------------------------------------------ explicit API ---
+
+namespace simtgpu::cudart {
+namespace {
+
+bool is_graph(cudaGraph_t graph) { return graphs().graphs.count(graph) != 0; }
+
+bool owns(cudaGraph_t graph, const CUgraphNode_st *node) {
+    for (const auto &n : graph->nodes)
+        if (n.get() == node)
+            return true;
+    return false;
+}
+
+// Adds node to graph after deps, which must be nodes of graph.
+cudaError_t add_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                     size_t numDeps, std::unique_ptr<CUgraphNode_st> node) {
+    if (!pNode || !is_graph(graph) || (numDeps && !deps))
+        return record(cudaErrorInvalidValue);
+    for (size_t i = 0; i < numDeps; ++i) {
+        if (!owns(graph, deps[i]))
+            return record(cudaErrorInvalidValue);
+        node->deps.push_back(deps[i]);
+    }
+    *pNode = node.get();
+    graph->nodes.push_back(std::move(node));
+    return cudaSuccess;
+}
+
+// A kernel node's contents: the argument values copied, as CUDA does.
+cudaError_t kernel_node(const cudaKernelNodeParams *p, CUgraphNode_st *node) {
+    if (!p || p->extra)
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    (void)ctx;
+    simtgpuFunction f;
+    if (cudaError_t err = function_for(p->func, &f))
+        return err;
+    int count = 0;
+    simtgpuFuncGetAttribute(&count, SIMTGPU_FUNC_ATTRIBUTE_NUM_PARAMS, f);
+    if (count > 0 && !p->kernelParams)
+        return record(cudaErrorInvalidValue);
+    node->type = cudaGraphNodeTypeKernel;
+    node->func = p->func;
+    node->grid = p->gridDim;
+    node->block = p->blockDim;
+    node->shared = p->sharedMemBytes;
+    node->params.clear();
+    node->param_offsets.clear();
+    for (unsigned i = 0; i < unsigned(count); ++i) {
+        size_t offset = 0, size = 0;
+        simtgpuFuncGetParamInfo(f, i, &offset, &size);
+        node->param_offsets.push_back(node->params.size());
+        const auto *value = static_cast<const unsigned char *>(p->kernelParams[i]);
+        node->params.insert(node->params.end(), value, value + size);
+    }
+    return cudaSuccess;
+}
+
+} // namespace
+} // namespace simtgpu::cudart
+
+SIMTCUDA_API cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags) {
+    if (!pGraph || flags)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    *pGraph = new CUgraph_st;
+    graphs().graphs.insert(*pGraph);
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                const cudaGraphNode_t *pDependencies,
+                                                size_t numDependencies,
+                                                const struct cudaKernelNodeParams *pNodeParams) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    if (cudaError_t err = kernel_node(pNodeParams, node.get()))
+        return err;
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                const cudaGraphNode_t *pDependencies,
+                                                size_t numDependencies,
+                                                const struct cudaMemcpy3DParms *pCopyParams) {
+    if (!pCopyParams)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemcpy;
+    node->copy_3d = true;
+    node->copy = *pCopyParams;
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                const cudaGraphNode_t *pDependencies,
+                                                size_t numDependencies,
+                                                const struct cudaMemsetParams *pMemsetParams) {
+    const cudaMemsetParams *p = pMemsetParams;
+    if (!p || !p->dst || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) ||
+        !p->width || !p->height)
+        return record(cudaErrorInvalidValue);
+    const size_t row = p->width * p->elementSize;
+    if (p->height > 1 && p->pitch < row)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemset;
+    node->dst = p->dst;
+    node->bytes = row;
+    node->height = p->height;
+    node->pitch = p->height > 1 ? p->pitch : row;
+    node->value = int(p->value & 0xff);
+    // Elements whose bytes differ: the rows are filled here and copied.
+    unsigned char element[4];
+    std::memcpy(element, &p->value, 4); // little-endian: the low bytes first
+    bool bytewise = true;
+    for (unsigned i = 1; i < p->elementSize; ++i)
+        bytewise = bytewise && element[i] == element[0];
+    if (!bytewise) {
+        node->pattern.resize(row * p->height);
+        for (size_t i = 0; i < node->pattern.size(); ++i)
+            node->pattern[i] = element[i % p->elementSize];
+    }
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                              const cudaGraphNode_t *pDependencies,
+                                              size_t numDependencies,
+                                              const struct cudaHostNodeParams *pNodeParams) {
+    if (!pNodeParams || !pNodeParams->fn)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeHost;
+    node->fn = pNodeParams->fn;
+    node->user_data = pNodeParams->userData;
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                               const cudaGraphNode_t *pDependencies,
+                                               size_t numDependencies) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    return add_node(pGraphNode, graph, pDependencies, numDependencies,
+                    std::make_unique<CUgraphNode_st>());
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                                                  const cudaGraphNode_t *to,
+                                                  size_t numDependencies) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!is_graph(graph) || (numDependencies && (!from || !to)))
+        return record(cudaErrorInvalidValue);
+    for (size_t i = 0; i < numDependencies; ++i)
+        if (!owns(graph, from[i]) || !owns(graph, to[i]) || from[i] == to[i])
+            return record(cudaErrorInvalidValue);
+    for (size_t i = 0; i < numDependencies; ++i)
+        to[i]->deps.push_back(from[i]);
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
+                                                      struct cudaKernelNodeParams *pNodeParams) {
+    if (!node || !pNodeParams || node->type != cudaGraphNodeTypeKernel)
+        return record(cudaErrorInvalidValue);
+    // kernelParams point into the node, as CUDA's do.
+    static thread_local std::vector<void *> args;
+    args.clear();
+    for (size_t offset : node->param_offsets)
+        args.push_back(node->params.data() + offset);
+    pNodeParams->func = const_cast<void *>(node->func);
+    pNodeParams->gridDim = node->grid;
+    pNodeParams->blockDim = node->block;
+    pNodeParams->sharedMemBytes = unsigned(node->shared);
+    pNodeParams->kernelParams = args.data();
+    pNodeParams->extra = nullptr;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+                                                      const struct cudaKernelNodeParams *pNodeParams) {
+    if (!node || node->type != cudaGraphNodeTypeKernel)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    return kernel_node(pNodeParams, node);
+}
+
+SIMTCUDA_API cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!pGraphClone || !is_graph(originalGraph))
+        return record(cudaErrorInvalidValue);
+    auto *clone = new CUgraph_st;
+    std::map<const CUgraphNode_st *, CUgraphNode_st *> copy_of;
+    for (const auto &node : originalGraph->nodes) {
+        clone->nodes.push_back(std::make_unique<CUgraphNode_st>(*node));
+        copy_of[node.get()] = clone->nodes.back().get();
+    }
+    for (auto &node : clone->nodes)
+        for (CUgraphNode_st *&d : node->deps)
+            d = copy_of[d];
+    graphs().graphs.insert(clone);
+    *pGraphClone = clone;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes,
+                                               size_t *pNumRootNodes) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!is_graph(graph) || !pNumRootNodes)
+        return record(cudaErrorInvalidValue);
+    std::vector<cudaGraphNode_t> roots;
+    for (const auto &node : graph->nodes)
+        if (node->deps.empty())
+            roots.push_back(node.get());
+    if (pRootNodes)
+        for (size_t i = 0; i < *pNumRootNodes; ++i)
+            pRootNodes[i] = i < roots.size() ? roots[i] : nullptr;
+    *pNumRootNodes = pRootNodes ? std::min(*pNumRootNodes, roots.size()) : roots.size();
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec,
+                                                          cudaGraphNode_t node,
+                                                          const struct cudaKernelNodeParams *pNodeParams) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!graphs().execs.count(hGraphExec))
+        return record(cudaErrorInvalidValue);
+    auto it = hGraphExec->index.find(node);
+    if (it == hGraphExec->index.end() ||
+        hGraphExec->nodes[it->second].type != cudaGraphNodeTypeKernel)
+        return record(cudaErrorInvalidValue);
+    CUgraphNode_st updated = hGraphExec->nodes[it->second];
+    if (cudaError_t err = kernel_node(pNodeParams, &updated))
+        return err;
+    if (updated.func != hGraphExec->nodes[it->second].func)
+        return record(cudaErrorInvalidValue); // as CUDA: the function cannot change
+    hGraphExec->nodes[it->second] = std::move(updated);
+    return cudaSuccess;
+}
+
+// CUDA 11's form: the graph must have the executable's topology; its nodes'
+// parameters replace the executable's.
+SIMTCUDA_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                             cudaGraphNode_t *hErrorNode_out,
+                                             enum cudaGraphExecUpdateResult *updateResult_out) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!graphs().execs.count(hGraphExec) || !is_graph(hGraph) || !updateResult_out)
+        return record(cudaErrorInvalidValue);
+    if (hErrorNode_out)
+        *hErrorNode_out = nullptr;
+    auto refuse = [&](cudaGraphExecUpdateResult why, cudaGraphNode_t node) {
+        *updateResult_out = why;
+        if (hErrorNode_out)
+            *hErrorNode_out = node;
+        return record(cudaErrorGraphExecUpdateFailure);
+    };
+    if (hGraph->nodes.size() != hGraphExec->nodes.size())
+        return refuse(cudaGraphExecUpdateErrorTopologyChanged, nullptr);
+    // Nodes pair up in the order they were added, as CUDA pairs them.
+    std::vector<CUgraphNode_st> updated = hGraphExec->nodes;
+    for (size_t k = 0; k < hGraph->nodes.size(); ++k) {
+        const CUgraphNode_st &node = *hGraph->nodes[k];
+        CUgraphNode_st &slot = updated[hGraphExec->slot_of_added[k]];
+        if (node.type != slot.type)
+            return refuse(cudaGraphExecUpdateErrorNodeTypeChanged, hGraph->nodes[k].get());
+        if (node.type == cudaGraphNodeTypeKernel && node.func != slot.func)
+            return refuse(cudaGraphExecUpdateErrorFunctionChanged, hGraph->nodes[k].get());
+        if (node.deps.size() != slot.deps.size())
+            return refuse(cudaGraphExecUpdateErrorTopologyChanged, hGraph->nodes[k].get());
+        std::vector<CUgraphNode_st *> deps = slot.deps;
+        slot = node;
+        slot.deps = deps;
+    }
+    hGraphExec->nodes = std::move(updated);
+    *updateResult_out = cudaGraphExecUpdateSuccess;
+    return cudaSuccess;
 }

@@ -57,6 +57,8 @@ cudaError_t ensure_init() {
     rt.contexts.assign(size_t(rt.device_count), nullptr);
     rt.fault_reported.assign(size_t(rt.device_count), false);
     rt.coop_events.assign(size_t(rt.device_count), nullptr);
+    rt.malloc_heaps.assign(size_t(rt.device_count), 0);
+    rt.malloc_heap_sizes.assign(size_t(rt.device_count), size_t(8) << 20); // CUDA's default
     // Contexts go before libsimtgpu's own state at exit: this runs first.
     std::atexit(shutdown);
     return cudaSuccess;
@@ -78,6 +80,8 @@ cudaError_t symbol_address(const void *symbol, uint64_t *address, size_t *size) 
     *size = it->second.size ? it->second.size : bytes;
     return cudaSuccess;
 }
+
+} // namespace
 
 cudaError_t function_for(const void *func, simtgpuFunction *out) {
     Runtime &rt = runtime();
@@ -103,6 +107,8 @@ cudaError_t function_for(const void *func, simtgpuFunction *out) {
     k.functions[device] = *out;
     return cudaSuccess;
 }
+
+namespace {
 
 uint32_t shared_per_block_default(const simtgpuDeviceProperties &p) {
     return std::min(SIMTGPU_SHARED_PER_CTA_DEFAULT, p.shared_per_sm);
@@ -204,6 +210,43 @@ simtgpuContext current_context(cudaError_t *err) {
     return rt.contexts[device];
 }
 
+namespace {
+// The header of compiler/runtime/malloc.c's heap: its size, its top, and
+// the heads of its free lists (zero: empty).
+struct simt_heap_header {
+    uint64_t size;
+    uint64_t top;
+    uint64_t free[40];
+};
+
+// An image that uses device-side malloc (it holds __simt_malloc_heap) gets
+// the context's heap, allocated the first time one is loaded.
+cudaError_t attach_malloc_heap(simtgpuContext ctx, int device, simtgpuModule module) {
+    Runtime &rt = runtime();
+    uint64_t symbol = 0;
+    size_t bytes = 0;
+    if (simtgpuModuleGetGlobal(&symbol, &bytes, module, "__simt_malloc_heap") != SIMTGPU_SUCCESS)
+        return cudaSuccess;
+    uint64_t &heap = rt.malloc_heaps[device];
+    if (!heap) {
+        const size_t size = rt.malloc_heap_sizes[device];
+        if (simtgpuResult r = simtgpuMemAlloc(ctx, &heap, size)) {
+            std::fprintf(stderr,
+                         "simtgpu: device-side malloc: cannot allocate its %zu-byte heap "
+                         "(cudaLimitMallocHeapSize): %s\n",
+                         size, simtgpuGetErrorDetail());
+            return record(r);
+        }
+        simt_heap_header header{};
+        header.size = size;
+        header.top = (sizeof(header) + 15) & ~size_t(15);
+        if (simtgpuResult r = simtgpuMemcpyHtoD(ctx, heap, &header, sizeof(header)))
+            return record(r);
+    }
+    return record(simtgpuMemcpyHtoD(ctx, symbol, &heap, sizeof(heap)));
+}
+} // namespace
+
 cudaError_t module_for(FatBinary &fatbin, simtgpuModule *out) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
@@ -228,6 +271,24 @@ cudaError_t module_for(FatBinary &fatbin, simtgpuModule *out) {
         return record(r);
     }
     fatbin.modules[device] = *out;
+    return attach_malloc_heap(ctx, device, *out);
+}
+
+cudaError_t get_malloc_heap_size(size_t *value) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    *value = rt.malloc_heap_sizes[current_device()];
+    return cudaSuccess;
+}
+
+cudaError_t set_malloc_heap_size(size_t value) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    const int device = current_device();
+    // As CUDA: fixed once a kernel that uses malloc is loaded.
+    if (rt.malloc_heaps[device] || value < sizeof(simt_heap_header))
+        return record(cudaErrorInvalidValue);
+    rt.malloc_heap_sizes[device] = value;
     return cudaSuccess;
 }
 
@@ -240,6 +301,7 @@ void reset_device(int device) {
     rt.contexts[device] = nullptr;
     rt.fault_reported[device] = false;
     rt.coop_events[device] = nullptr; // went with the context
+    rt.malloc_heaps[device] = 0;
     forget_pools(device);
     for (auto &fatbin : rt.fatbins)
         fatbin.modules.erase(device);
@@ -402,6 +464,8 @@ SIMTCUDA_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr 
     case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
     case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    case cudaDevAttrMaxPersistingL2CacheSize: *value = p.persistingL2CacheMaxSize; break;
+    case cudaDevAttrMaxAccessPolicyWindowSize: *value = p.accessPolicyMaxWindowSize; break;
     case cudaDevAttrMaxPitch: *value = int(std::min<size_t>(p.memPitch, INT32_MAX)); break;
     case cudaDevAttrTextureAlignment: *value = int(p.textureAlignment); break;
     case cudaDevAttrGpuOverlap: *value = p.deviceOverlap; break;
@@ -444,26 +508,51 @@ bool to_simtgpu_limit(cudaLimit limit, simtgpuLimit *out) {
     switch (limit) {
     case cudaLimitStackSize: *out = SIMTGPU_LIMIT_STACK_SIZE; return true;
     case cudaLimitPrintfFifoSize: *out = SIMTGPU_LIMIT_PRINTF_FIFO_SIZE; return true;
-    default: return false; // no device-side malloc heap
+    default: return false;
     }
 }
 } // namespace
 
+// The L2 limits CUDA 11 added: accepted and kept. The device's L2 has no
+// persisting set-aside (persistingL2CacheMaxSize 0) and no fetch granularity.
+static size_t persisting_l2_limit = 0;
+static size_t l2_fetch_granularity = 32;
+
 SIMTCUDA_API cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit) {
     if (!value)
         return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    switch (limit) {
+    case cudaLimitPersistingL2CacheSize: *value = persisting_l2_limit; return cudaSuccess;
+    case cudaLimitMaxL2FetchGranularity: *value = l2_fetch_granularity; return cudaSuccess;
+    case cudaLimitMallocHeapSize: return get_malloc_heap_size(value);
+    default: break;
+    }
     simtgpuLimit l;
     if (!to_simtgpu_limit(limit, &l))
         return record(cudaErrorUnsupportedLimit);
-    CONTEXT(ctx);
     return record(simtgpuCtxGetLimit(ctx, l, value));
 }
 
 SIMTCUDA_API cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+    CONTEXT(ctx);
+    switch (limit) {
+    case cudaLimitPersistingL2CacheSize:
+        if (value > 0)
+            return record(cudaErrorInvalidValue); // above persistingL2CacheMaxSize
+        persisting_l2_limit = value;
+        return cudaSuccess;
+    case cudaLimitMaxL2FetchGranularity:
+        if (value > 128)
+            return record(cudaErrorInvalidValue);
+        l2_fetch_granularity = value;
+        return cudaSuccess;
+    case cudaLimitMallocHeapSize: return set_malloc_heap_size(value);
+    default: break;
+    }
     simtgpuLimit l;
     if (!to_simtgpu_limit(limit, &l))
         return record(cudaErrorUnsupportedLimit);
-    CONTEXT(ctx);
     return record(simtgpuCtxSetLimit(ctx, l, value));
 }
 
@@ -685,7 +774,9 @@ SIMTCUDA_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, uns
         return record(cudaErrorInvalidValue);
     CONTEXT(ctx);
     simtgpuStream s;
-    // CUDA's lower numbers are higher priorities; simtgpu's are the reverse.
+    // As CUDA: clamped to [greatest, least] = [-1, 0], lower numbers are
+    // higher priorities; the uAPI's are the reverse (0 normal, 1 high).
+    priority = std::clamp(priority, -1, 0);
     if (simtgpuResult r = simtgpuStreamCreate(&s, ctx, flags, -priority))
         return record(r);
     *pStream = reinterpret_cast<cudaStream_t>(s);
@@ -702,12 +793,88 @@ SIMTCUDA_API cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
 
 SIMTCUDA_API cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
                                                           int *greatestPriority) {
-    // Low, normal and high uAPI queue priorities.
+    // As on NVIDIA's devices the least priority is 0, every stream's default
+    // (the uAPI's normal queue priority); the greatest is the uAPI's high one.
     if (leastPriority)
-        *leastPriority = 1;
+        *leastPriority = 0;
     if (greatestPriority)
         *greatestPriority = -1;
     return cudaSuccess;
+}
+
+namespace {
+// Stream attributes CUDA keeps per stream: the access policy window (a hint
+// here: the device's L2 sets no lines aside) and the synchronisation policy.
+struct StreamAttributes {
+    cudaAccessPolicyWindow window{};
+    cudaSynchronizationPolicy sync_policy = cudaSyncPolicyAuto;
+};
+std::map<cudaStream_t, StreamAttributes> &stream_attributes() {
+    static auto *m = new std::map<cudaStream_t, StreamAttributes>; // as runtime()
+    return *m;
+}
+} // namespace
+
+cudaError_t simtgpu::cudart::check_access_policy_window(const cudaAccessPolicyWindow &w) {
+    auto valid = [](cudaAccessProperty p) {
+        return p == cudaAccessPropertyNormal || p == cudaAccessPropertyStreaming ||
+               p == cudaAccessPropertyPersisting;
+    };
+    if (!(w.hitRatio >= 0.f && w.hitRatio <= 1.f) || !valid(w.hitProp) || !valid(w.missProp) ||
+        w.missProp == cudaAccessPropertyPersisting)
+        return cudaErrorInvalidValue;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
+                                                const cudaStreamAttrValue *value) {
+    if (!value)
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    if (cudaError_t err = record(simtgpuStreamQuery(ctx, to_stream(stream)));
+        err != cudaSuccess && err != cudaErrorNotReady)
+        return err;
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    StreamAttributes &a = stream_attributes()[stream];
+    switch (attr) {
+    case cudaStreamAttributeAccessPolicyWindow:
+        if (cudaError_t err = check_access_policy_window(value->accessPolicyWindow))
+            return record(err);
+        a.window = value->accessPolicyWindow;
+        return cudaSuccess;
+    case cudaStreamAttributeSynchronizationPolicy:
+        if (value->syncPolicy < cudaSyncPolicyAuto || value->syncPolicy > cudaSyncPolicyBlockingSync)
+            return record(cudaErrorInvalidValue);
+        a.sync_policy = value->syncPolicy; // waits always block here
+        return cudaSuccess;
+    default: return record(cudaErrorInvalidValue);
+    }
+}
+
+SIMTCUDA_API cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
+                                                cudaStreamAttrValue *value) {
+    if (!value)
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    if (cudaError_t err = record(simtgpuStreamQuery(ctx, to_stream(stream)));
+        err != cudaSuccess && err != cudaErrorNotReady)
+        return err;
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto it = stream_attributes().find(stream);
+    StreamAttributes a = it == stream_attributes().end() ? StreamAttributes{} : it->second;
+    switch (attr) {
+    case cudaStreamAttributeAccessPolicyWindow: value->accessPolicyWindow = a.window; return cudaSuccess;
+    case cudaStreamAttributeSynchronizationPolicy: value->syncPolicy = a.sync_policy; return cudaSuccess;
+    default: return record(cudaErrorInvalidValue);
+    }
+}
+
+SIMTCUDA_API cudaError_t cudaCtxResetPersistingL2Cache(void) {
+    CONTEXT(ctx);
+    (void)ctx;
+    return cudaSuccess; // no line is ever persisting
 }
 
 SIMTCUDA_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
@@ -717,6 +884,10 @@ SIMTCUDA_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
         return record(cudaErrorInvalidResourceHandle);
     forget_pool_stream(to_stream(stream));
     forget_capture_stream(to_stream(stream));
+    {
+        std::lock_guard<std::recursive_mutex> guard(runtime().mu);
+        stream_attributes().erase(stream);
+    }
     return record(simtgpuStreamDestroy(to_stream(stream)));
 }
 

@@ -53,6 +53,10 @@ struct Runtime {
     std::vector<bool> fault_reported;
     // By device: recorded after each cooperative launch, waited for by the next.
     std::vector<simtgpuEvent> coop_events;
+    // By device: the device-side malloc heap (0 until an image needs it) and
+    // its size, cudaLimitMallocHeapSize.
+    std::vector<uint64_t> malloc_heaps;
+    std::vector<size_t> malloc_heap_sizes;
     std::list<FatBinary> fatbins;
     std::unordered_map<const void *, Kernel> kernels;     // by host stub
     std::unordered_map<const void *, Variable> variables; // by host shadow
@@ -75,8 +79,17 @@ simtgpuContext current_context(cudaError_t *err);
 int current_device();
 void set_current_device(int device);
 
+// The kernel of a host stub on the current device, its image loaded on first use.
+cudaError_t function_for(const void *func, simtgpuFunction *out);
+// cudaErrorInvalidValue for a window CUDA refuses (hit ratio, properties).
+cudaError_t check_access_policy_window(const cudaAccessPolicyWindow &w);
+
 // The module of a fat binary on the current device, loaded on first use.
 cudaError_t module_for(FatBinary &fatbin, simtgpuModule *out);
+
+// cudaLimitMallocHeapSize of the current device.
+cudaError_t get_malloc_heap_size(size_t *value);
+cudaError_t set_malloc_heap_size(size_t value);
 
 // Destroys a device's primary context and forgets what was loaded into it.
 void reset_device(int device);

@@ -90,6 +90,45 @@ extern __host__ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t
                                               size_t *numNodes);
 extern __host__ cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node,
                                                  enum cudaGraphNodeType *pType);
+/* The explicit graph API: nodes run after their dependencies. Kernel nodes
+ * copy their argument values when made; memcpy nodes take cudaMemcpy3D's
+ * parameters; cudaGraphExecUpdate is CUDA 11's form. */
+extern __host__ cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags);
+extern __host__ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                   const cudaGraphNode_t *pDependencies,
+                                                   size_t numDependencies,
+                                                   const struct cudaKernelNodeParams *pNodeParams);
+extern __host__ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                   const cudaGraphNode_t *pDependencies,
+                                                   size_t numDependencies,
+                                                   const struct cudaMemcpy3DParms *pCopyParams);
+extern __host__ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                   const cudaGraphNode_t *pDependencies,
+                                                   size_t numDependencies,
+                                                   const struct cudaMemsetParams *pMemsetParams);
+extern __host__ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                 const cudaGraphNode_t *pDependencies,
+                                                 size_t numDependencies,
+                                                 const struct cudaHostNodeParams *pNodeParams);
+extern __host__ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                  const cudaGraphNode_t *pDependencies,
+                                                  size_t numDependencies);
+extern __host__ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                                                     const cudaGraphNode_t *to,
+                                                     size_t numDependencies);
+extern __host__ cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
+                                                         struct cudaKernelNodeParams *pNodeParams);
+extern __host__ cudaError_t cudaGraphKernelNodeSetParams(
+    cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams);
+extern __host__ cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph);
+extern __host__ cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes,
+                                                  size_t *pNumRootNodes);
+extern __host__ cudaError_t cudaGraphExecKernelNodeSetParams(
+    cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+    const struct cudaKernelNodeParams *pNodeParams);
+extern __host__ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                                cudaGraphNode_t *hErrorNode_out,
+                                                enum cudaGraphExecUpdateResult *updateResult_out);
 
 /* Pitched memory: rows of width bytes, pitch bytes apart (pitch >= width,
  * else cudaErrorInvalidPitchValue). cudaMallocPitch's pitch is a multiple
@@ -179,6 +218,13 @@ extern __host__ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t
 extern __host__ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
                                                 unsigned int flags SIMTCUDA_DEFAULT(0));
 extern __host__ cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags);
+/* The access policy window (a hint: the device's L2 sets no lines aside)
+ * and the synchronisation policy, kept per stream. */
+extern __host__ cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
+                                                   const cudaStreamAttrValue *value);
+extern __host__ cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
+                                                   cudaStreamAttrValue *value);
+extern __host__ cudaError_t cudaCtxResetPersistingL2Cache(void);
 
 /* Events. */
 extern __host__ cudaError_t cudaEventCreate(cudaEvent_t *event);

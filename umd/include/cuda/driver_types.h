@@ -11,6 +11,7 @@
 #define __DRIVER_TYPES_H__
 
 #include "host_defines.h"
+#include "vector_types.h"
 
 #include <stddef.h>
 
@@ -67,6 +68,7 @@ enum cudaError {
     cudaErrorStreamCaptureImplicit = 906,
     cudaErrorCapturedEvent = 907,
     cudaErrorStreamCaptureWrongThread = 908,
+    cudaErrorGraphExecUpdateFailure = 910,
     cudaErrorUnknown = 999,
     cudaErrorApiFailureBase = 10000
 };
@@ -81,6 +83,10 @@ enum cudaMemcpyKind {
 };
 
 typedef struct CUstream_st *cudaStream_t;
+/* Host work in stream order (cudaStreamAddCallback, cudaLaunchHostFunc). */
+typedef void(CUDART_CB *cudaStreamCallback_t)(cudaStream_t stream, enum cudaError status,
+                                              void *userData);
+typedef void(CUDART_CB *cudaHostFn_t)(void *userData);
 /* CUDA graphs, built by stream capture. */
 typedef struct CUgraph_st *cudaGraph_t;
 typedef struct CUgraphExec_st *cudaGraphExec_t;
@@ -96,6 +102,43 @@ enum cudaStreamCaptureStatus {
     cudaStreamCaptureStatusNone = 0,
     cudaStreamCaptureStatusActive = 1,
     cudaStreamCaptureStatusInvalidated = 2
+};
+
+/* The explicit graph API's node parameters (cudaGraphAdd*Node). */
+struct cudaKernelNodeParams {
+    void *func; /* the kernel's host stub */
+    dim3 gridDim;
+    dim3 blockDim;
+    unsigned int sharedMemBytes;
+    void **kernelParams; /* as cudaLaunchKernel's args; copied when the node is made */
+    void **extra;        /* must be NULL */
+};
+
+/* elementSize 1, 2 or 4; width in elements, pitch in bytes (rows > 1). */
+struct cudaMemsetParams {
+    void *dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;
+    size_t width;
+    size_t height;
+};
+
+struct cudaHostNodeParams {
+    cudaHostFn_t fn;
+    void *userData;
+};
+
+enum cudaGraphExecUpdateResult {
+    cudaGraphExecUpdateSuccess = 0x0,
+    cudaGraphExecUpdateError = 0x1,
+    cudaGraphExecUpdateErrorTopologyChanged = 0x2,
+    cudaGraphExecUpdateErrorNodeTypeChanged = 0x3,
+    cudaGraphExecUpdateErrorFunctionChanged = 0x4,
+    cudaGraphExecUpdateErrorParametersChanged = 0x5,
+    cudaGraphExecUpdateErrorNotSupported = 0x6,
+    cudaGraphExecUpdateErrorUnsupportedFunctionChange = 0x7,
+    cudaGraphExecUpdateErrorAttributesChanged = 0x8
 };
 
 enum cudaGraphNodeType {
@@ -193,10 +236,6 @@ struct cudaMemPoolProps {
 };
 typedef struct CUevent_st *cudaEvent_t;
 
-/* Host work in stream order (cudaStreamAddCallback, cudaLaunchHostFunc). */
-typedef void(CUDART_CB *cudaStreamCallback_t)(cudaStream_t stream, enum cudaError status,
-                                              void *userData);
-typedef void(CUDART_CB *cudaHostFn_t)(void *userData);
 
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
@@ -223,6 +262,7 @@ typedef void(CUDART_CB *cudaHostFn_t)(void *userData);
 #define cudaDeviceScheduleSpin 0x01
 #define cudaDeviceScheduleYield 0x02
 #define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04 /* the deprecated name */
 #define cudaDeviceMapHost 0x08
 #define cudaDeviceLmemResizeToMax 0x10
 
@@ -243,8 +283,63 @@ enum cudaComputeMode {
 enum cudaLimit {
     cudaLimitStackSize = 0x00,
     cudaLimitPrintfFifoSize = 0x01,
-    cudaLimitMallocHeapSize = 0x02
+    cudaLimitMallocHeapSize = 0x02, /* the device-side malloc/new heap */
+    cudaLimitDevRuntimeSyncDepth = 0x03,
+    cudaLimitDevRuntimePendingLaunchCount = 0x04,
+    cudaLimitMaxL2FetchGranularity = 0x05,
+    cudaLimitPersistingL2CacheSize = 0x06
 };
+
+/* L2 access policy windows (stream and kernel-node attributes): hints that
+ * simtgpu accepts and checks; its L2 sets no lines aside (persistingL2CacheMaxSize
+ * is 0), docs/cuda-runtime.md. */
+enum cudaAccessProperty {
+    cudaAccessPropertyNormal = 0,
+    cudaAccessPropertyStreaming = 1,
+    cudaAccessPropertyPersisting = 2
+};
+
+struct cudaAccessPolicyWindow {
+    void *base_ptr;
+    size_t num_bytes;
+    float hitRatio; /* 0..1 */
+    enum cudaAccessProperty hitProp;
+    enum cudaAccessProperty missProp;
+};
+
+enum cudaSynchronizationPolicy {
+    cudaSyncPolicyAuto = 1,
+    cudaSyncPolicySpin = 2,
+    cudaSyncPolicyYield = 3,
+    cudaSyncPolicyBlockingSync = 4
+};
+
+enum cudaLaunchAttributeID {
+    cudaLaunchAttributeIgnore = 0,
+    cudaLaunchAttributeAccessPolicyWindow = 1,
+    cudaLaunchAttributeCooperative = 2,
+    cudaLaunchAttributeSynchronizationPolicy = 3,
+    cudaLaunchAttributePriority = 8
+};
+
+union cudaLaunchAttributeValue {
+    char pad[64];
+    struct cudaAccessPolicyWindow accessPolicyWindow;
+    int cooperative;
+    enum cudaSynchronizationPolicy syncPolicy;
+    int priority;
+};
+
+typedef enum cudaLaunchAttributeID cudaStreamAttrID;
+typedef union cudaLaunchAttributeValue cudaStreamAttrValue;
+typedef enum cudaLaunchAttributeID cudaKernelNodeAttrID;
+typedef union cudaLaunchAttributeValue cudaKernelNodeAttrValue;
+#define cudaStreamAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaStreamAttributeSynchronizationPolicy cudaLaunchAttributeSynchronizationPolicy
+#define cudaStreamAttributePriority cudaLaunchAttributePriority
+#define cudaKernelNodeAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaKernelNodeAttributeCooperative cudaLaunchAttributeCooperative
+#define cudaKernelNodeAttributePriority cudaLaunchAttributePriority
 
 enum cudaDeviceAttr {
     cudaDevAttrMaxThreadsPerBlock = 1,
@@ -284,6 +379,8 @@ enum cudaDeviceAttr {
     cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,
     cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    cudaDevAttrMaxPersistingL2CacheSize = 108,
+    cudaDevAttrMaxAccessPolicyWindowSize = 109,
     cudaDevAttrMaxBlocksPerMultiprocessor = 106,
     cudaDevAttrReservedSharedMemoryPerBlock = 111,
     cudaDevAttrMemoryPoolsSupported = 115,
@@ -368,7 +465,8 @@ struct cudaDeviceProp {
     int cooperativeMultiDeviceLaunch; /* 0: one device per launch */
     size_t sharedMemPerBlockOptin;
     int maxBlocksPerMultiProcessor;
-    int persistingL2CacheMaxSize;
+    int persistingL2CacheMaxSize; /* 0: no persisting L2 lines */
+    int accessPolicyMaxWindowSize;
     size_t reservedSharedMemPerBlock;
 };
 

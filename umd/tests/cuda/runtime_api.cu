@@ -93,7 +93,8 @@ static void memory_and_kernels() {
     size_t fifo = 0;
     CHECK_OK(cudaDeviceGetLimit(&fifo, cudaLimitPrintfFifoSize));
     CHECK(fifo == size_t(2 << 20));
-    CHECK_EQ_ERR(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 1 << 20), cudaErrorUnsupportedLimit);
+    // No dynamic parallelism: its limits are unsupported.
+    CHECK_EQ_ERR(cudaDeviceSetLimit(cudaLimitDevRuntimeSyncDepth, 4), cudaErrorUnsupportedLimit);
     CHECK_EQ_ERR(cudaGetLastError(), cudaErrorUnsupportedLimit);
     const int n = 3000;
     std::vector<float> x(n), y(n), out(n);
