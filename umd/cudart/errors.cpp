@@ -122,7 +122,12 @@ SIMTCUDA_API const char *cudaGetErrorName(cudaError_t error) {
         NAME(cudaErrorInvalidSymbol)
         NAME(cudaErrorInvalidHostPointer)
         NAME(cudaErrorInvalidDevicePointer)
+        NAME(cudaErrorInvalidTexture)
+        NAME(cudaErrorInvalidTextureBinding)
+        NAME(cudaErrorInvalidChannelDescriptor)
         NAME(cudaErrorInvalidMemcpyDirection)
+        NAME(cudaErrorInvalidFilterSetting)
+        NAME(cudaErrorInvalidNormSetting)
         NAME(cudaErrorInsufficientDriver)
         NAME(cudaErrorCallRequiresNewerDriver)
         NAME(cudaErrorDevicesUnavailable)
@@ -184,7 +189,12 @@ SIMTCUDA_API const char *cudaGetErrorString(cudaError_t error) {
     case cudaErrorInvalidSymbol: return "invalid device symbol";
     case cudaErrorInvalidHostPointer: return "invalid host pointer";
     case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+    case cudaErrorInvalidTexture: return "invalid texture reference";
+    case cudaErrorInvalidTextureBinding: return "texture is not bound to a pointer";
+    case cudaErrorInvalidChannelDescriptor: return "invalid channel descriptor";
     case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+    case cudaErrorInvalidFilterSetting: return "linear filtering not supported for non-float type";
+    case cudaErrorInvalidNormSetting: return "read as normalized float not supported for 32-bit non float type";
     case cudaErrorInsufficientDriver:
         return "CUDA driver version is insufficient for CUDA runtime version";
     case cudaErrorCallRequiresNewerDriver: return "API call is not supported in the installed CUDA driver";

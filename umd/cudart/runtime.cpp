@@ -413,6 +413,16 @@ SIMTCUDA_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, in
     // grid_group::sync() needs the launch environment (simt_2's envptr CSR).
     prop->cooperativeLaunch = p.arch >= SIMTGPU_ARCH_SIMT2;
     prop->textureAlignment = 512;
+    prop->texturePitchAlignment = 512;
+    prop->surfaceAlignment = 512;
+    // Textures read memory through 32-bit texel indices (texture.cpp).
+    prop->maxTexture1D = prop->maxTexture1DLinear = prop->maxSurface1D = 1 << 27;
+    prop->maxTexture2D[0] = prop->maxTexture2D[1] = 65536;
+    prop->maxTexture2DLinear[0] = prop->maxTexture2DLinear[1] = 65536;
+    prop->maxTexture2DLinear[2] = 1 << 21;
+    prop->maxSurface2D[0] = prop->maxSurface2D[1] = 65536;
+    for (int i = 0; i < 3; ++i)
+        prop->maxTexture3D[i] = prop->maxSurface3D[i] = 16384;
     prop->deviceOverlap = 1;
     prop->asyncEngineCount = 1;
     prop->multiProcessorCount = int(p.num_sms);

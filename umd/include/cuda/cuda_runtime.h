@@ -15,9 +15,12 @@
 #include "driver_types.h"
 #include "cuda_runtime_api.h"
 #include "driver_functions.h"
+#include "channel_descriptor.h"
 
 #if defined(__CUDA__) && defined(__clang__)
 #include <simt_device.h>
+#include "texture_indirect_functions.h"
+#include "surface_indirect_functions.h"
 #endif
 
 #ifdef __cplusplus

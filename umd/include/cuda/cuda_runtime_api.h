@@ -10,6 +10,8 @@
 
 #include "driver_types.h"
 #include "host_defines.h"
+#include "surface_types.h"
+#include "texture_types.h"
 #include "vector_types.h"
 
 #include <stddef.h>
@@ -156,6 +158,63 @@ extern __host__ cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, in
 extern __host__ cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value,
                                               struct cudaExtent extent,
                                               cudaStream_t stream SIMTCUDA_DEFAULT(0));
+
+/* CUDA arrays: pitched device memory, rows of width elements (height 0: a
+ * 1-D array). Offsets along x of the array copies are in bytes, as CUDA's. */
+extern __host__ struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
+                                                                   enum cudaChannelFormatKind f);
+extern __host__ cudaError_t cudaMallocArray(cudaArray_t *array,
+                                            const struct cudaChannelFormatDesc *desc,
+                                            size_t width, size_t height SIMTCUDA_DEFAULT(0),
+                                            unsigned int flags SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMalloc3DArray(cudaArray_t *array,
+                                              const struct cudaChannelFormatDesc *desc,
+                                              struct cudaExtent extent,
+                                              unsigned int flags SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaFreeArray(cudaArray_t array);
+extern __host__ cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc,
+                                             struct cudaExtent *extent, unsigned int *flags,
+                                             cudaArray_t array);
+extern __host__ cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                const void *src, size_t spitch, size_t width,
+                                                size_t height, enum cudaMemcpyKind kind);
+extern __host__ cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset,
+                                                     size_t hOffset, const void *src,
+                                                     size_t spitch, size_t width, size_t height,
+                                                     enum cudaMemcpyKind kind,
+                                                     cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src,
+                                                  size_t wOffset, size_t hOffset, size_t width,
+                                                  size_t height, enum cudaMemcpyKind kind);
+extern __host__ cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch,
+                                                       cudaArray_const_t src, size_t wOffset,
+                                                       size_t hOffset, size_t width, size_t height,
+                                                       enum cudaMemcpyKind kind,
+                                                       cudaStream_t stream SIMTCUDA_DEFAULT(0));
+/* count bytes from (wOffset, hOffset) on, row after row (deprecated in CUDA). */
+extern __host__ cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                              const void *src, size_t count,
+                                              enum cudaMemcpyKind kind);
+extern __host__ cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset,
+                                                size_t hOffset, size_t count,
+                                                enum cudaMemcpyKind kind);
+
+/* Texture and surface objects (docs/cuda-runtime.md, "Textures and
+ * surfaces"): a descriptor in device memory, read by device code. Resource
+ * views are not offered (pResViewDesc must be NULL). Surfaces need an array
+ * made with cudaArraySurfaceLoadStore. */
+extern __host__ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
+                                                    const struct cudaResourceDesc *pResDesc,
+                                                    const struct cudaTextureDesc *pTexDesc,
+                                                    const struct cudaResourceViewDesc *pResViewDesc);
+extern __host__ cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject);
+extern __host__ cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc,
+                                                             cudaTextureObject_t texObject);
+extern __host__ cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc,
+                                                            cudaTextureObject_t texObject);
+extern __host__ cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject,
+                                                    const struct cudaResourceDesc *pResDesc);
+extern __host__ cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject);
 
 /* Stream-ordered allocation: a block freed on a stream is reused at once by
  * that stream, by another after the free's point in the first stream has

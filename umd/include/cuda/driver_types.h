@@ -27,7 +27,12 @@ enum cudaError {
     cudaErrorInvalidSymbol = 13,
     cudaErrorInvalidHostPointer = 16,
     cudaErrorInvalidDevicePointer = 17,
+    cudaErrorInvalidTexture = 18,
+    cudaErrorInvalidTextureBinding = 19,
+    cudaErrorInvalidChannelDescriptor = 20,
     cudaErrorInvalidMemcpyDirection = 21,
+    cudaErrorInvalidFilterSetting = 26,
+    cudaErrorInvalidNormSetting = 27,
     cudaErrorInsufficientDriver = 35,
     cudaErrorCallRequiresNewerDriver = 36,
     cudaErrorDevicesUnavailable = 46,
@@ -154,11 +159,71 @@ enum cudaGraphNodeType {
 
 #define cudaGraphInstantiateFlagAutoFreeOnLaunch 1
 
-/* 3-D copies (cudaMemcpy3D): sizes and positions in bytes along x. simtgpu
- * has no CUDA arrays: the array members must be NULL. */
+/* CUDA arrays (cudaMallocArray, cudaMalloc3DArray): on simtgpu a pitched
+ * block of device memory, rows of width elements; what textures and
+ * surfaces read. 3-D copies (cudaMemcpy3D): sizes and positions in bytes
+ * along x for linear memory, in elements where an array is involved. */
 struct cudaArray;
 typedef struct cudaArray *cudaArray_t;
 typedef const struct cudaArray *cudaArray_const_t;
+typedef struct cudaMipmappedArray *cudaMipmappedArray_t;
+
+#define cudaArrayDefault 0x00
+#define cudaArrayLayered 0x01
+#define cudaArraySurfaceLoadStore 0x02
+#define cudaArrayCubemap 0x04
+#define cudaArrayTextureGather 0x08
+
+enum cudaChannelFormatKind {
+    cudaChannelFormatKindSigned = 0,
+    cudaChannelFormatKindUnsigned = 1,
+    cudaChannelFormatKindFloat = 2,
+    cudaChannelFormatKindNone = 3
+};
+
+/* Bits per channel (x, y, z, w; 0: no such channel). */
+struct cudaChannelFormatDesc {
+    int x;
+    int y;
+    int z;
+    int w;
+    enum cudaChannelFormatKind f;
+};
+
+enum cudaResourceType {
+    cudaResourceTypeArray = 0x00,
+    cudaResourceTypeMipmappedArray = 0x01,
+    cudaResourceTypeLinear = 0x02,
+    cudaResourceTypePitch2D = 0x03
+};
+
+/* What a texture or surface object reads. */
+struct cudaResourceDesc {
+    enum cudaResourceType resType;
+    union {
+        struct {
+            cudaArray_t array;
+        } array;
+        struct {
+            cudaMipmappedArray_t mipmap;
+        } mipmap;
+        struct {
+            void *devPtr;
+            struct cudaChannelFormatDesc desc;
+            size_t sizeInBytes;
+        } linear;
+        struct {
+            void *devPtr;
+            struct cudaChannelFormatDesc desc;
+            size_t width; /* elements */
+            size_t height;
+            size_t pitchInBytes;
+        } pitch2D;
+    } res;
+};
+
+/* Resource views are not offered: cudaCreateTextureObject takes NULL. */
+struct cudaResourceViewDesc;
 
 struct cudaPitchedPtr {
     void *ptr;
@@ -408,8 +473,9 @@ struct cudaDeviceProp {
     int minor;
     size_t textureAlignment;
     size_t texturePitchAlignment;
-    /* Texture and surface limits: 0, simtgpu has no texture unit yet
-     * (docs/compatibility.md); programs that print them (deviceQuery) build. */
+    /* Texture and surface limits: what the device runtime's textures take
+     * (docs/cuda-runtime.md, "Textures and surfaces"); 0 for the kinds not
+     * offered (mipmaps, cubemaps, layers, gather). */
     int maxTexture1D;
     int maxTexture1DMipmap;
     int maxTexture1DLinear;
