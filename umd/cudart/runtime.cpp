@@ -429,6 +429,9 @@ SIMTCUDA_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, in
     prop->kernelExecTimeoutEnabled = 1;
     // Host memory is mapped through user-pointer BOs, uAPI 1.3 on.
     prop->canMapHostMemory = (p.uapi_version & 0xffff) >= 3;
+    // Managed memory is mapped host memory at one address (managed.cpp):
+    // the host and the device may use it at the same time.
+    prop->managedMemory = prop->concurrentManagedAccess = prop->canMapHostMemory;
     prop->concurrentKernels = 1;
     prop->maxThreadsPerMultiProcessor = int(p.warps_per_sm * p.warp_size);
     prop->maxBlocksPerMultiProcessor = int(p.ctas_per_sm);
@@ -473,6 +476,8 @@ SIMTCUDA_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr 
     case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = int(p.sharedMemPerMultiprocessor); break;
     case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
     case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
+    case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
+    case cudaDevAttrPageableMemoryAccess: *value = p.pageableMemoryAccess; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
     case cudaDevAttrMaxPersistingL2CacheSize: *value = p.persistingL2CacheMaxSize; break;
     case cudaDevAttrMaxAccessPolicyWindowSize: *value = p.accessPolicyMaxWindowSize; break;
@@ -624,6 +629,8 @@ SIMTCUDA_API cudaError_t cudaFree(void *devPtr) {
     if (!devPtr)
         return cudaSuccess;
     if (cudaError_t err = free_pool_allocation(ctx, devPtr); err != cudaErrorNotReady)
+        return err == cudaSuccess ? cudaSuccess : record(err);
+    if (cudaError_t err = free_managed(ctx, devPtr); err != cudaErrorNotReady)
         return err == cudaSuccess ? cudaSuccess : record(err);
     return record(simtgpuMemFree(ctx, reinterpret_cast<uint64_t>(devPtr)));
 }

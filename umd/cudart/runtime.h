@@ -127,6 +127,10 @@ bool capture_event_record(cudaEvent_t event, cudaStream_t stream);
 bool capture_wait_event(cudaStream_t stream, cudaEvent_t event, cudaError_t *err);
 void forget_capture_stream(simtgpuStream stream);
 
+// cudaFree of managed memory (managed.cpp): cudaErrorNotReady when p is not
+// the start of a managed allocation.
+cudaError_t free_managed(simtgpuContext ctx, void *p);
+
 // Stream-ordered allocation (mempool.cpp). cudaFree of a pool allocation:
 // cudaErrorNotReady when p is not one.
 cudaError_t free_pool_allocation(simtgpuContext ctx, void *p);

@@ -113,6 +113,39 @@ static inline __host__ cudaError_t cudaMallocFromPoolAsync(T **devPtr, size_t si
 }
 
 template <class T>
+static inline __host__ cudaError_t cudaMallocManaged(T **devPtr, size_t size,
+                                                     unsigned int flags = cudaMemAttachGlobal) {
+    return ::cudaMallocManaged((void **)(void *)devPtr, size, flags);
+}
+
+/* CUDA 12.2's forms, with a cudaMemLocation. */
+static inline __host__ cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
+                                                        struct cudaMemLocation location,
+                                                        unsigned int flags,
+                                                        cudaStream_t stream = 0) {
+    return ::cudaMemPrefetchAsync_v2(devPtr, count, location, flags, stream);
+}
+static inline __host__ cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
+                                                 enum cudaMemoryAdvise advice,
+                                                 struct cudaMemLocation location) {
+    return ::cudaMemAdvise_v2(devPtr, count, advice, location);
+}
+
+template <class T>
+static inline __host__ cudaError_t cudaHostGetDevicePointer(T **pDevice, void *pHost,
+                                                            unsigned int flags) {
+    return ::cudaHostGetDevicePointer((void **)(void *)pDevice, pHost, flags);
+}
+
+template <class T>
+static inline __host__ cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, T *devPtr,
+                                                            size_t length = 0,
+                                                            unsigned int flags =
+                                                                cudaMemAttachSingle) {
+    return ::cudaStreamAttachMemAsync(stream, (void *)devPtr, length, flags);
+}
+
+template <class T>
 static inline __host__ cudaError_t cudaMallocHost(T **ptr, size_t size) {
     return ::cudaMallocHost((void **)(void *)ptr, size);
 }

@@ -132,6 +132,27 @@ extern __host__ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cuda
                                                 cudaGraphNode_t *hErrorNode_out,
                                                 enum cudaGraphExecUpdateResult *updateResult_out);
 
+/* Managed memory: host memory that the device reaches over the bus, at
+ * the same address on both sides (docs/cuda-runtime.md, "Managed memory").
+ * Nothing migrates: prefetches and advice are accepted and change nothing. */
+extern __host__ cudaError_t cudaMallocManaged(void **devPtr, size_t size,
+                                              unsigned int flags SIMTCUDA_DEFAULT(cudaMemAttachGlobal));
+extern __host__ cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice,
+                                                 cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t count,
+                                                    struct cudaMemLocation location,
+                                                    unsigned int flags,
+                                                    cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
+                                          enum cudaMemoryAdvise advice, int device);
+extern __host__ cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count,
+                                             enum cudaMemoryAdvise advice,
+                                             struct cudaMemLocation location);
+extern __host__ cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr,
+                                                     size_t length SIMTCUDA_DEFAULT(0),
+                                                     unsigned int flags
+                                                         SIMTCUDA_DEFAULT(cudaMemAttachSingle));
+
 /* Pitched memory: rows of width bytes, pitch bytes apart (pitch >= width,
  * else cudaErrorInvalidPitchValue). cudaMallocPitch's pitch is a multiple
  * of 512 bytes. Every kind is accepted, cudaMemcpyDefault included. */
