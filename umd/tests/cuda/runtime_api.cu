@@ -62,7 +62,9 @@ static void devices_and_properties() {
     CHECK(prop.maxThreadsPerBlock >= prop.warpSize);
     CHECK(prop.totalGlobalMem > (1u << 20));
     CHECK(prop.sharedMemPerBlock > 0);
-    CHECK(prop.maxTexture1D == 0 && prop.cooperativeMultiDeviceLaunch == 0); // none yet
+    // Textures in the device runtime; no launch spans two devices.
+    CHECK(prop.maxTexture2D[0] > 0 && prop.maxTextureCubemap == 0 &&
+          prop.cooperativeMultiDeviceLaunch == 0);
     int peer = -1;
     CHECK_OK(cudaDeviceCanAccessPeer(&peer, 0, 0));
     CHECK(peer == 0);
