@@ -194,7 +194,8 @@ SIMTCUDA_API const char *cudaGetErrorString(cudaError_t error) {
     case cudaErrorInvalidChannelDescriptor: return "invalid channel descriptor";
     case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
     case cudaErrorInvalidFilterSetting: return "linear filtering not supported for non-float type";
-    case cudaErrorInvalidNormSetting: return "read as normalized float not supported for 32-bit non float type";
+    case cudaErrorInvalidNormSetting:
+        return "read as normalized float not supported for 32-bit non float type";
     case cudaErrorInsufficientDriver:
         return "CUDA driver version is insufficient for CUDA runtime version";
     case cudaErrorCallRequiresNewerDriver: return "API call is not supported in the installed CUDA driver";

@@ -350,8 +350,8 @@ SIMTCUDA_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t
             break;
         case cudaGraphNodeTypeMemset:
             if (!n.pattern.empty())
-                err = cudaMemcpy2DAsync(n.dst, n.pitch, n.pattern.data(), n.bytes, n.bytes, n.height,
-                                        cudaMemcpyHostToDevice, stream);
+                err = cudaMemcpy2DAsync(n.dst, n.pitch, n.pattern.data(), n.bytes, n.bytes,
+                                        n.height, cudaMemcpyHostToDevice, stream);
             else if (n.height > 1)
                 err = cudaMemset2DAsync(n.dst, n.pitch, n.value, n.bytes, n.height, stream);
             else
@@ -420,7 +420,9 @@ SIMTCUDA_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGra
 namespace simtgpu::cudart {
 namespace {
 
-bool is_graph(cudaGraph_t graph) { return graphs().graphs.count(graph) != 0; }
+bool is_graph(cudaGraph_t graph) {
+    return graphs().graphs.count(graph) != 0;
+}
 
 bool owns(cudaGraph_t graph, const CUgraphNode_st *node) {
     for (const auto &n : graph->nodes)
@@ -605,8 +607,8 @@ SIMTCUDA_API cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
     return cudaSuccess;
 }
 
-SIMTCUDA_API cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
-                                                      const struct cudaKernelNodeParams *pNodeParams) {
+SIMTCUDA_API cudaError_t
+cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams) {
     if (!node || node->type != cudaGraphNodeTypeKernel)
         return record(cudaErrorInvalidValue);
     Runtime &rt = runtime();
@@ -650,9 +652,9 @@ SIMTCUDA_API cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_
     return cudaSuccess;
 }
 
-SIMTCUDA_API cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec,
-                                                          cudaGraphNode_t node,
-                                                          const struct cudaKernelNodeParams *pNodeParams) {
+SIMTCUDA_API cudaError_t
+cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                 const struct cudaKernelNodeParams *pNodeParams) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     if (!graphs().execs.count(hGraphExec))

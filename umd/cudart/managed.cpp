@@ -88,8 +88,7 @@ SIMTCUDA_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned 
         close(fd);
         std::fprintf(stderr, "simtgpu: cudaMallocManaged: the device cannot map host memory: %s\n",
                      simtgpuGetErrorDetail());
-        return record(r == SIMTGPU_ERROR_NOT_SUPPORTED ? cudaErrorNotSupported
-                                                       : to_cuda(r));
+        return record(r == SIMTGPU_ERROR_NOT_SUPPORTED ? cudaErrorNotSupported : to_cuda(r));
     }
     // The same pages again, at the device's address for them.
     void *shared = mmap(reinterpret_cast<void *>(va), bytes, PROT_READ | PROT_WRITE,
@@ -158,8 +157,8 @@ SIMTCUDA_API cudaError_t cudaMemAdvise(const void *devPtr, size_t count, cudaMem
     return record(check_range(devPtr, count));
 }
 
-SIMTCUDA_API cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count,
-                                          cudaMemoryAdvise advice, cudaMemLocation location) {
+SIMTCUDA_API cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count, cudaMemoryAdvise advice,
+                                          cudaMemLocation location) {
     if (location.type == cudaMemLocationTypeHost)
         return cudaMemAdvise(devPtr, count, advice, cudaCpuDeviceId);
     if (location.type != cudaMemLocationTypeDevice)

@@ -861,7 +861,8 @@ SIMTCUDA_API cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamA
         a.window = value->accessPolicyWindow;
         return cudaSuccess;
     case cudaStreamAttributeSynchronizationPolicy:
-        if (value->syncPolicy < cudaSyncPolicyAuto || value->syncPolicy > cudaSyncPolicyBlockingSync)
+        if (value->syncPolicy < cudaSyncPolicyAuto ||
+            value->syncPolicy > cudaSyncPolicyBlockingSync)
             return record(cudaErrorInvalidValue);
         a.sync_policy = value->syncPolicy; // waits always block here
         return cudaSuccess;
@@ -882,8 +883,12 @@ SIMTCUDA_API cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamA
     auto it = stream_attributes().find(stream);
     StreamAttributes a = it == stream_attributes().end() ? StreamAttributes{} : it->second;
     switch (attr) {
-    case cudaStreamAttributeAccessPolicyWindow: value->accessPolicyWindow = a.window; return cudaSuccess;
-    case cudaStreamAttributeSynchronizationPolicy: value->syncPolicy = a.sync_policy; return cudaSuccess;
+    case cudaStreamAttributeAccessPolicyWindow:
+        value->accessPolicyWindow = a.window;
+        return cudaSuccess;
+    case cudaStreamAttributeSynchronizationPolicy:
+        value->syncPolicy = a.sync_policy;
+        return cudaSuccess;
     default: return record(cudaErrorInvalidValue);
     }
 }

@@ -13,7 +13,7 @@
 struct cudaArray {
     uint64_t base = 0;
     cudaChannelFormatDesc desc{};
-    size_t elem = 0; // bytes per element
+    size_t elem = 0;                         // bytes per element
     size_t width = 0, height = 0, depth = 0; // elements, rows, slices (0 for absent)
     size_t pitch = 0;
     unsigned flags = 0;
@@ -75,12 +75,15 @@ char *array_at(cudaArray_const_t a, size_t xoffset, size_t y) {
     return reinterpret_cast<char *>(a->base + y * a->pitch + xoffset);
 }
 
-size_t rows_of(cudaArray_const_t a) { return a->height ? a->height : 1; }
+size_t rows_of(cudaArray_const_t a) {
+    return a->height ? a->height : 1;
+}
 
 // count bytes from byte xoffset of row y on, row after row: the runs of
 // linear memory that face each row's part.
 template <class Copy>
-cudaError_t linear_runs(cudaArray_const_t a, size_t xoffset, size_t y, size_t count, Copy copy_run) {
+cudaError_t linear_runs(cudaArray_const_t a, size_t xoffset, size_t y, size_t count,
+                        Copy copy_run) {
     const size_t row = a->width * a->elem;
     if (xoffset > row || y >= rows_of(a) || count > (rows_of(a) - y) * row - xoffset)
         return record(cudaErrorInvalidValue);
@@ -113,7 +116,8 @@ cudaError_t make_array(cudaArray_t *array, const cudaChannelFormatDesc *desc, si
     a->height = height;
     a->depth = depth;
     a->flags = flags;
-    a->pitch = (width * elem + kArrayPitchAlignment - 1) / kArrayPitchAlignment * kArrayPitchAlignment;
+    a->pitch =
+        (width * elem + kArrayPitchAlignment - 1) / kArrayPitchAlignment * kArrayPitchAlignment;
     const size_t bytes = a->pitch * (height ? height : 1) * (depth ? depth : 1);
     if (simtgpuResult r = simtgpuMemAlloc(ctx, &a->base, bytes)) {
         delete a;
@@ -178,7 +182,8 @@ cudaError_t describe(const cudaResourceDesc &res, simt_texture *t, bool surface)
         t->slice_pitch = t->pitch * t->height;
         t->kind = uint32_t(res.res.pitch2D.desc.f);
         break;
-    default: return cudaErrorNotSupported; // mipmapped arrays
+    default:
+        return cudaErrorNotSupported; // mipmapped arrays
     }
     t->channels = channels;
     t->channel_bytes = uint32_t(elem / channels);
@@ -195,7 +200,8 @@ cudaError_t make_object(unsigned long long *out, const cudaResourceDesc *res,
         return record(err);
     if (tex) {
         for (int i = 0; i < 3; ++i) {
-            if (tex->addressMode[i] < cudaAddressModeWrap || tex->addressMode[i] > cudaAddressModeBorder)
+            if (tex->addressMode[i] < cudaAddressModeWrap ||
+                tex->addressMode[i] > cudaAddressModeBorder)
                 return record(cudaErrorInvalidValue);
             t.address_mode[i] = uint32_t(tex->addressMode[i]);
         }
@@ -350,10 +356,10 @@ SIMTCUDA_API cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArr
     return from_array_2d(dst, dpitch, src, wOffset, hOffset, width, height, kind, nullptr, false);
 }
 
-SIMTCUDA_API cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch,
-                                                    cudaArray_const_t src, size_t wOffset,
-                                                    size_t hOffset, size_t width, size_t height,
-                                                    cudaMemcpyKind kind, cudaStream_t stream) {
+SIMTCUDA_API cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src,
+                                                    size_t wOffset, size_t hOffset, size_t width,
+                                                    size_t height, cudaMemcpyKind kind,
+                                                    cudaStream_t stream) {
     return from_array_2d(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream, true);
 }
 
