@@ -6,6 +6,9 @@
 // the dependency order (cudaGraphAddDependencies); instantiated, launched,
 // checked against the CPU; then cudaGraphExecKernelNodeSetParams changes the
 // kernel's arguments, and cudaGraphExecUpdate takes a clone's new ones.
+// Graph memory: allocation and free nodes made explicitly and by capturing
+// cudaMallocAsync/cudaFreeAsync, with 1-D memcpy nodes, launched twice.
+#include <algorithm>
 #include <vector>
 
 #include "test_util.h"
@@ -153,6 +156,79 @@ int main()
 		    "a cycle is refused") &&
 	     ok;
 	cudaGetLastError();
+
+	// Graph memory, explicitly: alloc -> copy in -> kernel -> copy out -> free.
+	cudaGraph_t mg;
+	CHECK_CUDA(cudaGraphCreate(&mg, 0));
+	cudaMemAllocNodeParams ap{};
+	ap.poolProps.allocType = cudaMemAllocationTypePinned;
+	ap.poolProps.location.type = cudaMemLocationTypeDevice;
+	ap.bytesize = 2 * kN * sizeof(int);
+	cudaGraphNode_t alloc, in1, k1, out1, free1;
+	CHECK_CUDA(cudaGraphAddMemAllocNode(&alloc, mg, nullptr, 0, &ap));
+	int *gx = static_cast<int *>(ap.dptr), *gy = gx + kN;
+	ok = expect(gx != nullptr, "the allocation node gives its address") && ok;
+	std::vector<int> filled(kN, 0x01020304); // what the memset node wrote
+	CHECK_CUDA(cudaGraphAddMemcpyNode1D(&in1, mg, &alloc, 1, gx, x.data(), kN * sizeof(int),
+					    cudaMemcpyHostToDevice));
+	cudaGraphNode_t in2;
+	CHECK_CUDA(cudaGraphAddMemcpyNode1D(&in2, mg, &alloc, 1, gy, filled.data(), kN * sizeof(int),
+					    cudaMemcpyHostToDevice));
+	int f = 7;
+	void *margs[] = {&gx, &gy, &f};
+	kp.kernelParams = margs;
+	cudaGraphNode_t both[] = {in1, in2};
+	CHECK_CUDA(cudaGraphAddKernelNode(&k1, mg, both, 2, &kp));
+	std::vector<int> my(kN);
+	CHECK_CUDA(cudaGraphAddMemcpyNode1D(&out1, mg, &k1, 1, my.data(), gy, kN * sizeof(int),
+					    cudaMemcpyDeviceToHost));
+	CHECK_CUDA(cudaGraphAddMemFreeNode(&free1, mg, &out1, 1, gx));
+	cudaGraphExec_t mexec;
+	CHECK_CUDA(cudaGraphInstantiate(&mexec, mg, nullptr, nullptr, 0));
+	for (int launch = 0; launch < 2; ++launch) {
+		std::fill(my.begin(), my.end(), 0);
+		CHECK_CUDA(cudaGraphLaunch(mexec, stream));
+		CHECK_CUDA(cudaStreamSynchronize(stream));
+		ok = expect(matches(my, x, 7), "a graph with its own memory") && ok;
+	}
+	ok = expect(cudaGraphAddMemFreeNode(&free1, mg, nullptr, 0, dx) == cudaErrorInvalidValue,
+		    "a free node of memory not from a graph is refused") &&
+	     ok;
+	cudaGetLastError();
+
+	// The same by capture: cudaMallocAsync and cudaFreeAsync become nodes.
+	cudaStream_t cs;
+	CHECK_CUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+	CHECK_CUDA(cudaStreamBeginCapture(cs, cudaStreamCaptureModeGlobal));
+	int *cx, *cy;
+	CHECK_CUDA(cudaMallocAsync(&cx, kN * sizeof(int), cs));
+	CHECK_CUDA(cudaMallocAsync(&cy, kN * sizeof(int), cs));
+	CHECK_CUDA(cudaMemcpyAsync(cx, x.data(), kN * sizeof(int), cudaMemcpyHostToDevice, cs));
+	CHECK_CUDA(cudaMemcpyAsync(cy, filled.data(), kN * sizeof(int), cudaMemcpyHostToDevice, cs));
+	int g = -2;
+	axpy<<<(kN + 127) / 128, 128, 0, cs>>>(cx, cy, g);
+	CHECK_CUDA(cudaMemcpyAsync(my.data(), cy, kN * sizeof(int), cudaMemcpyDeviceToHost, cs));
+	CHECK_CUDA(cudaFreeAsync(cx, cs));
+	CHECK_CUDA(cudaFreeAsync(cy, cs));
+	cudaGraph_t captured;
+	CHECK_CUDA(cudaStreamEndCapture(cs, &captured));
+	size_t captured_nodes = 0;
+	CHECK_CUDA(cudaGraphGetNodes(captured, nullptr, &captured_nodes));
+	ok = expect(captured_nodes == 8, "eight captured nodes, two of them allocations") && ok;
+	cudaGraphExec_t cexec;
+	CHECK_CUDA(cudaGraphInstantiate(&cexec, captured, nullptr, nullptr, 0));
+	for (int launch = 0; launch < 2; ++launch) {
+		std::fill(my.begin(), my.end(), 0);
+		CHECK_CUDA(cudaGraphLaunch(cexec, cs));
+		CHECK_CUDA(cudaStreamSynchronize(cs));
+		ok = expect(matches(my, x, -2), "a captured graph with its own memory") && ok;
+	}
+	CHECK_CUDA(cudaDeviceGraphMemTrim(0));
+	CHECK_CUDA(cudaGraphExecDestroy(mexec));
+	CHECK_CUDA(cudaGraphExecDestroy(cexec));
+	CHECK_CUDA(cudaGraphDestroy(mg));
+	CHECK_CUDA(cudaGraphDestroy(captured));
+	CHECK_CUDA(cudaStreamDestroy(cs));
 
 	CHECK_CUDA(cudaGraphExecDestroy(exec));
 	CHECK_CUDA(cudaGraphDestroy(graph));

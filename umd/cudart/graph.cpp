@@ -66,6 +66,7 @@ struct Capture {
 
 struct Graphs {
     std::map<simtgpuStream, std::shared_ptr<Capture>> capturing; // every stream in a capture
+    std::set<uint64_t> allocations; // graph memory: made by allocation nodes, never freed
     std::map<cudaEvent_t, std::weak_ptr<Capture>> captured_events;
     std::set<cudaGraph_t> graphs;
     std::set<cudaGraphExec_t> execs;
@@ -165,6 +166,48 @@ cudaError_t capture_host(cudaHostFn_t fn, void *user_data, cudaStream_t stream) 
     node->type = cudaGraphNodeTypeHost;
     node->fn = fn;
     node->user_data = user_data;
+    return add(stream, std::move(node));
+}
+
+// Graph memory, allocated when its node is made. CUDA reuses it after a free
+// node; here it stays reserved, so no later node or launch can see another
+// allocation's data in it before its free node ran.
+cudaError_t graph_allocation(size_t bytes, void **out) {
+    CONTEXT(ctx);
+    uint64_t p = 0;
+    if (simtgpuResult r = simtgpuMemAlloc(ctx, &p, bytes ? bytes : 1))
+        return record(r);
+    graphs().allocations.insert(p);
+    *out = reinterpret_cast<void *>(p);
+    return cudaSuccess;
+}
+
+bool is_graph_allocation(const void *p) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    return graphs().allocations.count(reinterpret_cast<uint64_t>(p)) != 0;
+}
+
+cudaError_t capture_mem_alloc(void **ptr, size_t bytes, cudaStream_t stream) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (capture_of(stream)->invalidated)
+        return record(cudaErrorStreamCaptureInvalidated);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemAlloc;
+    node->bytes = bytes;
+    if (cudaError_t err = graph_allocation(bytes, &node->dst))
+        return invalidate(capture_of(stream), err);
+    *ptr = node->dst;
+    return add(stream, std::move(node));
+}
+
+cudaError_t capture_mem_free(void *p, cudaStream_t stream) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemFree;
+    node->dst = p;
     return add(stream, std::move(node));
 }
 
@@ -548,6 +591,66 @@ SIMTCUDA_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cud
             node->pattern[i] = element[i % p->elementSize];
     }
     return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                  const cudaGraphNode_t *pDependencies,
+                                                  size_t numDependencies, void *dst,
+                                                  const void *src, size_t count,
+                                                  cudaMemcpyKind kind) {
+    if (!dst || !src || kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemcpy;
+    node->dst = dst;
+    node->src = src;
+    node->bytes = count;
+    node->kind = kind;
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                  const cudaGraphNode_t *pDependencies,
+                                                  size_t numDependencies,
+                                                  cudaMemAllocNodeParams *nodeParams) {
+    if (!nodeParams || !nodeParams->bytesize ||
+        nodeParams->poolProps.allocType != cudaMemAllocationTypePinned ||
+        nodeParams->poolProps.location.type != cudaMemLocationTypeDevice)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!pGraphNode || !is_graph(graph))
+        return record(cudaErrorInvalidValue);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemAlloc;
+    node->bytes = nodeParams->bytesize;
+    if (cudaError_t err = graph_allocation(node->bytes, &node->dst))
+        return err;
+    nodeParams->dptr = node->dst;
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                 const cudaGraphNode_t *pDependencies,
+                                                 size_t numDependencies, void *dptr) {
+    if (!is_graph_allocation(dptr))
+        return record(cudaErrorInvalidValue); // as CUDA: graph memory only
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemFree;
+    node->dst = dptr;
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+}
+
+SIMTCUDA_API cudaError_t cudaDeviceGraphMemTrim(int device) {
+    CONTEXT(ctx);
+    (void)ctx;
+    if (device < 0 || device >= runtime().device_count)
+        return record(cudaErrorInvalidDevice);
+    return cudaSuccess; // graph memory stays reserved (see graph_allocation)
 }
 
 SIMTCUDA_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,

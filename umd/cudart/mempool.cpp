@@ -165,7 +165,7 @@ cudaError_t allocate(void **ptr, size_t size, Pool *pool, cudaStream_t stream) {
     if (!valid(pool) || pool->device != current_device())
         return record(cudaErrorInvalidValue);
     if (is_capturing(stream))
-        return capture_refuse(stream); // no graph memory nodes
+        return capture_mem_alloc(ptr, size, stream); // a graph memory node
     if (size == 0) {
         *ptr = nullptr;
         return cudaSuccess;
@@ -317,13 +317,15 @@ SIMTCUDA_API cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream) {
     CONTEXT(ctx);
     if (!devPtr)
         return cudaSuccess;
+    if (is_graph_allocation(devPtr)) // freed in the graph's sense: it stays reserved
+        return is_capturing(hStream) ? capture_mem_free(devPtr, hStream) : cudaSuccess;
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     auto it = pools().allocations.find(reinterpret_cast<uint64_t>(devPtr));
     if (it == pools().allocations.end())
         return record(cudaErrorInvalidValue); // not from cudaMallocAsync, or freed
     if (is_capturing(hStream))
-        return capture_refuse(hStream); // no graph memory nodes
+        return capture_refuse(hStream); // a free node of memory not from a graph
     Pool *pool = it->second.pool;
     const size_t size = it->second.size;
     const simtgpuStream st = to_stream(hStream);

@@ -123,6 +123,11 @@ cudaError_t capture_memset(void *dst, int value, size_t bytes, cudaStream_t stre
 cudaError_t capture_host(cudaHostFn_t fn, void *user_data, cudaStream_t stream);
 // True when the record belongs to a capture (nothing to queue).
 bool capture_event_record(cudaEvent_t event, cudaStream_t stream);
+// Graph memory (graph.cpp): allocation nodes' memory, captured
+// cudaMallocAsync/cudaFreeAsync.
+bool is_graph_allocation(const void *p);
+cudaError_t capture_mem_alloc(void **ptr, size_t bytes, cudaStream_t stream);
+cudaError_t capture_mem_free(void *p, cudaStream_t stream);
 // True when the wait concerns a capture (joins it, or is refused: *err).
 bool capture_wait_event(cudaStream_t stream, cudaEvent_t event, cudaError_t *err);
 void forget_capture_stream(simtgpuStream stream);

@@ -112,6 +112,24 @@ extern __host__ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cu
                                                  const cudaGraphNode_t *pDependencies,
                                                  size_t numDependencies,
                                                  const struct cudaHostNodeParams *pNodeParams);
+extern __host__ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                     const cudaGraphNode_t *pDependencies,
+                                                     size_t numDependencies, void *dst,
+                                                     const void *src, size_t count,
+                                                     enum cudaMemcpyKind kind);
+/* Graph memory: an allocation node's memory is allocated when the node is
+ * made (its address is fixed, as CUDA's) and stays reserved while the
+ * program runs; free nodes, cudaFreeAsync and cudaFree of it release nothing
+ * (docs/cuda-runtime.md). Captured cudaMallocAsync/cudaFreeAsync make these
+ * nodes. */
+extern __host__ cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                     const cudaGraphNode_t *pDependencies,
+                                                     size_t numDependencies,
+                                                     struct cudaMemAllocNodeParams *nodeParams);
+extern __host__ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                    const cudaGraphNode_t *pDependencies,
+                                                    size_t numDependencies, void *dptr);
+extern __host__ cudaError_t cudaDeviceGraphMemTrim(int device);
 extern __host__ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                                   const cudaGraphNode_t *pDependencies,
                                                   size_t numDependencies);

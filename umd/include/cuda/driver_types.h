@@ -154,7 +154,9 @@ enum cudaGraphNodeType {
     cudaGraphNodeTypeGraph = 0x04,
     cudaGraphNodeTypeEmpty = 0x05,
     cudaGraphNodeTypeWaitEvent = 0x06,
-    cudaGraphNodeTypeEventRecord = 0x07
+    cudaGraphNodeTypeEventRecord = 0x07,
+    cudaGraphNodeTypeMemAlloc = 0x0a,
+    cudaGraphNodeTypeMemFree = 0x0b
 };
 
 #define cudaGraphInstantiateFlagAutoFreeOnLaunch 1
@@ -301,6 +303,25 @@ struct cudaMemPoolProps {
     struct cudaMemLocation location;
     void *win32SecurityAttributes;
     unsigned char reserved[64];
+};
+enum cudaMemAccessFlags {
+    cudaMemAccessFlagsProtNone = 0,
+    cudaMemAccessFlagsProtRead = 1,
+    cudaMemAccessFlagsProtReadWrite = 3
+};
+
+struct cudaMemAccessDesc {
+    struct cudaMemLocation location;
+    enum cudaMemAccessFlags flags;
+};
+
+/* A graph memory node (cudaGraphAddMemAllocNode): dptr is an output. */
+struct cudaMemAllocNodeParams {
+    struct cudaMemPoolProps poolProps;
+    const struct cudaMemAccessDesc *accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    void *dptr;
 };
 typedef struct CUevent_st *cudaEvent_t;
 
