@@ -609,6 +609,15 @@ simtgpuResult Context::retire(simtgpuStream_st &s, bool block) {
         s.inflight.pop_front();
         any = true;
     }
+    // Event waits not yet attached to a submission (cudaStreamWaitEvent before the
+    // stream's next work) order the stream too: a wait for the stream (its
+    // synchronisation, a synchronous pageable copy on it) includes them. A wait
+    // that fails is an event destroyed since: it no longer holds the stream.
+    for (uint32_t h : s.pending_waits) {
+        bool signaled = false;
+        if (wait_syncobj(h, block, &signaled) == SIMTGPU_SUCCESS && !signaled)
+            return SIMTGPU_ERROR_NOT_READY;
+    }
     if (any) {
         drain_printf(s);
         check_queue(s);
