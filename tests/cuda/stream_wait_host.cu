@@ -3,7 +3,9 @@
 // queued after the wait, is still ordered after that event (issue 16; found
 // with cuda-samples' graphMemoryNodes): a copy from the device into pageable
 // memory on it sees what the other stream's kernel wrote, and synchronising it
-// waits for that kernel (the event is complete afterwards). Against the CPU.
+// waits for that kernel (the event is complete afterwards); and an event
+// destroyed while a stream still waits for it leaves that stream's next work
+// able to run. Against the CPU.
 #include "test_util.h"
 
 constexpr int kN = 256;
@@ -53,5 +55,16 @@ int main()
 			}
 		CHECK_CUDA(cudaDeviceSynchronize());
 	}
+	// The wait's event goes before the stream has more work.
+	cudaEvent_t gone;
+	CHECK_CUDA(cudaEventCreate(&gone));
+	slow_square<<<1, kN, 0, s>>>(a, b);
+	CHECK_CUDA(cudaEventRecord(gone, s));
+	CHECK_CUDA(cudaStreamWaitEvent(s2, gone, 0));
+	CHECK_CUDA(cudaEventDestroy(gone));
+	CHECK_CUDA(cudaMemsetAsync(a, 0, sizeof(h), s2));
+	CHECK_CUDA(cudaStreamSynchronize(s2));
+	CHECK_CUDA(cudaMemcpy(out, a, sizeof(out), cudaMemcpyDeviceToHost));
+	ok = ok && out[0] == 0 && out[kN - 1] == 0;
 	return report("stream_wait_host", ok);
 }

@@ -7,6 +7,7 @@
 #include "simtgpu/hw_names.h"
 #include "uapi/drm/simtgpu_drm.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cxxabi.h>
 #include <climits>
@@ -623,6 +624,16 @@ simtgpuResult Context::retire(simtgpuStream_st &s, bool block) {
         check_queue(s);
     }
     return sticky_ ? fail(sticky_, sticky_detail_) : SIMTGPU_SUCCESS;
+}
+
+void Context::forget_pending_wait(uint32_t syncobj) {
+    auto forget = [syncobj](simtgpuStream_st &s) {
+        s.pending_waits.erase(std::remove(s.pending_waits.begin(), s.pending_waits.end(), syncobj),
+                              s.pending_waits.end());
+    };
+    forget(default_stream_);
+    for (auto &s : streams_)
+        forget(s);
 }
 
 simtgpuResult Context::synchronize(simtgpuStream_st &s) {
