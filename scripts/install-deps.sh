@@ -25,6 +25,8 @@ PACKAGES=(
 	seabios qemu-system-data
 	# simt-sweep: its Slurm test starts a single-node Slurm; its plots
 	slurm-wlm munge python3-matplotlib
+	# host OpenMP in CUDA programs (simtcc -Xcompiler -fopenmp: omp.h and libomp for clang 16)
+	libomp-16-dev
 )
 
 missing=()

@@ -63,6 +63,12 @@ extern "C" {
 __device__ int vprintf(const char *, const char *);
 __device__ int printf(const char *, ...);
 
+/* Device-side malloc and free (compiler/runtime/malloc.c), and so clang's
+ * device operator new and delete (cuda_wrappers/new): a heap of
+ * cudaLimitMallocHeapSize bytes per context. */
+__device__ void free(void *) __attribute((nothrow));
+__device__ void *malloc(size_t) __attribute((nothrow)) __attribute__((malloc));
+
 /* Device assert: records the failure in the launch environment, then
  * ebreak (SIMTGPU_EXC_TRAP). */
 __device__ void __assertfail(const char *__message, const char *__file,
@@ -204,6 +210,35 @@ SIMT_ATOMIC_CAS(int)
 SIMT_ATOMIC_CAS(unsigned int)
 SIMT_ATOMIC_CAS(unsigned long long)
 SIMT_ATOMIC_CAS(unsigned short)
+
+/*
+ * The scoped forms (sm_60): _block (the CTA) and _system (the device and the
+ * host, through mapped or managed memory). simtgpu's device has one memory
+ * system for every scope, so each is the device-wide atomic.
+ */
+#define SIMT_ATOMIC_SCOPED(Name) \
+	template <class... __A> \
+	SIMT_ATOMIC_DEVICE auto Name##_block(__A... __a) -> decltype(Name(__a...)) \
+	{ \
+		return Name(__a...); \
+	} \
+	template <class... __A> \
+	SIMT_ATOMIC_DEVICE auto Name##_system(__A... __a) -> decltype(Name(__a...)) \
+	{ \
+		return Name(__a...); \
+	}
+SIMT_ATOMIC_SCOPED(atomicAdd)
+SIMT_ATOMIC_SCOPED(atomicSub)
+SIMT_ATOMIC_SCOPED(atomicExch)
+SIMT_ATOMIC_SCOPED(atomicMin)
+SIMT_ATOMIC_SCOPED(atomicMax)
+SIMT_ATOMIC_SCOPED(atomicInc)
+SIMT_ATOMIC_SCOPED(atomicDec)
+SIMT_ATOMIC_SCOPED(atomicCAS)
+SIMT_ATOMIC_SCOPED(atomicAnd)
+SIMT_ATOMIC_SCOPED(atomicOr)
+SIMT_ATOMIC_SCOPED(atomicXor)
+#undef SIMT_ATOMIC_SCOPED
 
 #undef SIMT_ATOMIC_CAS
 #undef SIMT_ATOMIC_INTEGERS

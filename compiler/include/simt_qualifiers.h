@@ -38,6 +38,11 @@
 #if !defined(__noinline__) && __clang_major__ < 15
 #define __noinline__ __attribute__((noinline))
 #endif
+/* A kernel parameter read in place from the parameter buffer, never copied:
+ * what simtgpu does with every parameter, so the qualifier has nothing to add. */
+#ifndef __grid_constant__
+#define __grid_constant__
+#endif
 #ifndef __align__
 #define __align__(n) __attribute__((aligned(n)))
 #endif

@@ -74,3 +74,11 @@ void __simt_assertfail(const char *message, const char *file, unsigned line,
 	}
 	simt_trap();
 }
+
+// A pure virtual function called (an object used during its construction or
+// destruction): the C++ ABI's hook, a trap as in CUDA.
+void __cxa_pure_virtual(void);
+void __cxa_pure_virtual(void)
+{
+	simt_trap();
+}

@@ -47,6 +47,13 @@ runtime (libsimtcudart).
   -Xlinker A,B       to the host link (as -Wl,A -Wl,B)
   -w, -Werror KIND,... (all-warnings or a clang warning group)
   -fmad=false        no multiply-add contraction
+  -M, -MM           write the sources' make dependencies (to stdout, -o or
+                     -MF) instead of compiling
+  -MD, -MMD          write them beside compiling (default NAME.d next to the
+                     object); MM: without system headers
+  -MF FILE, -MT TARGET, -MP
+                     the dependency file, its target (default the object)
+                     and phony targets for the headers
   -rdc=false, -m64, -ftz=, -prec-div=, -prec-sqrt=, -use_fast_math,
   --expt-relaxed-constexpr, --expt-extended-lambda, --extended-lambda
                      accepted: simtgpu's floats are IEEE, clang needs no flag
@@ -67,8 +74,16 @@ struct Input {
 	std::optional<Language> language; // nullopt: an object to link
 };
 
+// nvcc's dependency output: -M/-MM instead of compiling, -MD/-MMD beside it
+// (MM: without system headers).
+enum class Deps { None, Only, OnlyUser, WithCompile, WithCompileUser };
+
 struct Plan {
 	Mode mode = Mode::Link;
+	Deps deps = Deps::None;
+	std::string dep_file;                 // -MF
+	std::vector<std::string> dep_targets; // -MT
+	bool dep_phony = false;               // -MP
 	std::string output;
 	std::vector<Input> inputs;
 	simtcc::CompileOptions options;
@@ -179,6 +194,21 @@ Expected<bool> boolValue(StringRef flag, StringRef value)
 	return optionError("'" + flag + "' takes true or false (got '" + value + "')");
 }
 
+template <Deps D> Error setDeps(Plan &plan, StringRef, StringRef)
+{
+	plan.deps = D;
+	return Error::success();
+}
+
+// -dc and -dlink: relocatable device code, refused by name with the reason.
+Error noRelocatable(Plan &, StringRef flag, StringRef)
+{
+	return optionError("nvcc's '" + flag +
+			   "' (relocatable device code) is not supported: each .cu is its own "
+			   "device image, so a kernel and the __device__ functions it calls must "
+			   "be in one .cu; compile with -c instead");
+}
+
 Error setRdc(Plan &, StringRef flag, StringRef value)
 {
 	Expected<bool> rdc = boolValue(flag, value);
@@ -260,6 +290,26 @@ const NvccOption kNvccOptions[] = {
 	{"-w", "--disable-warnings", false, [](Plan &p, StringRef, StringRef) { return frontendFlag(p, "-w"); }},
 	{"-Werror", "--Werror", true, setWerror},
 	{"-rdc", "--relocatable-device-code", true, setRdc},
+	{"-dc", "--device-c", false, noRelocatable},
+	{"-dw", "--device-w", false, noRelocatable},
+	{"-dlink", "--device-link", false, noRelocatable},
+	{"-M", "--generate-dependencies", false, setDeps<Deps::Only>},
+	{"-MM", "--generate-nonsystem-dependencies", false, setDeps<Deps::OnlyUser>},
+	{"-MD", "--generate-dependencies-with-compile", false, setDeps<Deps::WithCompile>},
+	{"-MMD", "--generate-nonsystem-dependencies-with-compile", false,
+	 setDeps<Deps::WithCompileUser>},
+	{"-MF", "--dependency-output", true, [](Plan &p, StringRef, StringRef v) -> Error {
+		 p.dep_file = v.str();
+		 return Error::success();
+	 }},
+	{"-MT", "--dependency-target-name", true, [](Plan &p, StringRef, StringRef v) -> Error {
+		 p.dep_targets.push_back(v.str());
+		 return Error::success();
+	 }},
+	{"-MP", "--generate-dependency-targets", false, [](Plan &p, StringRef, StringRef) -> Error {
+		 p.dep_phony = true;
+		 return Error::success();
+	 }},
 	{"-m64", "", false, nothing}, // the host is 64-bit
 	// clang allows what these allow in nvcc without being asked.
 	{"-expt-relaxed-constexpr", "--expt-relaxed-constexpr", false, nothing},
@@ -342,6 +392,11 @@ Expected<Plan> parse(int argc, char **argv)
 		sources += input.language.has_value();
 	if (plan.mode != Mode::Link && !plan.output.empty() && sources > 1)
 		return optionError("-o with -c, -S, --emit-llvm or --device-only needs a single source");
+	if (!plan.dep_file.empty() && sources > 1)
+		return optionError("-MF needs a single source (each source has its own dependencies)");
+	if (plan.deps == Deps::None && (!plan.dep_file.empty() || !plan.dep_targets.empty() ||
+					plan.dep_phony))
+		return optionError("-MF, -MT and -MP need -M, -MM, -MD or -MMD");
 	for (const Input &input : plan.inputs)
 		if (plan.mode != Mode::Link && plan.mode != Mode::Compile &&
 		    input.language != Language::Cuda)
@@ -379,12 +434,59 @@ private:
 	std::vector<std::string> paths_;
 };
 
-Error run(const Plan &plan, simtcc::Pipeline &pipeline, Temporary &temporaries)
+// The host compiler's options that write input's dependencies (its host
+// pass sees every header the device pass does): where (-MF, else -o with
+// -M, else stdout for -M and NAME.d beside the object for -MD) and for
+// which target (-MT, else the object, NAME.o without -c).
+std::vector<std::string> dependencyArgs(const Plan &plan, const Input &input)
+{
+	const bool only = plan.deps == Deps::Only || plan.deps == Deps::OnlyUser;
+	const bool user = plan.deps == Deps::OnlyUser || plan.deps == Deps::WithCompileUser;
+	const std::string object = plan.mode == Mode::Compile && !only
+					   ? outputFor(plan, input, "o")
+					   : outputFor(Plan(), input, "o");
+	std::string file = plan.dep_file;
+	if (file.empty() && only)
+		file = plan.output.empty() ? "-" : plan.output;
+	if (file.empty()) {
+		SmallString<128> d(object);
+		sys::path::replace_extension(d, "d");
+		file = std::string(d);
+	}
+	std::vector<std::string> args = {user ? "-MMD" : "-MD", "-MF", file};
+	if (plan.dep_targets.empty())
+		args.insert(args.end(), {"-MT", object});
+	for (const std::string &t : plan.dep_targets)
+		args.insert(args.end(), {"-MT", t});
+	if (plan.dep_phony)
+		args.push_back("-MP");
+	return args;
+}
+
+Error run(const Plan &plan, const simtcc::Toolchain &toolchain, simtcc::Pipeline &pipeline,
+	  Temporary &temporaries)
 {
 	std::vector<std::string> objects;
 	for (const Input &input : plan.inputs) {
 		if (!input.language) {
 			objects.push_back(input.path);
+			continue;
+		}
+		if (plan.deps == Deps::Only || plan.deps == Deps::OnlyUser) {
+			// -M: the host pass alone, for its dependencies; no output.
+			simtcc::CompileOptions options = plan.options;
+			std::vector<std::string> deps = dependencyArgs(plan, input);
+			options.host_args.insert(options.host_args.end(), deps.begin(), deps.end());
+			// An empty image stands in for the device code it does not build.
+			Expected<std::string> object = temporaries.make("simtcc-deps", "o");
+			if (!object)
+				return object.takeError();
+			Expected<std::string> image = temporaries.make("simtcc-deps", "elf");
+			if (!image)
+				return image.takeError();
+			if (Error e = simtcc::Pipeline(toolchain, options)
+					      .compileHost(input.path, *input.language, *image, *object))
+				return e;
 			continue;
 		}
 		switch (plan.mode) {
@@ -428,10 +530,21 @@ Error run(const Plan &plan, simtcc::Pipeline &pipeline, Temporary &temporaries)
 				return path.takeError();
 			object = *path;
 		}
-		if (Error e = pipeline.compileHost(input.path, *input.language, image, object))
-			return e;
+		if (plan.deps == Deps::None) {
+			if (Error e = pipeline.compileHost(input.path, *input.language, image, object))
+				return e;
+		} else {
+			simtcc::CompileOptions options = plan.options;
+			std::vector<std::string> deps = dependencyArgs(plan, input);
+			options.host_args.insert(options.host_args.end(), deps.begin(), deps.end());
+			if (Error e = simtcc::Pipeline(toolchain, options)
+					      .compileHost(input.path, *input.language, image, object))
+				return e;
+		}
 		objects.push_back(object);
 	}
+	if (plan.deps == Deps::Only || plan.deps == Deps::OnlyUser)
+		return Error::success();
 	if (plan.mode == Mode::Link)
 		return pipeline.linkHost(objects, plan.output.empty() ? "a.out" : plan.output);
 	return Error::success();
@@ -457,9 +570,10 @@ int main(int argc, char **argv)
 		       << ", RV64GC lp64d)\n";
 		return 0;
 	}
-	simtcc::Pipeline pipeline(simtcc::Toolchain::locate(argv[0]), plan->options);
+	simtcc::Toolchain toolchain = simtcc::Toolchain::locate(argv[0]);
+	simtcc::Pipeline pipeline(toolchain, plan->options);
 	Temporary temporaries;
-	if (Error e = run(*plan, pipeline, temporaries)) {
+	if (Error e = run(*plan, toolchain, pipeline, temporaries)) {
 		errs() << toString(std::move(e)) << '\n';
 		return 1;
 	}

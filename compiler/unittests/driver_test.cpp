@@ -14,6 +14,7 @@
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "simtgpu/hw.h"
 
 using namespace llvm;
@@ -280,7 +281,8 @@ TEST(Driver, NvccOptionsAreMappedAcceptedOrRefusedByName)
 		const char *args, *message;
 	} refused[] = {
 		{"-rdc=true", "relocatable device code (-rdc=true) is not supported"},
-		{"-dc", "unknown option '-dc'"},
+		{"-dc", "nvcc's '-dc' (relocatable device code) is not supported"},
+		{"-dlink", "nvcc's '-dlink' (relocatable device code) is not supported"},
 		{"-fmad=maybe", "'-fmad' takes true or false (got 'maybe')"},
 		{"--ftz", "missing argument to '--ftz'"},
 		{"-w=1", "'-w' takes no value"},
@@ -299,6 +301,59 @@ TEST(Driver, NvccOptionsAreMappedAcceptedOrRefusedByName)
 	EXPECT_EQ(slurp(ir).find("contract"), std::string::npos) << slurp(ir);
 	sys::fs::remove(ir);
 	sys::fs::remove(image);
+}
+
+// nvcc's dependency output: -M lists the source and its headers for the
+// object's target on stdout (or -MF) without building; -MD/-MMD write them
+// beside a compile, next to the object unless -MF says where; -MT names
+// the target, -MP adds phony targets; -MMD leaves out system headers.
+TEST(Driver, DependencyOutputAsNvccWritesIt)
+{
+	const std::string flags = "-I " + input("include") + " -DOPTIONS_SCALE=3 ";
+	const std::string header = input("include") + "/options_value.h";
+	ToolRun m = simtcc("-M " + flags + input("options.cu"));
+	ASSERT_EQ(m.status, 0) << m.output;
+	EXPECT_EQ(m.output.rfind("options.o: " + input("options.cu"), 0), 0u) << m.output;
+	EXPECT_NE(m.output.find(header), std::string::npos) << m.output;
+	EXPECT_NE(m.output.find("cuda_runtime.h"), std::string::npos) << m.output;
+	EXPECT_NE(m.output.find("/cmath"), std::string::npos) << m.output; // a system header
+
+	const std::string dep = temporary("d");
+	ToolRun mf = simtcc("-M -MF " + dep + " -MT 'a.o b.o' " + flags + input("options.cu"));
+	ASSERT_EQ(mf.status, 0) << mf.output;
+	EXPECT_EQ(mf.output, "");
+	EXPECT_EQ(slurp(dep).rfind("a.o b.o: ", 0), 0u) << slurp(dep);
+
+	// -MMD -MP with -c: NAME.d beside the object, no system headers.
+	const std::string object = temporary("o");
+	SmallString<128> beside(object);
+	sys::path::replace_extension(beside, "d");
+	sys::fs::remove(std::string(beside));
+	ToolRun mmd = simtcc("-MMD -MP -c " + flags + input("options.cu") + " -o " + object);
+	ASSERT_EQ(mmd.status, 0) << mmd.output;
+	const std::string text = slurp(std::string(beside));
+	EXPECT_EQ(text.rfind(object + ":", 0), 0u) << text;
+	EXPECT_NE(text.find(input("options.cu")), std::string::npos) << text;
+	EXPECT_NE(text.find(header), std::string::npos) << text;
+	EXPECT_NE(text.find("\n" + header + ":"), std::string::npos) << text; // -MP
+	EXPECT_EQ(text.find("/cmath"), std::string::npos) << text;
+	uint64_t size = 0;
+	EXPECT_FALSE(sys::fs::file_size(object, size));
+	EXPECT_GT(size, 0u);
+
+	// -MD in a build of a program: it still runs.
+	const std::string out = temporary("");
+	ToolRun md = simtcc("-MD -MF " + dep + " " + flags + input("options.cu") + " -o " + out);
+	ASSERT_EQ(md.status, 0) << md.output;
+	EXPECT_NE(slurp(dep).find(header), std::string::npos);
+	EXPECT_NE(simtcc_run(out).output.find("126 11"), std::string::npos);
+
+	ToolRun stray = simtcc("-MF " + dep + " -c " + flags + input("options.cu") + " -o " + object);
+	EXPECT_EQ(stray.status, 1);
+	EXPECT_NE(stray.output.find("-MF, -MT and -MP need -M, -MM, -MD or -MMD"), std::string::npos)
+		<< stray.output;
+	for (const std::string &path : {dep, object, std::string(beside), out})
+		sys::fs::remove(path);
 }
 
 // 'register' under C++17 is a warning, as with nvcc, in both passes; the

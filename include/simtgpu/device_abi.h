@@ -33,7 +33,9 @@ struct simtgpu_launch_env {
 	uint32_t assert_line;
 	uint32_t assert_ctaid[3];
 	uint32_t assert_tid[3];
-	uint32_t reserved;
+	/* grid_group::sync()'s arrival counter (atomic add; bit 31 flips at
+	 * each completed barrier); 0 when the UMD creates the environment. */
+	uint32_t grid_barrier;
 };
 
 /*

@@ -122,7 +122,12 @@ SIMTCUDA_API const char *cudaGetErrorName(cudaError_t error) {
         NAME(cudaErrorInvalidSymbol)
         NAME(cudaErrorInvalidHostPointer)
         NAME(cudaErrorInvalidDevicePointer)
+        NAME(cudaErrorInvalidTexture)
+        NAME(cudaErrorInvalidTextureBinding)
+        NAME(cudaErrorInvalidChannelDescriptor)
         NAME(cudaErrorInvalidMemcpyDirection)
+        NAME(cudaErrorInvalidFilterSetting)
+        NAME(cudaErrorInvalidNormSetting)
         NAME(cudaErrorInsufficientDriver)
         NAME(cudaErrorCallRequiresNewerDriver)
         NAME(cudaErrorDevicesUnavailable)
@@ -150,9 +155,20 @@ SIMTCUDA_API const char *cudaGetErrorName(cudaError_t error) {
         NAME(cudaErrorIllegalInstruction)
         NAME(cudaErrorMisalignedAddress)
         NAME(cudaErrorLaunchFailure)
+        NAME(cudaErrorCooperativeLaunchTooLarge)
         NAME(cudaErrorNotPermitted)
         NAME(cudaErrorNotSupported)
         NAME(cudaErrorSystemDriverMismatch)
+        NAME(cudaErrorStreamCaptureUnsupported)
+        NAME(cudaErrorStreamCaptureInvalidated)
+        NAME(cudaErrorStreamCaptureMerge)
+        NAME(cudaErrorStreamCaptureUnmatched)
+        NAME(cudaErrorStreamCaptureUnjoined)
+        NAME(cudaErrorStreamCaptureIsolation)
+        NAME(cudaErrorStreamCaptureImplicit)
+        NAME(cudaErrorCapturedEvent)
+        NAME(cudaErrorStreamCaptureWrongThread)
+        NAME(cudaErrorGraphExecUpdateFailure)
         NAME(cudaErrorUnknown)
         NAME(cudaErrorApiFailureBase)
 #undef NAME
@@ -173,7 +189,13 @@ SIMTCUDA_API const char *cudaGetErrorString(cudaError_t error) {
     case cudaErrorInvalidSymbol: return "invalid device symbol";
     case cudaErrorInvalidHostPointer: return "invalid host pointer";
     case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+    case cudaErrorInvalidTexture: return "invalid texture reference";
+    case cudaErrorInvalidTextureBinding: return "texture is not bound to a pointer";
+    case cudaErrorInvalidChannelDescriptor: return "invalid channel descriptor";
     case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+    case cudaErrorInvalidFilterSetting: return "linear filtering not supported for non-float type";
+    case cudaErrorInvalidNormSetting:
+        return "read as normalized float not supported for 32-bit non float type";
     case cudaErrorInsufficientDriver:
         return "CUDA driver version is insufficient for CUDA runtime version";
     case cudaErrorCallRequiresNewerDriver: return "API call is not supported in the installed CUDA driver";
@@ -204,10 +226,33 @@ SIMTCUDA_API const char *cudaGetErrorString(cudaError_t error) {
     case cudaErrorIllegalInstruction: return "an illegal instruction was encountered";
     case cudaErrorMisalignedAddress: return "misaligned address";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorCooperativeLaunchTooLarge:
+        return "too many blocks in cooperative launch";
     case cudaErrorNotPermitted: return "operation not permitted";
     case cudaErrorNotSupported: return "operation not supported";
     case cudaErrorSystemDriverMismatch:
         return "system has unsupported display driver / cuda driver combination";
+    case cudaErrorStreamCaptureUnsupported:
+        return "operation not permitted when stream is capturing";
+    case cudaErrorStreamCaptureInvalidated:
+        return "operation failed due to a previous error during capture";
+    case cudaErrorStreamCaptureMerge:
+        return "operation would result in a merge of separate capture sequences";
+    case cudaErrorStreamCaptureUnmatched:
+        return "capture was not ended in the same stream as it began";
+    case cudaErrorStreamCaptureUnjoined:
+        return "capturing stream has unjoined work";
+    case cudaErrorStreamCaptureIsolation:
+        return "dependency created on uncaptured work in another stream";
+    case cudaErrorStreamCaptureImplicit:
+        return "operation would make the legacy stream depend on a capturing blocking stream";
+    case cudaErrorCapturedEvent:
+        return "operation not permitted on an event last recorded in a capturing stream";
+    case cudaErrorStreamCaptureWrongThread:
+        return "attempt to terminate a thread-local capture sequence from another thread";
+    case cudaErrorGraphExecUpdateFailure:
+        return "the graph update was not performed because it included changes which violated "
+               "constraints specific to instantiated graph update";
     case cudaErrorUnknown: return "unknown error";
     case cudaErrorApiFailureBase: return "unknown error";
     }

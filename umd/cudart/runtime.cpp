@@ -12,17 +12,9 @@
 
 namespace simtgpu::cudart {
 
-namespace {
-
 thread_local int current = 0;
 
-simtgpuStream to_stream(cudaStream_t s) {
-    // The legacy and per-thread default streams are the context's default
-    // stream (docs/cuda-runtime.md).
-    if (s == cudaStreamLegacy || s == cudaStreamPerThread)
-        return nullptr;
-    return reinterpret_cast<simtgpuStream>(s);
-}
+namespace {
 
 simtgpuEvent to_event(cudaEvent_t e) { return reinterpret_cast<simtgpuEvent>(e); }
 
@@ -64,48 +56,12 @@ cudaError_t ensure_init() {
     }
     rt.contexts.assign(size_t(rt.device_count), nullptr);
     rt.fault_reported.assign(size_t(rt.device_count), false);
+    rt.coop_events.assign(size_t(rt.device_count), nullptr);
+    rt.malloc_heaps.assign(size_t(rt.device_count), 0);
+    rt.malloc_heap_sizes.assign(size_t(rt.device_count), size_t(8) << 20); // CUDA's default
     // Contexts go before libsimtgpu's own state at exit: this runs first.
     std::atexit(shutdown);
     return cudaSuccess;
-}
-
-bool is_device_pointer(simtgpuContext ctx, const void *p) {
-    return simtgpuMemGetAddressRange(ctx, nullptr, nullptr, reinterpret_cast<uint64_t>(p)) ==
-           SIMTGPU_SUCCESS;
-}
-
-cudaError_t resolve_kind(simtgpuContext ctx, void *dst, const void *src, cudaMemcpyKind *kind) {
-    if (*kind == cudaMemcpyDefault) {
-        bool d = is_device_pointer(ctx, dst), s = is_device_pointer(ctx, src);
-        *kind = s ? (d ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
-                  : (d ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
-    }
-    if (*kind < cudaMemcpyHostToHost || *kind > cudaMemcpyDeviceToDevice)
-        return cudaErrorInvalidMemcpyDirection;
-    return cudaSuccess;
-}
-
-simtgpuResult copy(simtgpuContext ctx, void *dst, const void *src, size_t count,
-                   cudaMemcpyKind kind, cudaStream_t stream, bool async) {
-    uint64_t d = reinterpret_cast<uint64_t>(dst), s = reinterpret_cast<uint64_t>(src);
-    simtgpuStream st = to_stream(stream);
-    switch (kind) {
-    case cudaMemcpyHostToDevice:
-        return async ? simtgpuMemcpyHtoDAsync(ctx, d, src, count, st)
-                     : simtgpuMemcpyHtoD(ctx, d, src, count);
-    case cudaMemcpyDeviceToHost:
-        return async ? simtgpuMemcpyDtoHAsync(ctx, dst, s, count, st)
-                     : simtgpuMemcpyDtoH(ctx, dst, s, count);
-    case cudaMemcpyDeviceToDevice:
-        return async ? simtgpuMemcpyDtoDAsync(ctx, d, s, count, st)
-                     : simtgpuMemcpyDtoD(ctx, d, s, count);
-    default: {
-        simtgpuResult r = async ? simtgpuStreamSynchronize(ctx, st) : simtgpuCtxSynchronize(ctx);
-        if (r == SIMTGPU_SUCCESS && count)
-            std::memmove(dst, src, count);
-        return r;
-    }
-    }
 }
 
 // The device address of a registered __device__ or __constant__ variable.
@@ -124,6 +80,8 @@ cudaError_t symbol_address(const void *symbol, uint64_t *address, size_t *size) 
     *size = it->second.size ? it->second.size : bytes;
     return cudaSuccess;
 }
+
+} // namespace
 
 cudaError_t function_for(const void *func, simtgpuFunction *out) {
     Runtime &rt = runtime();
@@ -150,6 +108,8 @@ cudaError_t function_for(const void *func, simtgpuFunction *out) {
     return cudaSuccess;
 }
 
+namespace {
+
 uint32_t shared_per_block_default(const simtgpuDeviceProperties &p) {
     return std::min(SIMTGPU_SHARED_PER_CTA_DEFAULT, p.shared_per_sm);
 }
@@ -174,13 +134,48 @@ int max_dynamic_shared(const void *func, simtgpuFunction f) {
     return std::max(0, int(shared_per_block_default(p)) - static_shared);
 }
 
-#define CONTEXT(ctx)                                       \
-    cudaError_t ctx_err_ = cudaSuccess;                    \
-    simtgpuContext ctx = current_context(&ctx_err_);       \
-    if (!ctx)                                              \
-        return ctx_err_
-
 } // namespace
+
+bool is_device_pointer(simtgpuContext ctx, const void *p) {
+    return simtgpuMemGetAddressRange(ctx, nullptr, nullptr, reinterpret_cast<uint64_t>(p)) ==
+           SIMTGPU_SUCCESS;
+}
+
+cudaError_t resolve_kind(simtgpuContext ctx, void *dst, const void *src, cudaMemcpyKind *kind) {
+    if (*kind == cudaMemcpyDefault) {
+        bool d = is_device_pointer(ctx, dst), s = is_device_pointer(ctx, src);
+        *kind = s ? (d ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+                  : (d ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+    }
+    if (*kind < cudaMemcpyHostToHost || *kind > cudaMemcpyDeviceToDevice)
+        return cudaErrorInvalidMemcpyDirection;
+    return cudaSuccess;
+}
+
+cudaError_t copy(simtgpuContext ctx, void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                 cudaStream_t stream, bool async) {
+    if (async && is_capturing(stream))
+        return capture_memcpy(dst, const_cast<void *>(src), count, kind, stream);
+    uint64_t d = reinterpret_cast<uint64_t>(dst), s = reinterpret_cast<uint64_t>(src);
+    simtgpuStream st = to_stream(stream);
+    switch (kind) {
+    case cudaMemcpyHostToDevice:
+        return record(async ? simtgpuMemcpyHtoDAsync(ctx, d, src, count, st)
+                            : simtgpuMemcpyHtoD(ctx, d, src, count));
+    case cudaMemcpyDeviceToHost:
+        return record(async ? simtgpuMemcpyDtoHAsync(ctx, dst, s, count, st)
+                            : simtgpuMemcpyDtoH(ctx, dst, s, count));
+    case cudaMemcpyDeviceToDevice:
+        return record(async ? simtgpuMemcpyDtoDAsync(ctx, d, s, count, st)
+                            : simtgpuMemcpyDtoD(ctx, d, s, count));
+    default: {
+        simtgpuResult r = async ? simtgpuStreamSynchronize(ctx, st) : simtgpuCtxSynchronize(ctx);
+        if (r == SIMTGPU_SUCCESS && count)
+            std::memmove(dst, src, count);
+        return record(r);
+    }
+    }
+}
 
 Runtime &runtime() {
     static Runtime *rt = new Runtime;
@@ -215,6 +210,43 @@ simtgpuContext current_context(cudaError_t *err) {
     return rt.contexts[device];
 }
 
+namespace {
+// The header of compiler/runtime/malloc.c's heap: its size, its top, and
+// the heads of its free lists (zero: empty).
+struct simt_heap_header {
+    uint64_t size;
+    uint64_t top;
+    uint64_t free[40];
+};
+
+// An image that uses device-side malloc (it holds __simt_malloc_heap) gets
+// the context's heap, allocated the first time one is loaded.
+cudaError_t attach_malloc_heap(simtgpuContext ctx, int device, simtgpuModule module) {
+    Runtime &rt = runtime();
+    uint64_t symbol = 0;
+    size_t bytes = 0;
+    if (simtgpuModuleGetGlobal(&symbol, &bytes, module, "__simt_malloc_heap") != SIMTGPU_SUCCESS)
+        return cudaSuccess;
+    uint64_t &heap = rt.malloc_heaps[device];
+    if (!heap) {
+        const size_t size = rt.malloc_heap_sizes[device];
+        if (simtgpuResult r = simtgpuMemAlloc(ctx, &heap, size)) {
+            std::fprintf(stderr,
+                         "simtgpu: device-side malloc: cannot allocate its %zu-byte heap "
+                         "(cudaLimitMallocHeapSize): %s\n",
+                         size, simtgpuGetErrorDetail());
+            return record(r);
+        }
+        simt_heap_header header{};
+        header.size = size;
+        header.top = (sizeof(header) + 15) & ~size_t(15);
+        if (simtgpuResult r = simtgpuMemcpyHtoD(ctx, heap, &header, sizeof(header)))
+            return record(r);
+    }
+    return record(simtgpuMemcpyHtoD(ctx, symbol, &heap, sizeof(heap)));
+}
+} // namespace
+
 cudaError_t module_for(FatBinary &fatbin, simtgpuModule *out) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
@@ -239,6 +271,24 @@ cudaError_t module_for(FatBinary &fatbin, simtgpuModule *out) {
         return record(r);
     }
     fatbin.modules[device] = *out;
+    return attach_malloc_heap(ctx, device, *out);
+}
+
+cudaError_t get_malloc_heap_size(size_t *value) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    *value = rt.malloc_heap_sizes[current_device()];
+    return cudaSuccess;
+}
+
+cudaError_t set_malloc_heap_size(size_t value) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    const int device = current_device();
+    // As CUDA: fixed once a kernel that uses malloc is loaded.
+    if (rt.malloc_heaps[device] || value < sizeof(simt_heap_header))
+        return record(cudaErrorInvalidValue);
+    rt.malloc_heap_sizes[device] = value;
     return cudaSuccess;
 }
 
@@ -250,6 +300,9 @@ void reset_device(int device) {
     simtgpuCtxDestroy(rt.contexts[device]);
     rt.contexts[device] = nullptr;
     rt.fault_reported[device] = false;
+    rt.coop_events[device] = nullptr; // went with the context
+    rt.malloc_heaps[device] = 0;
+    forget_pools(device);
     for (auto &fatbin : rt.fatbins)
         fatbin.modules.erase(device);
     for (auto &[stub, kernel] : rt.kernels) {
@@ -357,13 +410,28 @@ SIMTCUDA_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, in
     // architecture itself is in the name (docs/cuda-runtime.md).
     prop->major = int(SIMTGPU_COMPUTE_CAPABILITY(p.arch) / 10);
     prop->minor = int(SIMTGPU_COMPUTE_CAPABILITY(p.arch) % 10);
+    // grid_group::sync() needs the launch environment (simt_2's envptr CSR).
+    prop->cooperativeLaunch = p.arch >= SIMTGPU_ARCH_SIMT2;
     prop->textureAlignment = 512;
+    prop->texturePitchAlignment = 512;
+    prop->surfaceAlignment = 512;
+    // Textures read memory through 32-bit texel indices (texture.cpp).
+    prop->maxTexture1D = prop->maxTexture1DLinear = prop->maxSurface1D = 1 << 27;
+    prop->maxTexture2D[0] = prop->maxTexture2D[1] = 65536;
+    prop->maxTexture2DLinear[0] = prop->maxTexture2DLinear[1] = 65536;
+    prop->maxTexture2DLinear[2] = 1 << 21;
+    prop->maxSurface2D[0] = prop->maxSurface2D[1] = 65536;
+    for (int i = 0; i < 3; ++i)
+        prop->maxTexture3D[i] = prop->maxSurface3D[i] = 16384;
     prop->deviceOverlap = 1;
     prop->asyncEngineCount = 1;
     prop->multiProcessorCount = int(p.num_sms);
     prop->kernelExecTimeoutEnabled = 1;
     // Host memory is mapped through user-pointer BOs, uAPI 1.3 on.
     prop->canMapHostMemory = (p.uapi_version & 0xffff) >= 3;
+    // Managed memory is mapped host memory at one address (managed.cpp):
+    // the host and the device may use it at the same time.
+    prop->managedMemory = prop->concurrentManagedAccess = prop->canMapHostMemory;
     prop->concurrentKernels = 1;
     prop->maxThreadsPerMultiProcessor = int(p.warps_per_sm * p.warp_size);
     prop->maxBlocksPerMultiProcessor = int(p.ctas_per_sm);
@@ -408,7 +476,11 @@ SIMTCUDA_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr 
     case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = int(p.sharedMemPerMultiprocessor); break;
     case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
     case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
+    case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
+    case cudaDevAttrPageableMemoryAccess: *value = p.pageableMemoryAccess; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    case cudaDevAttrMaxPersistingL2CacheSize: *value = p.persistingL2CacheMaxSize; break;
+    case cudaDevAttrMaxAccessPolicyWindowSize: *value = p.accessPolicyMaxWindowSize; break;
     case cudaDevAttrMaxPitch: *value = int(std::min<size_t>(p.memPitch, INT32_MAX)); break;
     case cudaDevAttrTextureAlignment: *value = int(p.textureAlignment); break;
     case cudaDevAttrGpuOverlap: *value = p.deviceOverlap; break;
@@ -416,6 +488,12 @@ SIMTCUDA_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr 
     case cudaDevAttrStreamPrioritiesSupported: *value = p.streamPrioritiesSupported; break;
     case cudaDevAttrSingleToDoublePrecisionPerfRatio: *value = p.singleToDoublePrecisionPerfRatio; break;
     case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
+    case cudaDevAttrMemoryPoolsSupported:
+        *value = 1;
+        break; // mempool.cpp
+    case cudaDevAttrMemoryPoolSupportedHandleTypes:
+        *value = cudaMemHandleTypeNone;
+        break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = int(p.sharedMemPerBlockOptin); break;
     case cudaDevAttrReservedSharedMemoryPerBlock: *value = int(p.reservedSharedMemPerBlock); break;
     default: return record(cudaErrorInvalidValue);
@@ -425,7 +503,9 @@ SIMTCUDA_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr 
 
 SIMTCUDA_API cudaError_t cudaDeviceSynchronize(void) {
     CONTEXT(ctx);
-    return record(simtgpuCtxSynchronize(ctx));
+    cudaError_t err = record(simtgpuCtxSynchronize(ctx));
+    release_pool_memory();
+    return err;
 }
 
 SIMTCUDA_API cudaError_t cudaThreadSynchronize(void) { return cudaDeviceSynchronize(); }
@@ -443,26 +523,51 @@ bool to_simtgpu_limit(cudaLimit limit, simtgpuLimit *out) {
     switch (limit) {
     case cudaLimitStackSize: *out = SIMTGPU_LIMIT_STACK_SIZE; return true;
     case cudaLimitPrintfFifoSize: *out = SIMTGPU_LIMIT_PRINTF_FIFO_SIZE; return true;
-    default: return false; // no device-side malloc heap
+    default: return false;
     }
 }
 } // namespace
 
+// The L2 limits CUDA 11 added: accepted and kept. The device's L2 has no
+// persisting set-aside (persistingL2CacheMaxSize 0) and no fetch granularity.
+static size_t persisting_l2_limit = 0;
+static size_t l2_fetch_granularity = 32;
+
 SIMTCUDA_API cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit) {
     if (!value)
         return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    switch (limit) {
+    case cudaLimitPersistingL2CacheSize: *value = persisting_l2_limit; return cudaSuccess;
+    case cudaLimitMaxL2FetchGranularity: *value = l2_fetch_granularity; return cudaSuccess;
+    case cudaLimitMallocHeapSize: return get_malloc_heap_size(value);
+    default: break;
+    }
     simtgpuLimit l;
     if (!to_simtgpu_limit(limit, &l))
         return record(cudaErrorUnsupportedLimit);
-    CONTEXT(ctx);
     return record(simtgpuCtxGetLimit(ctx, l, value));
 }
 
 SIMTCUDA_API cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+    CONTEXT(ctx);
+    switch (limit) {
+    case cudaLimitPersistingL2CacheSize:
+        if (value > 0)
+            return record(cudaErrorInvalidValue); // above persistingL2CacheMaxSize
+        persisting_l2_limit = value;
+        return cudaSuccess;
+    case cudaLimitMaxL2FetchGranularity:
+        if (value > 128)
+            return record(cudaErrorInvalidValue);
+        l2_fetch_granularity = value;
+        return cudaSuccess;
+    case cudaLimitMallocHeapSize: return set_malloc_heap_size(value);
+    default: break;
+    }
     simtgpuLimit l;
     if (!to_simtgpu_limit(limit, &l))
         return record(cudaErrorUnsupportedLimit);
-    CONTEXT(ctx);
     return record(simtgpuCtxSetLimit(ctx, l, value));
 }
 
@@ -523,6 +628,12 @@ SIMTCUDA_API cudaError_t cudaFree(void *devPtr) {
     CONTEXT(ctx);
     if (!devPtr)
         return cudaSuccess;
+    if (cudaError_t err = free_pool_allocation(ctx, devPtr); err != cudaErrorNotReady)
+        return err == cudaSuccess ? cudaSuccess : record(err);
+    if (cudaError_t err = free_managed(ctx, devPtr); err != cudaErrorNotReady)
+        return err == cudaSuccess ? cudaSuccess : record(err);
+    if (is_graph_allocation(devPtr))
+        return cudaSuccess; // graph memory stays reserved (graph.cpp)
     return record(simtgpuMemFree(ctx, reinterpret_cast<uint64_t>(devPtr)));
 }
 
@@ -599,6 +710,8 @@ SIMTCUDA_API cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
 SIMTCUDA_API cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
                                          cudaStream_t stream) {
     CONTEXT(ctx);
+    if (is_capturing(stream))
+        return capture_memset(devPtr, value, count, stream);
     return record(simtgpuMemsetD8Async(ctx, reinterpret_cast<uint64_t>(devPtr), uint8_t(value),
                                        count, to_stream(stream)));
 }
@@ -680,7 +793,9 @@ SIMTCUDA_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, uns
         return record(cudaErrorInvalidValue);
     CONTEXT(ctx);
     simtgpuStream s;
-    // CUDA's lower numbers are higher priorities; simtgpu's are the reverse.
+    // As CUDA: clamped to [greatest, least] = [-1, 0], lower numbers are
+    // higher priorities; the uAPI's are the reverse (0 normal, 1 high).
+    priority = std::clamp(priority, -1, 0);
     if (simtgpuResult r = simtgpuStreamCreate(&s, ctx, flags, -priority))
         return record(r);
     *pStream = reinterpret_cast<cudaStream_t>(s);
@@ -697,12 +812,93 @@ SIMTCUDA_API cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
 
 SIMTCUDA_API cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
                                                           int *greatestPriority) {
-    // Low, normal and high uAPI queue priorities.
+    // As on NVIDIA's devices the least priority is 0, every stream's default
+    // (the uAPI's normal queue priority); the greatest is the uAPI's high one.
     if (leastPriority)
-        *leastPriority = 1;
+        *leastPriority = 0;
     if (greatestPriority)
         *greatestPriority = -1;
     return cudaSuccess;
+}
+
+namespace {
+// Stream attributes CUDA keeps per stream: the access policy window (a hint
+// here: the device's L2 sets no lines aside) and the synchronisation policy.
+struct StreamAttributes {
+    cudaAccessPolicyWindow window{};
+    cudaSynchronizationPolicy sync_policy = cudaSyncPolicyAuto;
+};
+std::map<cudaStream_t, StreamAttributes> &stream_attributes() {
+    static auto *m = new std::map<cudaStream_t, StreamAttributes>; // as runtime()
+    return *m;
+}
+} // namespace
+
+cudaError_t simtgpu::cudart::check_access_policy_window(const cudaAccessPolicyWindow &w) {
+    auto valid = [](cudaAccessProperty p) {
+        return p == cudaAccessPropertyNormal || p == cudaAccessPropertyStreaming ||
+               p == cudaAccessPropertyPersisting;
+    };
+    if (!(w.hitRatio >= 0.f && w.hitRatio <= 1.f) || !valid(w.hitProp) || !valid(w.missProp) ||
+        w.missProp == cudaAccessPropertyPersisting)
+        return cudaErrorInvalidValue;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
+                                                const cudaStreamAttrValue *value) {
+    if (!value)
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    if (cudaError_t err = record(simtgpuStreamQuery(ctx, to_stream(stream)));
+        err != cudaSuccess && err != cudaErrorNotReady)
+        return err;
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    StreamAttributes &a = stream_attributes()[stream];
+    switch (attr) {
+    case cudaStreamAttributeAccessPolicyWindow:
+        if (cudaError_t err = check_access_policy_window(value->accessPolicyWindow))
+            return record(err);
+        a.window = value->accessPolicyWindow;
+        return cudaSuccess;
+    case cudaStreamAttributeSynchronizationPolicy:
+        if (value->syncPolicy < cudaSyncPolicyAuto ||
+            value->syncPolicy > cudaSyncPolicyBlockingSync)
+            return record(cudaErrorInvalidValue);
+        a.sync_policy = value->syncPolicy; // waits always block here
+        return cudaSuccess;
+    default: return record(cudaErrorInvalidValue);
+    }
+}
+
+SIMTCUDA_API cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
+                                                cudaStreamAttrValue *value) {
+    if (!value)
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    if (cudaError_t err = record(simtgpuStreamQuery(ctx, to_stream(stream)));
+        err != cudaSuccess && err != cudaErrorNotReady)
+        return err;
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto it = stream_attributes().find(stream);
+    StreamAttributes a = it == stream_attributes().end() ? StreamAttributes{} : it->second;
+    switch (attr) {
+    case cudaStreamAttributeAccessPolicyWindow:
+        value->accessPolicyWindow = a.window;
+        return cudaSuccess;
+    case cudaStreamAttributeSynchronizationPolicy:
+        value->syncPolicy = a.sync_policy;
+        return cudaSuccess;
+    default: return record(cudaErrorInvalidValue);
+    }
+}
+
+SIMTCUDA_API cudaError_t cudaCtxResetPersistingL2Cache(void) {
+    CONTEXT(ctx);
+    (void)ctx;
+    return cudaSuccess; // no line is ever persisting
 }
 
 SIMTCUDA_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
@@ -710,16 +906,28 @@ SIMTCUDA_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
         return record(err);
     if (!to_stream(stream))
         return record(cudaErrorInvalidResourceHandle);
+    forget_pool_stream(to_stream(stream));
+    forget_capture_stream(to_stream(stream));
+    {
+        std::lock_guard<std::recursive_mutex> guard(runtime().mu);
+        stream_attributes().erase(stream);
+    }
     return record(simtgpuStreamDestroy(to_stream(stream)));
 }
 
 SIMTCUDA_API cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     CONTEXT(ctx);
-    return record(simtgpuStreamSynchronize(ctx, to_stream(stream)));
+    if (is_capturing(stream))
+        return capture_refuse(stream);
+    cudaError_t err = record(simtgpuStreamSynchronize(ctx, to_stream(stream)));
+    release_pool_memory();
+    return err;
 }
 
 SIMTCUDA_API cudaError_t cudaStreamQuery(cudaStream_t stream) {
     CONTEXT(ctx);
+    if (is_capturing(stream))
+        return capture_refuse(stream);
     return record(simtgpuStreamQuery(ctx, to_stream(stream)));
 }
 
@@ -728,6 +936,8 @@ SIMTCUDA_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCa
     if (!callback || flags != 0)
         return record(cudaErrorInvalidValue);
     CONTEXT(ctx);
+    if (is_capturing(stream))
+        return capture_refuse(stream); // as in CUDA: use cudaLaunchHostFunc in graphs
     // The stream's status goes to the callback: a failed kernel's error, as CUDA passes it.
     simtgpuResult r = simtgpuStreamSynchronize(ctx, to_stream(stream));
     cudaError_t status = to_cuda(r);
@@ -741,6 +951,8 @@ SIMTCUDA_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn
     if (!fn)
         return record(cudaErrorInvalidValue);
     CONTEXT(ctx);
+    if (is_capturing(stream))
+        return capture_host(fn, userData, stream);
     if (simtgpuResult r = simtgpuStreamSynchronize(ctx, to_stream(stream)))
         return record(r); // CUDA does not run host functions after an error
     fn(userData);
@@ -750,6 +962,10 @@ SIMTCUDA_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn
 SIMTCUDA_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
                                              unsigned int flags) {
     CONTEXT(ctx);
+    if (!event || flags != 0)
+        return record(cudaErrorInvalidValue);
+    if (cudaError_t err; capture_wait_event(stream, event, &err))
+        return err;
     return record(simtgpuStreamWaitEvent(ctx, to_stream(stream), to_event(event), flags));
 }
 
@@ -779,13 +995,19 @@ SIMTCUDA_API cudaError_t cudaEventCreate(cudaEvent_t *event) {
 SIMTCUDA_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     if (cudaError_t err = check_loaded())
         return record(err);
+    if (!event)
+        return record(cudaErrorInvalidResourceHandle);
+    if (capture_event_record(event, stream))
+        return cudaSuccess;
     return record(simtgpuEventRecord(to_event(event), to_stream(stream)));
 }
 
 SIMTCUDA_API cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     if (cudaError_t err = check_loaded())
         return record(err);
-    return record(simtgpuEventSynchronize(to_event(event)));
+    cudaError_t err = record(simtgpuEventSynchronize(to_event(event)));
+    release_pool_memory();
+    return err;
 }
 
 SIMTCUDA_API cudaError_t cudaEventQuery(cudaEvent_t event) {
@@ -819,9 +1041,56 @@ SIMTCUDA_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 b
     // CUDA: the same error as CUDA's.
     if (sharedMem > size_t(max_dynamic_shared(func, f)))
         return record(cudaErrorInvalidValue);
+    if (is_capturing(stream))
+        return capture_kernel(func, f, gridDim, blockDim, args, sharedMem, stream);
     return record(simtgpuLaunchKernel(f, gridDim.x, gridDim.y, gridDim.z, blockDim.x, blockDim.y,
                                       blockDim.z, unsigned(sharedMem), to_stream(stream), args,
                                       nullptr));
+}
+
+// Every block resident at once, or refused as CUDA refuses it: grid.sync()
+// would otherwise wait for blocks that cannot be placed. Cooperative launches
+// of a context run one after another (each waits for the previous one's
+// event), so two of them never hold SMs the other needs.
+SIMTCUDA_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
+                                                     void **args, size_t sharedMem,
+                                                     cudaStream_t stream) {
+    CONTEXT(ctx);
+    simtgpuFunction f;
+    if (cudaError_t err = function_for(func, &f))
+        return err;
+    if (sharedMem > size_t(max_dynamic_shared(func, f)))
+        return record(cudaErrorInvalidValue);
+    if (is_capturing(stream))
+        return capture_refuse(stream); // a graph would lose the co-residency check's ordering
+    simtgpuDeviceProperties p;
+    simtgpuDeviceGetProperties(&p, current_device());
+    if (p.arch < SIMTGPU_ARCH_SIMT2)
+        return record(cudaErrorNotSupported); // no launch environment CSR for the barrier
+    const uint64_t threads = uint64_t(blockDim.x) * blockDim.y * blockDim.z;
+    const uint64_t blocks = uint64_t(gridDim.x) * gridDim.y * gridDim.z;
+    if (threads == 0 || blocks == 0 || threads > p.max_threads_per_cta)
+        return record(cudaErrorInvalidConfiguration);
+    int per_sm = 0;
+    if (simtgpuResult r =
+            simtgpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, int(threads), sharedMem))
+        return record(r);
+    if (blocks > uint64_t(per_sm) * p.num_sms)
+        return record(cudaErrorCooperativeLaunchTooLarge);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    simtgpuEvent &last = rt.coop_events[size_t(current_device())];
+    if (!last) {
+        if (simtgpuResult r = simtgpuEventCreate(&last, ctx, SIMTGPU_EVENT_DISABLE_TIMING))
+            return record(r);
+    } else if (simtgpuResult r = simtgpuStreamWaitEvent(ctx, to_stream(stream), last, 0)) {
+        return record(r);
+    }
+    if (simtgpuResult r =
+            simtgpuLaunchKernel(f, gridDim.x, gridDim.y, gridDim.z, blockDim.x, blockDim.y,
+                                blockDim.z, unsigned(sharedMem), to_stream(stream), args, nullptr))
+        return record(r);
+    return record(simtgpuEventRecord(last, to_stream(stream)));
 }
 
 SIMTCUDA_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func) {

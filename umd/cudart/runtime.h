@@ -51,6 +51,12 @@ struct Runtime {
     int device_count = 0;
     std::vector<simtgpuContext> contexts; // primary contexts, by device
     std::vector<bool> fault_reported;
+    // By device: recorded after each cooperative launch, waited for by the next.
+    std::vector<simtgpuEvent> coop_events;
+    // By device: the device-side malloc heap (0 until an image needs it) and
+    // its size, cudaLimitMallocHeapSize.
+    std::vector<uint64_t> malloc_heaps;
+    std::vector<size_t> malloc_heap_sizes;
     std::list<FatBinary> fatbins;
     std::unordered_map<const void *, Kernel> kernels;     // by host stub
     std::unordered_map<const void *, Variable> variables; // by host shadow
@@ -73,10 +79,78 @@ simtgpuContext current_context(cudaError_t *err);
 int current_device();
 void set_current_device(int device);
 
+// The kernel of a host stub on the current device, its image loaded on first use.
+cudaError_t function_for(const void *func, simtgpuFunction *out);
+// cudaErrorInvalidValue for a window CUDA refuses (hit ratio, properties).
+cudaError_t check_access_policy_window(const cudaAccessPolicyWindow &w);
+
 // The module of a fat binary on the current device, loaded on first use.
 cudaError_t module_for(FatBinary &fatbin, simtgpuModule *out);
 
+// cudaLimitMallocHeapSize of the current device.
+cudaError_t get_malloc_heap_size(size_t *value);
+cudaError_t set_malloc_heap_size(size_t value);
+
 // Destroys a device's primary context and forgets what was loaded into it.
 void reset_device(int device);
+
+// The libsimtgpu stream of a CUDA stream: the legacy and per-thread default
+// streams are the context's default stream (docs/cuda-runtime.md).
+inline simtgpuStream to_stream(cudaStream_t s) {
+    if (s == cudaStreamLegacy || s == cudaStreamPerThread)
+        return nullptr;
+    return reinterpret_cast<simtgpuStream>(s);
+}
+
+bool is_device_pointer(simtgpuContext ctx, const void *p);
+// cudaMemcpyDefault resolved by the pointers; an unknown kind is an error.
+cudaError_t resolve_kind(simtgpuContext ctx, void *dst, const void *src, cudaMemcpyKind *kind);
+// One contiguous copy of a resolved kind, queued on stream when async.
+// On a capturing stream (async) it becomes a graph node.
+cudaError_t copy(simtgpuContext ctx, void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                 cudaStream_t stream, bool async);
+
+// Stream capture (graph.cpp): work queued on a capturing stream becomes a
+// node of its graph instead of running.
+bool is_capturing(cudaStream_t stream);
+// Work that cannot be captured: the capture is invalidated.
+cudaError_t capture_refuse(cudaStream_t stream);
+cudaError_t capture_kernel(const void *func, simtgpuFunction f, dim3 grid, dim3 block, void **args,
+                           size_t shared, cudaStream_t stream);
+cudaError_t capture_memcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+                           cudaStream_t stream);
+cudaError_t capture_memset(void *dst, int value, size_t bytes, cudaStream_t stream);
+cudaError_t capture_host(cudaHostFn_t fn, void *user_data, cudaStream_t stream);
+// True when the record belongs to a capture (nothing to queue).
+bool capture_event_record(cudaEvent_t event, cudaStream_t stream);
+// Graph memory (graph.cpp): allocation nodes' memory, captured
+// cudaMallocAsync/cudaFreeAsync.
+bool is_graph_allocation(const void *p);
+cudaError_t capture_mem_alloc(void **ptr, size_t bytes, cudaStream_t stream);
+cudaError_t capture_mem_free(void *p, cudaStream_t stream);
+// True when the wait concerns a capture (joins it, or is refused: *err).
+bool capture_wait_event(cudaStream_t stream, cudaEvent_t event, cudaError_t *err);
+void forget_capture_stream(simtgpuStream stream);
+
+// cudaFree of managed memory (managed.cpp): cudaErrorNotReady when p is not
+// the start of a managed allocation.
+cudaError_t free_managed(simtgpuContext ctx, void *p);
+
+// Stream-ordered allocation (mempool.cpp). cudaFree of a pool allocation:
+// cudaErrorNotReady when p is not one.
+cudaError_t free_pool_allocation(simtgpuContext ctx, void *p);
+// After a synchronising call: frees completed free blocks above each pool's
+// release threshold.
+void release_pool_memory();
+// A destroyed stream's free blocks are reusable only after their event.
+void forget_pool_stream(simtgpuStream stream);
+// The device's context went: its pools' memory with it.
+void forget_pools(int device);
+
+#define CONTEXT(ctx)                                                                               \
+    cudaError_t ctx_err_ = cudaSuccess;                                                            \
+    simtgpuContext ctx = current_context(&ctx_err_);                                               \
+    if (!ctx)                                                                                      \
+    return ctx_err_
 
 } // namespace simtgpu::cudart

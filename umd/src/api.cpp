@@ -905,6 +905,8 @@ SIMTGPU_API simtgpuResult simtgpuEventDestroy(simtgpuEvent event) {
         bool signaled = false;
         c.wait_syncobj(event->syncobj, true, &signaled);
     }
+    // Streams that wait for it are past it now (it completed above).
+    c.forget_pending_wait(event->syncobj);
     drm_syncobj_destroy d{event->syncobj, 0};
     transport_ioctl(c.transport(), DRM_IOCTL_SYNCOBJ_DESTROY, &d);
     c.destroy_bo(event->timestamp);

@@ -7,6 +7,7 @@
 #include "simtgpu/hw_names.h"
 #include "uapi/drm/simtgpu_drm.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cxxabi.h>
 #include <climits>
@@ -665,11 +666,30 @@ simtgpuResult Context::retire(simtgpuStream_st &s, bool block) {
         s.inflight.pop_front();
         any = true;
     }
+    // Event waits not yet attached to a submission (cudaStreamWaitEvent before the
+    // stream's next work) order the stream too: a wait for the stream (its
+    // synchronisation, a synchronous pageable copy on it) includes them. A wait
+    // that fails is an event destroyed since: it no longer holds the stream.
+    for (uint32_t h : s.pending_waits) {
+        bool signaled = false;
+        if (wait_syncobj(h, block, &signaled) == SIMTGPU_SUCCESS && !signaled)
+            return SIMTGPU_ERROR_NOT_READY;
+    }
     if (any) {
         drain_printf(s);
         check_queue(s);
     }
     return sticky_ ? fail(sticky_, sticky_detail_) : SIMTGPU_SUCCESS;
+}
+
+void Context::forget_pending_wait(uint32_t syncobj) {
+    auto forget = [syncobj](simtgpuStream_st &s) {
+        s.pending_waits.erase(std::remove(s.pending_waits.begin(), s.pending_waits.end(), syncobj),
+                              s.pending_waits.end());
+    };
+    forget(default_stream_);
+    for (auto &s : streams_)
+        forget(s);
 }
 
 simtgpuResult Context::synchronize(simtgpuStream_st &s) {

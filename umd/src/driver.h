@@ -154,6 +154,9 @@ public:
     // Launch reports summed per kernel, as they complete.
     const std::map<std::string, simtgpuKernelStats> &kernel_stats() const { return kernel_stats_; }
     simtgpuResult synchronize(simtgpuStream_st &s);
+    // An event's syncobj is going: no stream's next submission may wait for it
+    // (its handle could name another syncobj later).
+    void forget_pending_wait(uint32_t syncobj);
     simtgpuResult synchronize_all();
     // Retires whatever has completed on every stream, without waiting: idle
     // streams print their device printf output, failures become sticky.

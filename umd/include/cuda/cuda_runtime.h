@@ -14,9 +14,13 @@
 #include "vector_types.h"
 #include "driver_types.h"
 #include "cuda_runtime_api.h"
+#include "driver_functions.h"
+#include "channel_descriptor.h"
 
 #if defined(__CUDA__) && defined(__clang__)
 #include <simt_device.h>
+#include "texture_indirect_functions.h"
+#include "surface_indirect_functions.h"
 #endif
 
 #ifdef __cplusplus
@@ -26,6 +30,15 @@ static inline __host__ cudaError_t cudaLaunchKernel(const T *func, dim3 gridDim,
                                                     void **args, size_t sharedMem = 0,
                                                     cudaStream_t stream = 0) {
     return ::cudaLaunchKernel((const void *)func, gridDim, blockDim, args, sharedMem, stream);
+}
+
+template <class T>
+static inline __host__ cudaError_t cudaLaunchCooperativeKernel(const T *func, dim3 gridDim,
+                                                               dim3 blockDim, void **args,
+                                                               size_t sharedMem = 0,
+                                                               cudaStream_t stream = 0) {
+    return ::cudaLaunchCooperativeKernel((const void *)func, gridDim, blockDim, args, sharedMem,
+                                         stream);
 }
 
 template <class T>
@@ -66,6 +79,70 @@ static inline __host__ cudaError_t cudaGetSymbolSize(size_t *size, const T &symb
 template <class T>
 static inline __host__ cudaError_t cudaMalloc(T **devPtr, size_t size) {
     return ::cudaMalloc((void **)(void *)devPtr, size);
+}
+
+/* CUDA 12's form of cudaGraphInstantiate. */
+static inline __host__ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec,
+                                                        cudaGraph_t graph,
+                                                        unsigned long long flags = 0) {
+    return ::cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
+}
+
+template <class T>
+static inline __host__ cudaError_t cudaMallocPitch(T **devPtr, size_t *pitch, size_t width,
+                                                   size_t height) {
+    return ::cudaMallocPitch((void **)(void *)devPtr, pitch, width, height);
+}
+
+template <class T>
+static inline __host__ cudaError_t cudaMallocAsync(T **devPtr, size_t size, cudaStream_t stream) {
+    return ::cudaMallocAsync((void **)(void *)devPtr, size, stream);
+}
+
+template <class T>
+static inline __host__ cudaError_t cudaMallocAsync(T **devPtr, size_t size, cudaMemPool_t memPool,
+                                                   cudaStream_t stream) {
+    return ::cudaMallocFromPoolAsync((void **)(void *)devPtr, size, memPool, stream);
+}
+
+template <class T>
+static inline __host__ cudaError_t cudaMallocFromPoolAsync(T **devPtr, size_t size,
+                                                           cudaMemPool_t memPool,
+                                                           cudaStream_t stream) {
+    return ::cudaMallocFromPoolAsync((void **)(void *)devPtr, size, memPool, stream);
+}
+
+template <class T>
+static inline __host__ cudaError_t cudaMallocManaged(T **devPtr, size_t size,
+                                                     unsigned int flags = cudaMemAttachGlobal) {
+    return ::cudaMallocManaged((void **)(void *)devPtr, size, flags);
+}
+
+/* CUDA 12.2's forms, with a cudaMemLocation. */
+static inline __host__ cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
+                                                        struct cudaMemLocation location,
+                                                        unsigned int flags,
+                                                        cudaStream_t stream = 0) {
+    return ::cudaMemPrefetchAsync_v2(devPtr, count, location, flags, stream);
+}
+static inline __host__ cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
+                                                 enum cudaMemoryAdvise advice,
+                                                 struct cudaMemLocation location) {
+    return ::cudaMemAdvise_v2(devPtr, count, advice, location);
+}
+
+template <class T>
+static inline __host__ cudaError_t cudaHostGetDevicePointer(T **pDevice, void *pHost,
+                                                            unsigned int flags) {
+    return ::cudaHostGetDevicePointer((void **)(void *)pDevice, pHost, flags);
+}
+
+template <class T>
+static inline __host__ cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, T *devPtr,
+                                                            size_t length = 0,
+                                                            unsigned int flags =
+                                                                cudaMemAttachSingle) {
+    return ::cudaStreamAttachMemAsync(stream, (void *)devPtr, length, flags);
 }
 
 template <class T>

@@ -10,6 +10,8 @@
 
 #include "driver_types.h"
 #include "host_defines.h"
+#include "surface_types.h"
+#include "texture_types.h"
 #include "vector_types.h"
 
 #include <stddef.h>
@@ -67,6 +69,210 @@ extern __host__ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
 extern __host__ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
                                             enum cudaMemcpyKind kind,
                                             cudaStream_t stream SIMTCUDA_DEFAULT(0));
+/* CUDA graphs by stream capture: work queued on a capturing stream (kernels,
+ * cudaMemcpyAsync and the 2-D/3-D forms, cudaMemsetAsync, cudaLaunchHostFunc)
+ * is recorded, not run; streams that wait for an event recorded in the
+ * capture join it. A graph runs its nodes in capture order on the launch's
+ * stream. */
+extern __host__ cudaError_t cudaStreamBeginCapture(cudaStream_t stream,
+                                                   enum cudaStreamCaptureMode mode);
+extern __host__ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph);
+extern __host__ cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
+                                                  enum cudaStreamCaptureStatus *pCaptureStatus);
+extern __host__ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                                 cudaGraphNode_t *pErrorNode, char *pLogBuffer,
+                                                 size_t bufferSize);
+extern __host__ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
+                                                          cudaGraph_t graph,
+                                                          unsigned long long flags);
+extern __host__ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
+extern __host__ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec);
+extern __host__ cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+extern __host__ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
+                                              size_t *numNodes);
+extern __host__ cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node,
+                                                 enum cudaGraphNodeType *pType);
+/* The explicit graph API: nodes run after their dependencies. Kernel nodes
+ * copy their argument values when made; memcpy nodes take cudaMemcpy3D's
+ * parameters; cudaGraphExecUpdate is CUDA 11's form. */
+extern __host__ cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags);
+extern __host__ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                   const cudaGraphNode_t *pDependencies,
+                                                   size_t numDependencies,
+                                                   const struct cudaKernelNodeParams *pNodeParams);
+extern __host__ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                   const cudaGraphNode_t *pDependencies,
+                                                   size_t numDependencies,
+                                                   const struct cudaMemcpy3DParms *pCopyParams);
+extern __host__ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                   const cudaGraphNode_t *pDependencies,
+                                                   size_t numDependencies,
+                                                   const struct cudaMemsetParams *pMemsetParams);
+extern __host__ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                 const cudaGraphNode_t *pDependencies,
+                                                 size_t numDependencies,
+                                                 const struct cudaHostNodeParams *pNodeParams);
+extern __host__ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                     const cudaGraphNode_t *pDependencies,
+                                                     size_t numDependencies, void *dst,
+                                                     const void *src, size_t count,
+                                                     enum cudaMemcpyKind kind);
+/* Graph memory: an allocation node's memory is allocated when the node is
+ * made (its address is fixed, as CUDA's) and stays reserved while the
+ * program runs; free nodes, cudaFreeAsync and cudaFree of it release nothing
+ * (docs/cuda-runtime.md). Captured cudaMallocAsync/cudaFreeAsync make these
+ * nodes. */
+extern __host__ cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                     const cudaGraphNode_t *pDependencies,
+                                                     size_t numDependencies,
+                                                     struct cudaMemAllocNodeParams *nodeParams);
+extern __host__ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                    const cudaGraphNode_t *pDependencies,
+                                                    size_t numDependencies, void *dptr);
+extern __host__ cudaError_t cudaDeviceGraphMemTrim(int device);
+extern __host__ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                  const cudaGraphNode_t *pDependencies,
+                                                  size_t numDependencies);
+extern __host__ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                                                     const cudaGraphNode_t *to,
+                                                     size_t numDependencies);
+extern __host__ cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
+                                                         struct cudaKernelNodeParams *pNodeParams);
+extern __host__ cudaError_t cudaGraphKernelNodeSetParams(
+    cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams);
+extern __host__ cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph);
+extern __host__ cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes,
+                                                  size_t *pNumRootNodes);
+extern __host__ cudaError_t cudaGraphExecKernelNodeSetParams(
+    cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+    const struct cudaKernelNodeParams *pNodeParams);
+extern __host__ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                                cudaGraphNode_t *hErrorNode_out,
+                                                enum cudaGraphExecUpdateResult *updateResult_out);
+
+/* Managed memory: host memory that the device reaches over the bus, at
+ * the same address on both sides (docs/cuda-runtime.md, "Managed memory").
+ * Nothing migrates: prefetches and advice are accepted and change nothing. */
+extern __host__ cudaError_t cudaMallocManaged(void **devPtr, size_t size,
+                                              unsigned int flags SIMTCUDA_DEFAULT(cudaMemAttachGlobal));
+extern __host__ cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice,
+                                                 cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t count,
+                                                    struct cudaMemLocation location,
+                                                    unsigned int flags,
+                                                    cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
+                                          enum cudaMemoryAdvise advice, int device);
+extern __host__ cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count,
+                                             enum cudaMemoryAdvise advice,
+                                             struct cudaMemLocation location);
+extern __host__ cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr,
+                                                     size_t length SIMTCUDA_DEFAULT(0),
+                                                     unsigned int flags
+                                                         SIMTCUDA_DEFAULT(cudaMemAttachSingle));
+
+/* Pitched memory: rows of width bytes, pitch bytes apart (pitch >= width,
+ * else cudaErrorInvalidPitchValue). cudaMallocPitch's pitch is a multiple
+ * of 512 bytes. Every kind is accepted, cudaMemcpyDefault included. */
+extern __host__ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
+                                            size_t height);
+extern __host__ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                         size_t width, size_t height, enum cudaMemcpyKind kind);
+extern __host__ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
+                                              size_t spitch, size_t width, size_t height,
+                                              enum cudaMemcpyKind kind,
+                                              cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
+                                         size_t height);
+extern __host__ cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width,
+                                              size_t height,
+                                              cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr,
+                                         struct cudaExtent extent);
+extern __host__ cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p);
+extern __host__ cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p,
+                                              cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value,
+                                         struct cudaExtent extent);
+extern __host__ cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value,
+                                              struct cudaExtent extent,
+                                              cudaStream_t stream SIMTCUDA_DEFAULT(0));
+
+/* CUDA arrays: pitched device memory, rows of width elements (height 0: a
+ * 1-D array). Offsets along x of the array copies are in bytes, as CUDA's. */
+extern __host__ struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
+                                                                   enum cudaChannelFormatKind f);
+extern __host__ cudaError_t cudaMallocArray(cudaArray_t *array,
+                                            const struct cudaChannelFormatDesc *desc,
+                                            size_t width, size_t height SIMTCUDA_DEFAULT(0),
+                                            unsigned int flags SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMalloc3DArray(cudaArray_t *array,
+                                              const struct cudaChannelFormatDesc *desc,
+                                              struct cudaExtent extent,
+                                              unsigned int flags SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaFreeArray(cudaArray_t array);
+extern __host__ cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc,
+                                             struct cudaExtent *extent, unsigned int *flags,
+                                             cudaArray_t array);
+extern __host__ cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                const void *src, size_t spitch, size_t width,
+                                                size_t height, enum cudaMemcpyKind kind);
+extern __host__ cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset,
+                                                     size_t hOffset, const void *src,
+                                                     size_t spitch, size_t width, size_t height,
+                                                     enum cudaMemcpyKind kind,
+                                                     cudaStream_t stream SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src,
+                                                  size_t wOffset, size_t hOffset, size_t width,
+                                                  size_t height, enum cudaMemcpyKind kind);
+extern __host__ cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch,
+                                                       cudaArray_const_t src, size_t wOffset,
+                                                       size_t hOffset, size_t width, size_t height,
+                                                       enum cudaMemcpyKind kind,
+                                                       cudaStream_t stream SIMTCUDA_DEFAULT(0));
+/* count bytes from (wOffset, hOffset) on, row after row (deprecated in CUDA). */
+extern __host__ cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                              const void *src, size_t count,
+                                              enum cudaMemcpyKind kind);
+extern __host__ cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset,
+                                                size_t hOffset, size_t count,
+                                                enum cudaMemcpyKind kind);
+
+/* Texture and surface objects (docs/cuda-runtime.md, "Textures and
+ * surfaces"): a descriptor in device memory, read by device code. Resource
+ * views are not offered (pResViewDesc must be NULL). Surfaces need an array
+ * made with cudaArraySurfaceLoadStore. */
+extern __host__ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
+                                                    const struct cudaResourceDesc *pResDesc,
+                                                    const struct cudaTextureDesc *pTexDesc,
+                                                    const struct cudaResourceViewDesc *pResViewDesc);
+extern __host__ cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject);
+extern __host__ cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc,
+                                                             cudaTextureObject_t texObject);
+extern __host__ cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc,
+                                                            cudaTextureObject_t texObject);
+extern __host__ cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject,
+                                                    const struct cudaResourceDesc *pResDesc);
+extern __host__ cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject);
+
+/* Stream-ordered allocation: a block freed on a stream is reused at once by
+ * that stream, by another after the free's point in the first stream has
+ * completed (or with a wait on it inserted: cudaMemPoolReuseAllowInternalDependencies). */
+extern __host__ cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream);
+extern __host__ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream);
+extern __host__ cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool,
+                                                    cudaStream_t stream);
+extern __host__ cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device);
+extern __host__ cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device);
+extern __host__ cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool);
+extern __host__ cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool,
+                                              const struct cudaMemPoolProps *poolProps);
+extern __host__ cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool);
+extern __host__ cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool,
+                                                    enum cudaMemPoolAttr attr, void *value);
+extern __host__ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool,
+                                                    enum cudaMemPoolAttr attr, void *value);
+extern __host__ cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep);
 extern __host__ cudaError_t cudaMemset(void *devPtr, int value, size_t count);
 extern __host__ cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
                                             cudaStream_t stream SIMTCUDA_DEFAULT(0));
@@ -110,6 +316,13 @@ extern __host__ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t
 extern __host__ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
                                                 unsigned int flags SIMTCUDA_DEFAULT(0));
 extern __host__ cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags);
+/* The access policy window (a hint: the device's L2 sets no lines aside)
+ * and the synchronisation policy, kept per stream. */
+extern __host__ cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
+                                                   const cudaStreamAttrValue *value);
+extern __host__ cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
+                                                   cudaStreamAttrValue *value);
+extern __host__ cudaError_t cudaCtxResetPersistingL2Cache(void);
 
 /* Events. */
 extern __host__ cudaError_t cudaEventCreate(cudaEvent_t *event);
@@ -125,6 +338,12 @@ extern __host__ cudaError_t cudaEventDestroy(cudaEvent_t event);
 extern __host__ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
                                              void **args, size_t sharedMem,
                                              cudaStream_t stream);
+/* Every block resident at once (blocks per SM by occupancy x SMs), else
+ * cudaErrorCooperativeLaunchTooLarge: what cooperative_groups::grid_group::sync()
+ * needs. */
+extern __host__ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
+                                                        dim3 blockDim, void **args,
+                                                        size_t sharedMem, cudaStream_t stream);
 extern __host__ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
                                                   const void *func);
 extern __host__ cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config);

@@ -41,6 +41,9 @@
 #ifndef __align__
 #define __align__(n) __attribute__((aligned(n)))
 #endif
+#ifndef __grid_constant__
+#define __grid_constant__
+#endif
 #endif
 #ifndef __cudart_builtin__
 #define __cudart_builtin__

@@ -62,7 +62,9 @@ static void devices_and_properties() {
     CHECK(prop.maxThreadsPerBlock >= prop.warpSize);
     CHECK(prop.totalGlobalMem > (1u << 20));
     CHECK(prop.sharedMemPerBlock > 0);
-    CHECK(prop.maxTexture1D == 0 && prop.cooperativeMultiDeviceLaunch == 0); // none yet
+    // Textures in the device runtime; no launch spans two devices.
+    CHECK(prop.maxTexture2D[0] > 0 && prop.maxTextureCubemap == 0 &&
+          prop.cooperativeMultiDeviceLaunch == 0);
     int peer = -1;
     CHECK_OK(cudaDeviceCanAccessPeer(&peer, 0, 0));
     CHECK(peer == 0);
@@ -93,7 +95,8 @@ static void memory_and_kernels() {
     size_t fifo = 0;
     CHECK_OK(cudaDeviceGetLimit(&fifo, cudaLimitPrintfFifoSize));
     CHECK(fifo == size_t(2 << 20));
-    CHECK_EQ_ERR(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 1 << 20), cudaErrorUnsupportedLimit);
+    // No dynamic parallelism: its limits are unsupported.
+    CHECK_EQ_ERR(cudaDeviceSetLimit(cudaLimitDevRuntimeSyncDepth, 4), cudaErrorUnsupportedLimit);
     CHECK_EQ_ERR(cudaGetLastError(), cudaErrorUnsupportedLimit);
     const int n = 3000;
     std::vector<float> x(n), y(n), out(n);

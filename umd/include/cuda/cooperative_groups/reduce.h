@@ -87,10 +87,53 @@ SIMT_CG_QUALIFIER T reduce_in(const coalesced_group &group, T value, Op op, use_
 }
 } // namespace details
 
+namespace details {
+/* A tile of whole warps: each warp reduces by shuffles, then every thread
+ * combines its tile's warp results from the tile memory. */
+template <unsigned N, class T, class Op>
+SIMT_CG_QUALIFIER T reduce_warps(const thread_block_tile<N> &group, T value, Op op)
+{
+	static_assert(sizeof(T) <= sizeof(unsigned long long),
+		      "cg::reduce over tiles above 32 threads: values of at most 8 bytes");
+	for (unsigned offset = 16; offset > 0; offset /= 2)
+		value = op(value, shuffle(value, [&](auto v) {
+				   return __shfl_xor_sync(0xffffffffu, v, offset, 32);
+			   }));
+	tile_memory *mem = group.memory();
+	const unsigned warp = block_rank() / 32, first = warp & ~(N / 32 - 1);
+	if (laneid() == 0)
+		__builtin_memcpy(&mem->slot[warp], &value, sizeof(T));
+	group.sync();
+	T result;
+	__builtin_memcpy(&result, &mem->slot[first], sizeof(T));
+	for (unsigned w = 1; w < N / 32; ++w) {
+		T other;
+		__builtin_memcpy(&other, &mem->slot[first + w], sizeof(T));
+		result = op(result, other);
+	}
+	group.sync(); /* the slots are free again */
+	return result;
+}
+} // namespace details
+
+namespace details {
+template <bool> struct whole_warps {};
+template <unsigned N, class T, class Op>
+SIMT_CG_QUALIFIER T reduce_tile(const thread_block_tile<N> &group, T value, Op op, whole_warps<true>)
+{
+	return reduce_warps(group, value, op);
+}
+template <unsigned N, class T, class Op>
+SIMT_CG_QUALIFIER T reduce_tile(const thread_block_tile<N> &group, T value, Op op, whole_warps<false>)
+{
+	return reduce_in(group, value, op, use_redux<redux<T, Op>::value>());
+}
+} // namespace details
+
 template <unsigned N, class T, class Op>
 SIMT_CG_QUALIFIER T reduce(const thread_block_tile<N> &group, T value, Op op)
 {
-	return details::reduce_in(group, value, op, details::use_redux<details::redux<T, Op>::value>());
+	return details::reduce_tile(group, value, op, details::whole_warps<(N > 32)>());
 }
 
 template <class T, class Op>

@@ -1,0 +1,815 @@
+// CUDA graphs, by stream capture and by the explicit API. While a stream
+// captures, the runtime's queueing calls hand their work here instead of to
+// the device: each becomes a node, in the order the calls came (streams that
+// join the capture through an event add theirs to the same sequence, which
+// keeps every dependency). The explicit API (cudaGraphCreate,
+// cudaGraphAdd*Node) adds nodes with their dependencies. An instantiated
+// graph replays its nodes in an order that respects every dependency (capture
+// order, or a topological order of the explicit edges) on the launch's
+// stream, through the same calls.
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "runtime.h"
+
+struct CUgraphNode_st {
+    cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+    // Kernel: the host stub, geometry and a copy of the argument values.
+    const void *func = nullptr;
+    dim3 grid, block;
+    size_t shared = 0;
+    std::vector<unsigned char> params;
+    std::vector<size_t> param_offsets;
+    // Memcpy / memset.
+    void *dst = nullptr;
+    const void *src = nullptr;
+    size_t bytes = 0;
+    cudaMemcpyKind kind = cudaMemcpyDefault;
+    int value = 0;
+    // A 3-D copy (explicit memcpy nodes): replayed by cudaMemcpy3DAsync.
+    bool copy_3d = false;
+    cudaMemcpy3DParms copy{};
+    // A 2-D memset of rows `bytes` wide, `pitch` apart; wider elements than
+    // bytes replay as a copy of `pattern` (the filled rows).
+    size_t pitch = 0, height = 1;
+    std::vector<unsigned char> pattern;
+    // Host.
+    cudaHostFn_t fn = nullptr;
+    void *user_data = nullptr;
+    // Explicit API: the nodes this one waits for (of the same graph).
+    std::vector<CUgraphNode_st *> deps;
+};
+
+struct CUgraph_st {
+    std::vector<std::unique_ptr<CUgraphNode_st>> nodes;
+};
+
+struct CUgraphExec_st {
+    std::vector<CUgraphNode_st> nodes;
+    std::map<const CUgraphNode_st *, size_t> index; // the graph's node -> nodes[i]
+    std::vector<size_t> slot_of_added;              // the graph's k-th node -> nodes[i]
+};
+
+namespace simtgpu::cudart {
+namespace {
+
+struct Capture {
+    simtgpuStream origin;
+    cudaStreamCaptureMode mode;
+    bool invalidated = false;
+    std::unique_ptr<CUgraph_st> graph = std::make_unique<CUgraph_st>();
+};
+
+struct Graphs {
+    std::map<simtgpuStream, std::shared_ptr<Capture>> capturing; // every stream in a capture
+    std::set<uint64_t> allocations; // graph memory: made by allocation nodes, never freed
+    std::map<cudaEvent_t, std::weak_ptr<Capture>> captured_events;
+    std::set<cudaGraph_t> graphs;
+    std::set<cudaGraphExec_t> execs;
+};
+
+Graphs &graphs() {
+    static Graphs *g = new Graphs; // as runtime(): lives past exit-time code
+    return *g;
+}
+
+Capture *capture_of(cudaStream_t stream) {
+    auto it = graphs().capturing.find(to_stream(stream));
+    return it == graphs().capturing.end() ? nullptr : it->second.get();
+}
+
+// What a capture records after an error: nothing; EndCapture reports it.
+cudaError_t add(cudaStream_t stream, std::unique_ptr<CUgraphNode_st> node) {
+    Capture *c = capture_of(stream);
+    if (c->invalidated)
+        return record(cudaErrorStreamCaptureInvalidated);
+    c->graph->nodes.push_back(std::move(node));
+    return cudaSuccess;
+}
+
+cudaError_t invalidate(Capture *c, cudaError_t err) {
+    c->invalidated = true;
+    return record(err);
+}
+
+} // namespace
+
+bool is_capturing(cudaStream_t stream) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    return capture_of(stream) != nullptr;
+}
+
+cudaError_t capture_refuse(cudaStream_t stream) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    return invalidate(capture_of(stream), cudaErrorStreamCaptureUnsupported);
+}
+
+cudaError_t capture_kernel(const void *func, simtgpuFunction f, dim3 grid, dim3 block, void **args,
+                           size_t shared, cudaStream_t stream) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeKernel;
+    node->func = func;
+    node->grid = grid;
+    node->block = block;
+    node->shared = shared;
+    // The argument values as they are now, as CUDA copies them at capture.
+    int count = 0;
+    simtgpuFuncGetAttribute(&count, SIMTGPU_FUNC_ATTRIBUTE_NUM_PARAMS, f);
+    if (count > 0 && !args)
+        return invalidate(capture_of(stream), cudaErrorInvalidValue);
+    for (unsigned i = 0; i < unsigned(count); ++i) {
+        size_t offset = 0, size = 0;
+        simtgpuFuncGetParamInfo(f, i, &offset, &size);
+        node->param_offsets.push_back(node->params.size());
+        const auto *value = static_cast<const unsigned char *>(args[i]);
+        node->params.insert(node->params.end(), value, value + size);
+    }
+    return add(stream, std::move(node));
+}
+
+cudaError_t capture_memcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+                           cudaStream_t stream) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemcpy;
+    node->dst = dst;
+    node->src = src;
+    node->bytes = bytes;
+    node->kind = kind;
+    return add(stream, std::move(node));
+}
+
+cudaError_t capture_memset(void *dst, int value, size_t bytes, cudaStream_t stream) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemset;
+    node->dst = dst;
+    node->value = value;
+    node->bytes = bytes;
+    return add(stream, std::move(node));
+}
+
+cudaError_t capture_host(cudaHostFn_t fn, void *user_data, cudaStream_t stream) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeHost;
+    node->fn = fn;
+    node->user_data = user_data;
+    return add(stream, std::move(node));
+}
+
+// Graph memory, allocated when its node is made. CUDA reuses it after a free
+// node; here it stays reserved, so no later node or launch can see another
+// allocation's data in it before its free node ran.
+cudaError_t graph_allocation(size_t bytes, void **out) {
+    CONTEXT(ctx);
+    uint64_t p = 0;
+    if (simtgpuResult r = simtgpuMemAlloc(ctx, &p, bytes ? bytes : 1))
+        return record(r);
+    graphs().allocations.insert(p);
+    *out = reinterpret_cast<void *>(p);
+    return cudaSuccess;
+}
+
+bool is_graph_allocation(const void *p) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    return graphs().allocations.count(reinterpret_cast<uint64_t>(p)) != 0;
+}
+
+cudaError_t capture_mem_alloc(void **ptr, size_t bytes, cudaStream_t stream) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (capture_of(stream)->invalidated)
+        return record(cudaErrorStreamCaptureInvalidated);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemAlloc;
+    node->bytes = bytes;
+    if (cudaError_t err = graph_allocation(bytes, &node->dst))
+        return invalidate(capture_of(stream), err);
+    *ptr = node->dst;
+    return add(stream, std::move(node));
+}
+
+cudaError_t capture_mem_free(void *p, cudaStream_t stream) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemFree;
+    node->dst = p;
+    return add(stream, std::move(node));
+}
+
+bool capture_event_record(cudaEvent_t event, cudaStream_t stream) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    Graphs &g = graphs();
+    auto it = g.capturing.find(to_stream(stream));
+    if (it == g.capturing.end()) {
+        g.captured_events.erase(event); // an ordinary record again
+        return false;
+    }
+    g.captured_events[event] = it->second;
+    return true;
+}
+
+bool capture_wait_event(cudaStream_t stream, cudaEvent_t event, cudaError_t *err) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    Graphs &g = graphs();
+    *err = cudaSuccess;
+    std::shared_ptr<Capture> from;
+    if (auto e = g.captured_events.find(event); e != g.captured_events.end())
+        from = e->second.lock();
+    auto in = g.capturing.find(to_stream(stream));
+    if (!from) {
+        if (in == g.capturing.end())
+            return false; // ordinary streams and events
+        // A capture cannot wait for work outside it.
+        *err = invalidate(in->second.get(), cudaErrorStreamCaptureIsolation);
+        return true;
+    }
+    if (in != g.capturing.end()) {
+        if (in->second != from)
+            *err = invalidate(in->second.get(), cudaErrorStreamCaptureMerge);
+        return true; // the same capture: its sequence already orders them
+    }
+    if (!to_stream(stream)) {
+        *err = invalidate(from.get(), cudaErrorStreamCaptureImplicit);
+        return true; // the legacy stream cannot join a capture
+    }
+    g.capturing[to_stream(stream)] = from; // the stream joins the capture
+    return true;
+}
+
+void forget_capture_stream(simtgpuStream stream) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    graphs().capturing.erase(stream);
+}
+
+} // namespace simtgpu::cudart
+
+using namespace simtgpu::cudart;
+
+SIMTCUDA_API cudaError_t cudaStreamBeginCapture(cudaStream_t stream,
+                                                enum cudaStreamCaptureMode mode) {
+    if (mode < cudaStreamCaptureModeGlobal || mode > cudaStreamCaptureModeRelaxed)
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    (void)ctx;
+    if (!to_stream(stream))
+        return record(cudaErrorStreamCaptureUnsupported); // the legacy stream
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (capture_of(stream))
+        return record(cudaErrorIllegalState);
+    auto c = std::make_shared<Capture>();
+    c->origin = to_stream(stream);
+    c->mode = mode;
+    graphs().capturing[to_stream(stream)] = c;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
+    if (!pGraph)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    Graphs &g = graphs();
+    auto it = g.capturing.find(to_stream(stream));
+    if (it == g.capturing.end())
+        return record(cudaErrorIllegalState);
+    std::shared_ptr<Capture> c = it->second;
+    if (c->origin != to_stream(stream)) {
+        invalidate(c.get(), cudaErrorStreamCaptureUnmatched);
+        return cudaErrorStreamCaptureUnmatched;
+    }
+    // Every stream of the capture leaves it.
+    for (auto s = g.capturing.begin(); s != g.capturing.end();)
+        s = s->second == c ? g.capturing.erase(s) : std::next(s);
+    *pGraph = nullptr;
+    if (c->invalidated)
+        return record(cudaErrorStreamCaptureInvalidated);
+    *pGraph = c->graph.release();
+    g.graphs.insert(*pGraph);
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
+                                               enum cudaStreamCaptureStatus *pCaptureStatus) {
+    if (!pCaptureStatus)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    Capture *c = capture_of(stream);
+    *pCaptureStatus = !c               ? cudaStreamCaptureStatusNone
+                      : c->invalidated ? cudaStreamCaptureStatusInvalidated
+                                       : cudaStreamCaptureStatusActive;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
+                                                       cudaGraph_t graph,
+                                                       unsigned long long flags) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    Graphs &g = graphs();
+    if (!pGraphExec || !g.graphs.count(graph) || (flags & ~1ull))
+        return record(cudaErrorInvalidValue);
+    auto *exec = new CUgraphExec_st;
+    // Kahn's algorithm, taking nodes in the order they were added.
+    std::map<const CUgraphNode_st *, size_t> waiting;
+    for (const auto &node : graph->nodes)
+        waiting[node.get()] = node->deps.size();
+    while (exec->nodes.size() < graph->nodes.size()) {
+        const CUgraphNode_st *ready = nullptr;
+        for (const auto &node : graph->nodes)
+            if (!exec->index.count(node.get()) && waiting[node.get()] == 0) {
+                ready = node.get();
+                break;
+            }
+        if (!ready) { // a cycle (cudaGraphAddDependencies)
+            delete exec;
+            return record(cudaErrorInvalidValue);
+        }
+        exec->index[ready] = exec->nodes.size();
+        exec->nodes.push_back(*ready);
+        for (const auto &node : graph->nodes)
+            for (const CUgraphNode_st *d : node->deps)
+                if (d == ready)
+                    --waiting[node.get()];
+    }
+    for (const auto &node : graph->nodes)
+        exec->slot_of_added.push_back(exec->index[node.get()]);
+    g.execs.insert(exec);
+    *pGraphExec = exec;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                              cudaGraphNode_t *pErrorNode, char *pLogBuffer,
+                                              size_t bufferSize) {
+    if (pErrorNode)
+        *pErrorNode = nullptr;
+    if (pLogBuffer && bufferSize)
+        pLogBuffer[0] = '\0';
+    return cudaGraphInstantiateWithFlags(pGraphExec, graph, 0);
+}
+
+SIMTCUDA_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+    std::vector<CUgraphNode_st> nodes;
+    {
+        Runtime &rt = runtime();
+        std::lock_guard<std::recursive_mutex> guard(rt.mu);
+        if (!graphs().execs.count(graphExec))
+            return record(cudaErrorInvalidValue);
+        nodes = graphExec->nodes;
+    }
+    for (CUgraphNode_st &n : nodes) {
+        cudaError_t err = cudaSuccess;
+        switch (n.type) {
+        case cudaGraphNodeTypeKernel: {
+            std::vector<void *> args;
+            for (size_t offset : n.param_offsets)
+                args.push_back(n.params.data() + offset);
+            err = cudaLaunchKernel(n.func, n.grid, n.block, args.data(), n.shared, stream);
+            break;
+        }
+        case cudaGraphNodeTypeMemcpy:
+            err = n.copy_3d ? cudaMemcpy3DAsync(&n.copy, stream)
+                            : cudaMemcpyAsync(n.dst, n.src, n.bytes, n.kind, stream);
+            break;
+        case cudaGraphNodeTypeMemset:
+            if (!n.pattern.empty())
+                err = cudaMemcpy2DAsync(n.dst, n.pitch, n.pattern.data(), n.bytes, n.bytes,
+                                        n.height, cudaMemcpyHostToDevice, stream);
+            else if (n.height > 1)
+                err = cudaMemset2DAsync(n.dst, n.pitch, n.value, n.bytes, n.height, stream);
+            else
+                err = cudaMemsetAsync(n.dst, n.value, n.bytes, stream);
+            break;
+        case cudaGraphNodeTypeHost:
+            err = cudaLaunchHostFunc(stream, n.fn, n.user_data);
+            break;
+        default:
+            break;
+        }
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!graphs().execs.erase(graphExec))
+        return record(cudaErrorInvalidValue);
+    delete graphExec;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!graphs().graphs.erase(graph))
+        return record(cudaErrorInvalidValue);
+    delete graph;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
+                                           size_t *numNodes) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!graphs().graphs.count(graph) || !numNodes)
+        return record(cudaErrorInvalidValue);
+    // As CUDA: entries past the graph's nodes are NULL, *numNodes the count.
+    if (nodes)
+        for (size_t i = 0; i < *numNodes; ++i)
+            nodes[i] = i < graph->nodes.size() ? graph->nodes[i].get() : nullptr;
+    *numNodes = nodes ? std::min(*numNodes, graph->nodes.size()) : graph->nodes.size();
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType) {
+    if (!pType)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    for (cudaGraph_t g : graphs().graphs)
+        for (const auto &n : g->nodes)
+            if (n.get() == node) {
+                *pType = node->type;
+                return cudaSuccess;
+            }
+    return record(cudaErrorInvalidValue); // not a node of a live graph
+}
+
+// ------------------------------------------------------------ explicit API ---
+
+namespace simtgpu::cudart {
+namespace {
+
+bool is_graph(cudaGraph_t graph) {
+    return graphs().graphs.count(graph) != 0;
+}
+
+bool owns(cudaGraph_t graph, const CUgraphNode_st *node) {
+    for (const auto &n : graph->nodes)
+        if (n.get() == node)
+            return true;
+    return false;
+}
+
+// Adds node to graph after deps, which must be nodes of graph.
+cudaError_t add_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                     size_t numDeps, std::unique_ptr<CUgraphNode_st> node) {
+    if (!pNode || !is_graph(graph) || (numDeps && !deps))
+        return record(cudaErrorInvalidValue);
+    for (size_t i = 0; i < numDeps; ++i) {
+        if (!owns(graph, deps[i]))
+            return record(cudaErrorInvalidValue);
+        node->deps.push_back(deps[i]);
+    }
+    *pNode = node.get();
+    graph->nodes.push_back(std::move(node));
+    return cudaSuccess;
+}
+
+// A kernel node's contents: the argument values copied, as CUDA does.
+cudaError_t kernel_node(const cudaKernelNodeParams *p, CUgraphNode_st *node) {
+    if (!p || p->extra)
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    (void)ctx;
+    simtgpuFunction f;
+    if (cudaError_t err = function_for(p->func, &f))
+        return err;
+    int count = 0;
+    simtgpuFuncGetAttribute(&count, SIMTGPU_FUNC_ATTRIBUTE_NUM_PARAMS, f);
+    if (count > 0 && !p->kernelParams)
+        return record(cudaErrorInvalidValue);
+    node->type = cudaGraphNodeTypeKernel;
+    node->func = p->func;
+    node->grid = p->gridDim;
+    node->block = p->blockDim;
+    node->shared = p->sharedMemBytes;
+    node->params.clear();
+    node->param_offsets.clear();
+    for (unsigned i = 0; i < unsigned(count); ++i) {
+        size_t offset = 0, size = 0;
+        simtgpuFuncGetParamInfo(f, i, &offset, &size);
+        node->param_offsets.push_back(node->params.size());
+        const auto *value = static_cast<const unsigned char *>(p->kernelParams[i]);
+        node->params.insert(node->params.end(), value, value + size);
+    }
+    return cudaSuccess;
+}
+
+} // namespace
+} // namespace simtgpu::cudart
+
+SIMTCUDA_API cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags) {
+    if (!pGraph || flags)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    *pGraph = new CUgraph_st;
+    graphs().graphs.insert(*pGraph);
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                const cudaGraphNode_t *pDependencies,
+                                                size_t numDependencies,
+                                                const struct cudaKernelNodeParams *pNodeParams) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    if (cudaError_t err = kernel_node(pNodeParams, node.get()))
+        return err;
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                const cudaGraphNode_t *pDependencies,
+                                                size_t numDependencies,
+                                                const struct cudaMemcpy3DParms *pCopyParams) {
+    if (!pCopyParams)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemcpy;
+    node->copy_3d = true;
+    node->copy = *pCopyParams;
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                const cudaGraphNode_t *pDependencies,
+                                                size_t numDependencies,
+                                                const struct cudaMemsetParams *pMemsetParams) {
+    const cudaMemsetParams *p = pMemsetParams;
+    if (!p || !p->dst || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) ||
+        !p->width || !p->height)
+        return record(cudaErrorInvalidValue);
+    const size_t row = p->width * p->elementSize;
+    if (p->height > 1 && p->pitch < row)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemset;
+    node->dst = p->dst;
+    node->bytes = row;
+    node->height = p->height;
+    node->pitch = p->height > 1 ? p->pitch : row;
+    node->value = int(p->value & 0xff);
+    // Elements whose bytes differ: the rows are filled here and copied.
+    unsigned char element[4];
+    std::memcpy(element, &p->value, 4); // little-endian: the low bytes first
+    bool bytewise = true;
+    for (unsigned i = 1; i < p->elementSize; ++i)
+        bytewise = bytewise && element[i] == element[0];
+    if (!bytewise) {
+        node->pattern.resize(row * p->height);
+        for (size_t i = 0; i < node->pattern.size(); ++i)
+            node->pattern[i] = element[i % p->elementSize];
+    }
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                  const cudaGraphNode_t *pDependencies,
+                                                  size_t numDependencies, void *dst,
+                                                  const void *src, size_t count,
+                                                  cudaMemcpyKind kind) {
+    if (!dst || !src || kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemcpy;
+    node->dst = dst;
+    node->src = src;
+    node->bytes = count;
+    node->kind = kind;
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                  const cudaGraphNode_t *pDependencies,
+                                                  size_t numDependencies,
+                                                  cudaMemAllocNodeParams *nodeParams) {
+    if (!nodeParams || !nodeParams->bytesize ||
+        nodeParams->poolProps.allocType != cudaMemAllocationTypePinned ||
+        nodeParams->poolProps.location.type != cudaMemLocationTypeDevice)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!pGraphNode || !is_graph(graph))
+        return record(cudaErrorInvalidValue);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemAlloc;
+    node->bytes = nodeParams->bytesize;
+    if (cudaError_t err = graph_allocation(node->bytes, &node->dst))
+        return err;
+    nodeParams->dptr = node->dst;
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                 const cudaGraphNode_t *pDependencies,
+                                                 size_t numDependencies, void *dptr) {
+    if (!is_graph_allocation(dptr))
+        return record(cudaErrorInvalidValue); // as CUDA: graph memory only
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemFree;
+    node->dst = dptr;
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+}
+
+SIMTCUDA_API cudaError_t cudaDeviceGraphMemTrim(int device) {
+    CONTEXT(ctx);
+    (void)ctx;
+    if (device < 0 || device >= runtime().device_count)
+        return record(cudaErrorInvalidDevice);
+    return cudaSuccess; // graph memory stays reserved (see graph_allocation)
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                              const cudaGraphNode_t *pDependencies,
+                                              size_t numDependencies,
+                                              const struct cudaHostNodeParams *pNodeParams) {
+    if (!pNodeParams || !pNodeParams->fn)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeHost;
+    node->fn = pNodeParams->fn;
+    node->user_data = pNodeParams->userData;
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                               const cudaGraphNode_t *pDependencies,
+                                               size_t numDependencies) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    return add_node(pGraphNode, graph, pDependencies, numDependencies,
+                    std::make_unique<CUgraphNode_st>());
+}
+
+SIMTCUDA_API cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                                                  const cudaGraphNode_t *to,
+                                                  size_t numDependencies) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!is_graph(graph) || (numDependencies && (!from || !to)))
+        return record(cudaErrorInvalidValue);
+    for (size_t i = 0; i < numDependencies; ++i)
+        if (!owns(graph, from[i]) || !owns(graph, to[i]) || from[i] == to[i])
+            return record(cudaErrorInvalidValue);
+    for (size_t i = 0; i < numDependencies; ++i)
+        to[i]->deps.push_back(from[i]);
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
+                                                      struct cudaKernelNodeParams *pNodeParams) {
+    if (!node || !pNodeParams || node->type != cudaGraphNodeTypeKernel)
+        return record(cudaErrorInvalidValue);
+    // kernelParams point into the node, as CUDA's do.
+    static thread_local std::vector<void *> args;
+    args.clear();
+    for (size_t offset : node->param_offsets)
+        args.push_back(node->params.data() + offset);
+    pNodeParams->func = const_cast<void *>(node->func);
+    pNodeParams->gridDim = node->grid;
+    pNodeParams->blockDim = node->block;
+    pNodeParams->sharedMemBytes = unsigned(node->shared);
+    pNodeParams->kernelParams = args.data();
+    pNodeParams->extra = nullptr;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t
+cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams) {
+    if (!node || node->type != cudaGraphNodeTypeKernel)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    return kernel_node(pNodeParams, node);
+}
+
+SIMTCUDA_API cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!pGraphClone || !is_graph(originalGraph))
+        return record(cudaErrorInvalidValue);
+    auto *clone = new CUgraph_st;
+    std::map<const CUgraphNode_st *, CUgraphNode_st *> copy_of;
+    for (const auto &node : originalGraph->nodes) {
+        clone->nodes.push_back(std::make_unique<CUgraphNode_st>(*node));
+        copy_of[node.get()] = clone->nodes.back().get();
+    }
+    for (auto &node : clone->nodes)
+        for (CUgraphNode_st *&d : node->deps)
+            d = copy_of[d];
+    graphs().graphs.insert(clone);
+    *pGraphClone = clone;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes,
+                                               size_t *pNumRootNodes) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!is_graph(graph) || !pNumRootNodes)
+        return record(cudaErrorInvalidValue);
+    std::vector<cudaGraphNode_t> roots;
+    for (const auto &node : graph->nodes)
+        if (node->deps.empty())
+            roots.push_back(node.get());
+    if (pRootNodes)
+        for (size_t i = 0; i < *pNumRootNodes; ++i)
+            pRootNodes[i] = i < roots.size() ? roots[i] : nullptr;
+    *pNumRootNodes = pRootNodes ? std::min(*pNumRootNodes, roots.size()) : roots.size();
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t
+cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                 const struct cudaKernelNodeParams *pNodeParams) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!graphs().execs.count(hGraphExec))
+        return record(cudaErrorInvalidValue);
+    auto it = hGraphExec->index.find(node);
+    if (it == hGraphExec->index.end() ||
+        hGraphExec->nodes[it->second].type != cudaGraphNodeTypeKernel)
+        return record(cudaErrorInvalidValue);
+    CUgraphNode_st updated = hGraphExec->nodes[it->second];
+    if (cudaError_t err = kernel_node(pNodeParams, &updated))
+        return err;
+    if (updated.func != hGraphExec->nodes[it->second].func)
+        return record(cudaErrorInvalidValue); // as CUDA: the function cannot change
+    hGraphExec->nodes[it->second] = std::move(updated);
+    return cudaSuccess;
+}
+
+// CUDA 11's form: the graph must have the executable's topology; its nodes'
+// parameters replace the executable's.
+SIMTCUDA_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                             cudaGraphNode_t *hErrorNode_out,
+                                             enum cudaGraphExecUpdateResult *updateResult_out) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!graphs().execs.count(hGraphExec) || !is_graph(hGraph) || !updateResult_out)
+        return record(cudaErrorInvalidValue);
+    if (hErrorNode_out)
+        *hErrorNode_out = nullptr;
+    auto refuse = [&](cudaGraphExecUpdateResult why, cudaGraphNode_t node) {
+        *updateResult_out = why;
+        if (hErrorNode_out)
+            *hErrorNode_out = node;
+        return record(cudaErrorGraphExecUpdateFailure);
+    };
+    if (hGraph->nodes.size() != hGraphExec->nodes.size())
+        return refuse(cudaGraphExecUpdateErrorTopologyChanged, nullptr);
+    // Nodes pair up in the order they were added, as CUDA pairs them.
+    std::vector<CUgraphNode_st> updated = hGraphExec->nodes;
+    for (size_t k = 0; k < hGraph->nodes.size(); ++k) {
+        const CUgraphNode_st &node = *hGraph->nodes[k];
+        CUgraphNode_st &slot = updated[hGraphExec->slot_of_added[k]];
+        if (node.type != slot.type)
+            return refuse(cudaGraphExecUpdateErrorNodeTypeChanged, hGraph->nodes[k].get());
+        if (node.type == cudaGraphNodeTypeKernel && node.func != slot.func)
+            return refuse(cudaGraphExecUpdateErrorFunctionChanged, hGraph->nodes[k].get());
+        if (node.deps.size() != slot.deps.size())
+            return refuse(cudaGraphExecUpdateErrorTopologyChanged, hGraph->nodes[k].get());
+        std::vector<CUgraphNode_st *> deps = slot.deps;
+        slot = node;
+        slot.deps = deps;
+    }
+    hGraphExec->nodes = std::move(updated);
+    *updateResult_out = cudaGraphExecUpdateSuccess;
+    return cudaSuccess;
+}
