@@ -102,7 +102,7 @@ TEST_P(SmTraceTest, SlicesMatchTheSmStatistics) {
         }
     EXPECT_EQ(ctas.size(), r.stats.ctas);
     EXPECT_EQ(ctas.size(), 5u);
-    EXPECT_EQ(union_cycles(ctas, khz), r.stats.busy_cycles);
+    EXPECT_EQ(union_cycles(ctas, khz), r.stats.sm_busy_cycles);
 
     // Issue slices: one cycle per warp instruction in both models.
     const auto warps = t.tracks_of(pid, "warp ");
@@ -110,7 +110,7 @@ TEST_P(SmTraceTest, SlicesMatchTheSmStatistics) {
     EXPECT_EQ(cycles_named(t, warps, "issue", khz), r.stats.warp_instructions);
     // Every warp track lies within the SM's busy time.
     for (const auto &id : warps)
-        EXPECT_LE(union_cycles(t.slices(id), khz), r.stats.busy_cycles);
+        EXPECT_LE(union_cycles(t.slices(id), khz), r.stats.sm_busy_cycles);
     EXPECT_GT(cycles_named(t, warps, "stall_barrier", khz), 0u) << "bar.sync waits not shown";
 
     if (GetParam() == Model::timing) {
