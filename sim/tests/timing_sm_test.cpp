@@ -117,12 +117,9 @@ TEST_P(TimingTest, DependentArithmeticLatencyIsTheConfiguredOne) {
     p.n = 5;
     RunOutcome r = launch("k_dependent", {1, 1, 1}, {1, 1, 1}, p);
     ASSERT_FALSE(r.exception);
-    // 32 links minus 16 links: 16 of pure latency (within 2 cycles in all:
-    // the segments' ends still differ by up to that much).
-    EXPECT_NEAR(double(out(1) - out(0)) / 16,
-                double(config.timing.unit(timing::InsnClass::fp32).latency), 2.0 / 16);
-    EXPECT_NEAR(double(out(3) - out(2)) / 16,
-                double(config.timing.unit(timing::InsnClass::integer).latency), 2.0 / 16);
+    // 32 links minus 16 links: 16 of pure latency.
+    EXPECT_EQ(out(1) - out(0), 16 * config.timing.unit(timing::InsnClass::fp32).latency);
+    EXPECT_EQ(out(3) - out(2), 16 * config.timing.unit(timing::InsnClass::integer).latency);
     // The results are the host's: x = x / 2 + 1, and adds of 5.
     float x = 3.0f;
     for (int i = 1; i <= 32; ++i) {

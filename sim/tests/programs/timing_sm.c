@@ -95,11 +95,14 @@ static inline uint64_t bits(float f)
 }
 
 /* One timed segment, all in assembly so that the compiler schedules nothing
- * into it: clock, the chain, a branch on its result, clock. */
+ * into it: a branch on the chain's start (ready), clock, the chain, a branch
+ * on its result, clock. */
 #define FMA_SEGMENT(chain, x, cycles)                                        \
 	do {                                                                 \
 		uint64_t c0, c1;                                             \
-		__asm__ volatile("csrr %0, 3281\n" chain                     \
+		__asm__ volatile("fmv.x.w %1, %2\n"                          \
+				 "beqz %1, 0f\n"                             \
+				 "0: csrr %0, 3281\n" chain                  \
 				 "fmv.x.w %1, %2\n"                          \
 				 "beqz %1, 1f\n"                             \
 				 "1: csrr %1, 3281\n"                        \
@@ -110,7 +113,8 @@ static inline uint64_t bits(float f)
 #define ADD_SEGMENT(chain, v, cycles)                                        \
 	do {                                                                 \
 		uint64_t c0, c1;                                             \
-		__asm__ volatile("csrr %0, 3281\n" chain                     \
+		__asm__ volatile("beqz %2, 0f\n"                             \
+				 "0: csrr %0, 3281\n" chain                  \
 				 "beqz %2, 1f\n"                             \
 				 "1: csrr %1, 3281\n"                        \
 				 : "=&r"(c0), "=&r"(c1), "+r"(v)             \
