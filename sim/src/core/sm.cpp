@@ -46,6 +46,10 @@ constexpr uint32_t kSliceInstructions = 32; // longest burst of one group
 // some runnable lanes of a warp waiting, the next burst goes to the group at
 // the policy's yield PC instead: a lane spinning on a lock held by another
 // lane of its warp cannot starve the holder (independent thread scheduling).
+// The timing model issues one instruction per burst, so there the same
+// patience is counted in instructions (else a group waiting at a join point
+// is run past it while the others are still on their way, and the warp
+// does not reconverge).
 constexpr uint32_t kStarvationBursts = 64;
 constexpr uint32_t kTlbEntries = 64;
 constexpr uint64_t kPageMask = SIMTGPU_PAGE_SIZE - 1;
@@ -1519,10 +1523,12 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
 GroupChoice Sm::Impl::choose_group(Warp &w)
 {
     const uint64_t runnable = w.runnable();
+    const uint32_t starvation_bursts =
+        config.model == Model::timing ? kStarvationBursts * kSliceInstructions : kStarvationBursts;
     GroupChoice group = reconvergence->select(w.pc.data(), runnable);
     if (group.mask == runnable) {
         w.partial_bursts = 0;
-    } else if (++w.partial_bursts > kStarvationBursts) {
+    } else if (++w.partial_bursts > starvation_bursts) {
         // A turn for a waiting group: the next PC above the one that had the
         // last such turn, wrapping, so that every group gets one. (Always the
         // second-lowest PC starved a third group: a lock's holder behind two
