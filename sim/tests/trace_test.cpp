@@ -254,7 +254,7 @@ TEST(SimtRunTrace, DeviceTraceMatchesTheStatistics) {
                 EXPECT_LE(c.ts + c.dur, grids[0].ts + grids[0].dur + 1e-6);
             }
         EXPECT_EQ(resident.size(), sm["ctas"].get<uint64_t>()) << "SM " << i;
-        EXPECT_EQ(union_cycles(resident, khz), sm["busy_cycles"].get<uint64_t>()) << "SM " << i;
+        EXPECT_EQ(union_cycles(resident, khz), sm["sm_busy_cycles"].get<uint64_t>()) << "SM " << i;
         EXPECT_EQ(cycles_named(t, t.tracks_of(pid, "warp "), "issue", khz),
                   sm["warp_instructions"].get<uint64_t>())
             << "SM " << i;

@@ -160,10 +160,13 @@ def plot_speedup(args, columns, rows):
                         f"(values: {', '.join(values)})")
     others = [p for p in parameters_of(columns) if p != args.param and
               len({r[p] for r in rows}) > 1]
-    groups = {}
+    groups, order = {}, {}
     for r in rows:
-        groups.setdefault(series_key(r, "program", others), {})[r[args.param]] = number(r, args.stat)
-    names = sorted(groups)
+        name = series_key(r, "program", others)
+        groups.setdefault(name, {})[r[args.param]] = number(r, args.stat)
+        # By program, then by the other parameters' values (8 before 16).
+        order[name] = (r["program"],) + tuple(sort_key(r[o]) for o in others)
+    names = sorted(groups, key=order.get)
     fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(names) + 2), 4.5))
     width = 0.8 / len(values)
     for i, v in enumerate(values):

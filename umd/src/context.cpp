@@ -2,6 +2,7 @@
 
 #include "device_printf.h"
 
+#include "simtgpu/counters.h"
 #include "simtgpu/driver_policy.h"
 #include "simtgpu/hw.h"
 #include "simtgpu/hw_names.h"
@@ -9,11 +10,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cxxabi.h>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cxxabi.h>
 
 namespace simtgpu::umd {
 
@@ -77,8 +78,11 @@ std::string json_string(const std::string &text) {
 
 // SIMTGPU_STATS=FILE: the device and each kernel's statistics from the launch
 // reports, as JSON, for tools (simt-sweep) that collect them per run.
+// `counters`: what the device's counters (include/simtgpu/counters.h) moved
+// while the context lived, or empty.
 void write_stats_json(const char *path, const simtgpuDeviceProperties &props,
-                      const std::map<std::string, simtgpuKernelStats> &kernels) {
+                      const std::map<std::string, simtgpuKernelStats> &kernels,
+                      const std::vector<uint64_t> &counters) {
     FILE *f = std::fopen(path, "w");
     if (!f) {
         std::fprintf(stderr, "simtgpu: SIMTGPU_STATS=%s: cannot write: %s\n", path,
@@ -112,15 +116,39 @@ void write_stats_json(const char *path, const simtgpuDeviceProperties &props,
         total.device_cycles += k.device_cycles;
         total.thread_instructions += k.thread_instructions;
     }
-    std::fprintf(f,
-                 "\n  },\n  \"total\": {\"kernels\": %zu, \"launches\": %llu, "
-                 "\"device_cycles\": %llu, \"device_us\": %.3f, \"thread_instructions\": %llu, "
-                 "\"thread_instructions_per_cycle\": %.6f}\n}\n",
-                 kernels.size(), (unsigned long long)total.launches,
-                 (unsigned long long)total.device_cycles, double(total.device_cycles) / cycles_per_us,
-                 (unsigned long long)total.thread_instructions,
-                 total.device_cycles ? double(total.thread_instructions) / double(total.device_cycles)
-                                     : 0.0);
+    std::fprintf(
+        f,
+        "\n  },\n  \"total\": {\"kernels\": %zu, \"launches\": %llu, "
+        "\"device_cycles\": %llu, \"device_us\": %.3f, \"thread_instructions\": %llu, "
+        "\"thread_instructions_per_cycle\": %.6f}",
+        kernels.size(), (unsigned long long)total.launches, (unsigned long long)total.device_cycles,
+        double(total.device_cycles) / cycles_per_us, (unsigned long long)total.thread_instructions,
+        total.device_cycles ? double(total.thread_instructions) / double(total.device_cycles)
+                            : 0.0);
+    // The device's counters and the figures derived from them, by their
+    // names in include/simtgpu/counters.h: the whole device while this
+    // context lived (other processes' work included, on a shared GPU).
+    if (counters.size() == SIMTGPU_NUM_COUNTERS) {
+        std::fprintf(f, ",\n  \"counters\": {");
+        const char *sep = "";
+#define SIMTGPU_X(name, unit, ncu, meaning)                                                        \
+    std::fprintf(f, "%s\"" #name "\": %llu", sep,                                                  \
+                 (unsigned long long)counters[SIMTGPU_COUNTER_##name]);                            \
+    sep = ", ";
+        SIMTGPU_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+        std::fprintf(f, "},\n  \"derived\": {");
+        sep = "";
+#define SIMTGPU_X(name, unit, ncu, meaning, num, den)                                              \
+    std::fprintf(f, "%s\"" #name "\": %.6g", sep,                                                  \
+                 simtgpu_derived_value(SIMTGPU_DERIVED_##name, counters.data(),                    \
+                                       props.warps_per_sm, props.clock_khz));                      \
+    sep = ", ";
+        SIMTGPU_DERIVED(SIMTGPU_X)
+#undef SIMTGPU_X
+        std::fprintf(f, "}");
+    }
+    std::fprintf(f, "\n}\n");
     if (std::fclose(f) != 0)
         std::fprintf(stderr, "simtgpu: SIMTGPU_STATS=%s: write failed: %s\n", path,
                      std::strerror(errno));
@@ -159,15 +187,21 @@ std::string dim3_text(const uint32_t v[3]) {
     return buf;
 }
 
-
 } // namespace
 
 Context::Context(simtgpuDevice device, std::unique_ptr<Transport> transport)
     : device_(device), transport_(std::move(transport)) {
     default_stream_.ctx = this;
+    if (const char *stats = std::getenv("SIMTGPU_STATS"); stats && *stats) {
+        counters_at_start_.resize(SIMTGPU_NUM_COUNTERS);
+        if (transport_read_counters(*transport_, counters_at_start_.data()) != 0)
+            counters_at_start_.clear();
+    }
 }
 
-const simtgpuDeviceProperties &Context::props() const { return (*devices())[device_].props; }
+const simtgpuDeviceProperties &Context::props() const {
+    return (*devices())[device_].props;
+}
 
 Context::~Context() {
     // Work still queued finishes first, as when a process closes its fd, and
@@ -195,8 +229,19 @@ Context::~Context() {
             std::free(bo.cpu);
     if (const char *profile = std::getenv("SIMTGPU_PROFILE"); profile && *profile == '1')
         print_kernel_stats();
-    if (const char *stats = std::getenv("SIMTGPU_STATS"); stats && *stats)
-        write_stats_json(stats, props(), kernel_stats_);
+    if (const char *stats = std::getenv("SIMTGPU_STATS"); stats && *stats) {
+        std::vector<uint64_t> counters;
+        if (!counters_at_start_.empty()) {
+            counters.resize(SIMTGPU_NUM_COUNTERS);
+            if (transport_read_counters(*transport_, counters.data()) == 0) {
+                for (size_t i = 0; i < counters.size(); ++i)
+                    counters[i] -= counters_at_start_[i];
+            } else {
+                counters.clear();
+            }
+        }
+        write_stats_json(stats, props(), kernel_stats_, counters);
+    }
 }
 
 // SIMTGPU_PROFILE=1: each kernel's device time, from the launch reports, as
@@ -204,8 +249,8 @@ Context::~Context() {
 void Context::print_kernel_stats() const {
     const double cycles_per_us = props().clock_khz / 1000.0;
     std::fprintf(stderr, "simtgpu profile (device time from launch reports):\n");
-    std::fprintf(stderr, "  %-32s %9s %14s %12s %16s\n", "kernel", "launches", "total us",
-                 "avg us", "thread instrs");
+    std::fprintf(stderr, "  %-32s %9s %14s %12s %16s\n", "kernel", "launches", "total us", "avg us",
+                 "thread instrs");
     for (const auto &[name, k] : kernel_stats_) {
         int status = 0;
         char *demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
@@ -284,14 +329,15 @@ simtgpuResult Context::create_userptr_bo(void *ptr, uint64_t bytes, bool read_on
         if (rc == -EFAULT)
             return fail(SIMTGPU_ERROR_INVALID_VALUE,
                         "host memory " + hex(begin) + ".." + hex(end) + " is not mapped" +
-                            (read_only ? "" : " writable (register read-only memory with the "
-                                              "read-only flag)") +
+                            (read_only ? ""
+                                       : " writable (register read-only memory with the "
+                                         "read-only flag)") +
                             " in this process");
         return fail_errno(rc, "BO_USERPTR of " + std::to_string(end - begin) + " bytes");
     }
     const uint64_t offset = reinterpret_cast<uint64_t>(ptr) - begin;
-    *out = Bo{args.handle, args.gpu_va + offset, end - begin, bytes, static_cast<uint8_t *>(ptr),
-              BoKind::Registered};
+    *out = Bo{args.handle, args.gpu_va + offset,        end - begin,
+              bytes,       static_cast<uint8_t *>(ptr), BoKind::Registered};
     return SIMTGPU_SUCCESS;
 }
 
@@ -356,7 +402,8 @@ simtgpuResult Context::host_alloc(size_t bytes, void **out) {
 simtgpuResult Context::host_free(void *ptr) {
     auto it = host_bos_.find(reinterpret_cast<uint64_t>(ptr));
     if (it == host_bos_.end() || it->second.kind != BoKind::Host)
-        return fail(SIMTGPU_ERROR_INVALID_VALUE, "pointer was not allocated by simtgpuMemHostAlloc");
+        return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                    "pointer was not allocated by simtgpuMemHostAlloc");
     synchronize_all();
     Bo bo = it->second;
     host_bos_.erase(it);
@@ -378,8 +425,8 @@ simtgpuResult Context::host_register(void *ptr, size_t bytes, bool read_only) {
     }
     if (!has_userptr())
         return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
-                    "the kernel driver's uAPI " + std::to_string(props().uapi_version >> 16) +
-                        "." + std::to_string(props().uapi_version & 0xffff) +
+                    "the kernel driver's uAPI " + std::to_string(props().uapi_version >> 16) + "." +
+                        std::to_string(props().uapi_version & 0xffff) +
                         " has no user-pointer BOs (1.3): load the simtgpu.ko built with this "
                         "library");
     if (overlaps)
@@ -517,8 +564,7 @@ simtgpuResult Context::submit(simtgpuStream_st &s, const std::vector<uint32_t> &
 }
 
 simtgpuResult Context::submit_launch(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
-                                     Bo params, const std::string &kernel,
-                                     uint32_t report_offset) {
+                                     Bo params, const std::string &kernel, uint32_t report_offset) {
     Submission sub;
     sub.transient = {params};
     sub.kernel = kernel;
@@ -745,15 +791,15 @@ simtgpuResult Context::check_queue(simtgpuStream_st &s) {
                                                          simtgpu_access_name(f.access) + " of " +
                                                          hex(f.address) + where);
     case SIMTGPU_EXC_MISALIGNED:
-        return poison(SIMTGPU_ERROR_MISALIGNED_ADDRESS,
-                      std::string("misaligned ") + simtgpu_access_name(f.access) + " of " +
-                          hex(f.address) + where);
+        return poison(SIMTGPU_ERROR_MISALIGNED_ADDRESS, std::string("misaligned ") +
+                                                            simtgpu_access_name(f.access) + " of " +
+                                                            hex(f.address) + where);
     case SIMTGPU_EXC_ILLEGAL_INSTRUCTION:
         return poison(SIMTGPU_ERROR_ILLEGAL_INSTRUCTION,
                       "illegal instruction " + hex(f.detail) + where);
     case SIMTGPU_EXC_TRAP: {
-        const auto *env = s.env.cpu ? reinterpret_cast<const simtgpu_launch_env *>(s.env.cpu)
-                                    : nullptr;
+        const auto *env =
+            s.env.cpu ? reinterpret_cast<const simtgpu_launch_env *>(s.env.cpu) : nullptr;
         if (env && env->assert_taken) {
             std::string file = "?", message = "?", function = "?";
             read_string(env->assert_file_va, &file);
@@ -817,9 +863,8 @@ simtgpuResult Context::check_queue(simtgpuStream_st &s) {
     }
     default:
         return poison(SIMTGPU_ERROR_LAUNCH_FAILED,
-                      "the device reported exception kind " + std::to_string(f.kind) +
-                          " (detail " + hex(f.detail) + "): last error " +
-                          std::to_string(state.last_error));
+                      "the device reported exception kind " + std::to_string(f.kind) + " (detail " +
+                          hex(f.detail) + "): last error " + std::to_string(state.last_error));
     }
 }
 
@@ -848,8 +893,8 @@ void Context::drain_printf(simtgpuStream_st &s) {
     while (at + sizeof(simtgpu_printf_record) <= used) {
         simtgpu_printf_record rec;
         std::memcpy(&rec, buf + at, sizeof(rec));
-        if (rec.total_bytes < sizeof(rec) || rec.total_bytes % 8 ||
-            at + rec.total_bytes > used || sizeof(rec) + rec.args_bytes > rec.total_bytes)
+        if (rec.total_bytes < sizeof(rec) || rec.total_bytes % 8 || at + rec.total_bytes > used ||
+            sizeof(rec) + rec.args_bytes > rec.total_bytes)
             break; // a record still being written, or garbage: stop here
         std::string format;
         if (read_string(rec.format_va, &format)) {
@@ -862,8 +907,9 @@ void Context::drain_printf(simtgpuStream_st &s) {
     }
     std::fflush(stdout);
     if (env->printf_dropped)
-        std::fprintf(stderr, "simtgpu: %llu device printf records did not fit the %llu-byte "
-                             "buffer and were dropped\n",
+        std::fprintf(stderr,
+                     "simtgpu: %llu device printf records did not fit the %llu-byte "
+                     "buffer and were dropped\n",
                      static_cast<unsigned long long>(env->printf_dropped),
                      static_cast<unsigned long long>(env->printf_size));
     env->printf_used = 0;

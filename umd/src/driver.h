@@ -195,6 +195,9 @@ private:
     simtgpuResult sticky_ = SIMTGPU_SUCCESS;
     std::string sticky_detail_;
     std::map<std::string, simtgpuKernelStats> kernel_stats_;
+    // SIMTGPU_STATS: the device's counters when the context was made (the
+    // JSON reports what changed while it lived); empty when unreadable.
+    std::vector<uint64_t> counters_at_start_;
 };
 
 } // namespace simtgpu::umd

@@ -1,5 +1,6 @@
 #include "transport.h"
 
+#include "simtgpu/counters.h"
 #include "simtgpu/hw.h"
 #include "uapi/drm/simtgpu_drm.h"
 
@@ -82,7 +83,8 @@ std::string simtgpu_pci_address() {
             in >> std::hex >> id;
             return id;
         };
-        if (read_id("vendor") == SIMTGPU_PCI_VENDOR_ID && read_id("device") == SIMTGPU_PCI_DEVICE_ID)
+        if (read_id("vendor") == SIMTGPU_PCI_VENDOR_ID &&
+            read_id("device") == SIMTGPU_PCI_DEVICE_ID)
             return entry.path().filename().string();
     }
     return "";
@@ -194,6 +196,29 @@ void transport_trace_slice(Transport &t, const char *process, const char *track,
                            uint64_t begin_ns, uint64_t end_ns) {
     if (transport_tracing(t))
         t.sim_->trace_slice(process, track, name, begin_ns, end_ns);
+}
+
+int transport_read_counters(Transport &t, uint64_t *out) {
+    if (t.kind_ == TransportKind::Sim) {
+        t.sim_->read_counters(out);
+        return 0;
+    }
+    static constexpr const char *kNames[] = {
+#define SIMTGPU_X(name, unit, ncu, meaning) #name,
+        SIMTGPU_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+    };
+    const std::filesystem::path dir = std::filesystem::path("/sys/class/drm") /
+                                      std::filesystem::path(t.path_).filename() / "device" /
+                                      "counters";
+    for (uint32_t i = 0; i < SIMTGPU_NUM_COUNTERS; ++i) {
+        std::ifstream file(dir / kNames[i]);
+        unsigned long long value = 0;
+        if (!(file >> value))
+            return -ENOENT; // an older driver, or a node without the directory
+        out[i] = value;
+    }
+    return 0;
 }
 
 void transport_munmap(Transport &t, void *ptr, uint64_t size) {

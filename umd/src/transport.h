@@ -43,6 +43,7 @@ private:
     friend bool transport_tracing(Transport &t);
     friend void transport_trace_slice(Transport &t, const char *process, const char *track,
                                       const char *name, uint64_t begin_ns, uint64_t end_ns);
+    friend int transport_read_counters(Transport &t, uint64_t *out);
 
     TransportKind kind_ = TransportKind::Sim;
     std::string path_;
@@ -72,5 +73,10 @@ void transport_munmap(Transport &t, void *ptr, uint64_t size);
 bool transport_tracing(Transport &t);
 void transport_trace_slice(Transport &t, const char *process, const char *track, const char *name,
                            uint64_t begin_ns, uint64_t end_ns);
+// The device's counters, SIMTGPU_NUM_COUNTERS of them in the order of
+// include/simtgpu/counters.h: the in-process device's BAR0 counter block, or
+// the kernel driver's sysfs counters/ of the render node's device (the whole
+// GPU's, also on a partition's node). 0, or a negative errno.
+int transport_read_counters(Transport &t, uint64_t *out);
 
 } // namespace simtgpu::umd

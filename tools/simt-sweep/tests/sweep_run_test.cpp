@@ -329,6 +329,36 @@ TEST_F(SweepRun, CudaPointsGetTheirConfiguration) {
     }
     EXPECT_EQ(shapes, (std::set<std::string>{"80x64", "2x8"}));
 }
+
+// The device's counters reach a sweep's table through SIMTGPU_STATS: they
+// agree with the launch reports (two independent paths: the counter block
+// and each job's report), and the stall reasons are counted by the timing
+// model only.
+TEST_F(SweepRun, CudaPointsReportTheDeviceCounters) {
+    json doc = {{"programs", {{{"name", "vector_add"}, {"path", CUDA_VECTOR_ADD}}}},
+                {"points", json::array({{{"model", "functional"}}, {{"model", "timing"}}})},
+                {"base", "teaching"},
+                {"statistics",
+                 {"total.launches", "total.thread_instructions", "counters.launches",
+                  "counters.thread_instructions", "counters.stall_long_scoreboard",
+                  "derived.branch_efficiency"}}};
+    const Outcome r = sweep(write_sweep(doc).string() + " -o " + (dir_ / "out").string());
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::vector<std::string> header;
+    const auto rows = read_csv(dir_ / "out" / "results.csv", &header);
+    ASSERT_EQ(rows.size(), 2u);
+    for (const auto &row : rows) {
+        EXPECT_EQ(row.at("status"), "ok") << row.at("error");
+        EXPECT_EQ(row.at("counters.launches"), row.at("total.launches"));
+        EXPECT_EQ(row.at("counters.thread_instructions"), row.at("total.thread_instructions"));
+        EXPECT_GT(std::stod(row.at("derived.branch_efficiency")), 0.0);
+        const uint64_t stalls = std::stoull(row.at("counters.stall_long_scoreboard"));
+        if (row.at("model") == "timing")
+            EXPECT_GT(stalls, 0u);
+        else
+            EXPECT_EQ(stalls, 0u);
+    }
+}
 #endif
 
 bool starts_with(const std::string &text, const std::string &prefix) {

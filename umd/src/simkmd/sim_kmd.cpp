@@ -368,6 +368,18 @@ public:
     void *mmap(FileState *file, uint64_t offset, uint64_t size);
     // SIMTGPU_TRACE: the simulator writes a trace, and drivers add slices.
     bool tracing() const { return tracing_; }
+    void read_counters(uint64_t *out) {
+        std::lock_guard<std::mutex> guard(mu_);
+        const uint32_t served = std::min<uint32_t>(reg(SIMTGPU_REG_NUM_COUNTERS), SIMTGPU_NUM_COUNTERS);
+        for (uint32_t i = 0; i < SIMTGPU_NUM_COUNTERS; ++i) {
+            if (i >= served) {
+                out[i] = 0;
+                continue;
+            }
+            const uint32_t lo = reg(SIMTGPU_REG_COUNTER(i)); // latches _HI
+            out[i] = uint64_t(reg(SIMTGPU_REG_COUNTER(i) + 4)) << 32 | lo;
+        }
+    }
     int trace_slice(const char *process, const char *track, const char *name, uint64_t begin_ns,
                     uint64_t end_ns) {
         return lib_.trace_slice(sim_, process, track, name, begin_ns, end_ns);
@@ -1490,6 +1502,10 @@ int SimFile::ioctl(unsigned long request, void *arg) {
 
 bool SimFile::tracing() const {
     return device_->tracing();
+}
+
+void SimFile::read_counters(uint64_t *out) const {
+    device_->read_counters(out);
 }
 
 int SimFile::trace_slice(const char *process, const char *track, const char *name,

@@ -37,6 +37,9 @@ public:
     bool tracing() const;
     int trace_slice(const char *process, const char *track, const char *name, uint64_t begin_ns,
                     uint64_t end_ns);
+    // The device's counters (include/simtgpu/counters.h, SIMTGPU_NUM_COUNTERS
+    // of them, in its order) from its BAR0 counter block.
+    void read_counters(uint64_t *out) const;
 
 private:
     std::shared_ptr<SimDevice> device_;
