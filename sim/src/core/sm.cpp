@@ -46,10 +46,10 @@ constexpr uint32_t kSliceInstructions = 32; // longest burst of one group
 // some runnable lanes of a warp waiting, the next burst goes to the group at
 // the policy's yield PC instead: a lane spinning on a lock held by another
 // lane of its warp cannot starve the holder (independent thread scheduling).
-// The timing model issues one instruction per burst, so there the same
-// patience is counted in instructions (else a group waiting at a join point
-// is run past it while the others are still on their way, and the warp
-// does not reconverge).
+// The timing model counts the bursts the functional model would have run
+// (Warp::burst_instructions): counting each instruction as one ran a group
+// waiting at a join point past it while the others were still on their way,
+// and the warp did not reconverge.
 constexpr uint32_t kStarvationBursts = 64;
 constexpr uint32_t kTlbEntries = 64;
 constexpr uint64_t kPageMask = SIMTGPU_PAGE_SIZE - 1;
@@ -87,6 +87,11 @@ struct Warp {
     uint64_t waiting_warp_sync = 0, waiting_vote = 0, waiting_shfl = 0;
     uint64_t ready_at = 0;     // first cycle it may issue again
     uint32_t partial_bursts = 0; // bursts in a row that left lanes waiting
+    // The timing model issues one instruction at a time; it counts a burst
+    // where the functional model's would end: after kSliceInstructions, or
+    // at a global access (burst_global: the last one issued was one).
+    uint32_t burst_instructions = 0;
+    bool burst_global = false;
     uint64_t yielded_to = 0;     // PC of the waiting group that had the last turn
     std::vector<uint64_t> pc;
     std::vector<uint64_t> x; // kIntRegs rows of lanes
@@ -435,7 +440,8 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
         w.exited = w.blocked_bar = w.blocked_sync = w.resv_valid = 0;
         w.waiting_warp_sync = w.waiting_vote = w.waiting_shfl = 0;
         w.ready_at = now;
-        w.partial_bursts = 0;
+        w.partial_bursts = w.burst_instructions = 0;
+        w.burst_global = false;
         w.yielded_to = 0;
         age[slot] = warps_launched++;
         issued_at[slot] = now;
@@ -1523,12 +1529,17 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
 GroupChoice Sm::Impl::choose_group(Warp &w)
 {
     const uint64_t runnable = w.runnable();
-    const uint32_t starvation_bursts =
-        config.model == Model::timing ? kStarvationBursts * kSliceInstructions : kStarvationBursts;
     GroupChoice group = reconvergence->select(w.pc.data(), runnable);
+    bool burst_ends = true; // the functional model: one choice per burst
+    if (config.model == Model::timing) {
+        burst_ends = ++w.burst_instructions >= kSliceInstructions || w.burst_global;
+        if (burst_ends)
+            w.burst_instructions = 0;
+        w.burst_global = false;
+    }
     if (group.mask == runnable) {
         w.partial_bursts = 0;
-    } else if (++w.partial_bursts > starvation_bursts) {
+    } else if (burst_ends && ++w.partial_bursts > kStarvationBursts) {
         // A turn for a waiting group: the next PC above the one that had the
         // last such turn, wrapping, so that every group gets one. (Always the
         // second-lowest PC starved a third group: a lock's holder behind two
@@ -2067,8 +2078,10 @@ bool Sm::Impl::issue_memory(uint32_t slot) {
         if (r.accepted) {
             if (r.token >= pending.size())
                 pending.resize(size_t(r.token) + 1);
+            // valid: an answer the scoreboard waits for (a store's is not).
             pending[r.token] = PendingLoad{slot, t.generation, info.dst, waits};
-            t.reg_parts[info.dst] += waits;
+            if (waits)
+                ++t.reg_parts[info.dst];
             loads_in_flight += access.kind == mem::AccessKind::load;
             t.mem_left &= ~part;
             break;
@@ -2096,6 +2109,7 @@ bool Sm::Impl::timing_issue(uint32_t slot, SubCore &sc) {
     issued_at[slot] = now;
     t.peeked = false;
     t.mem_left = 0;
+    warps[slot].burst_global = cls == timing::InsnClass::global || cls == timing::InsnClass::atomic;
     burst_group(slot, t.group, 1);
     // Memory destinations wait for memory_done(); the others for the unit.
     if (info.dst != timing::kNoReg) {
