@@ -598,20 +598,22 @@ static ssize_t simtgpu_counter_show(struct device *dev,
 				true);
 }
 
+static struct simtgpu_counter_attr simtgpu_counters[SIMTGPU_NUM_COUNTERS] = {
 #define SIMTGPU_X(name, unit, ncu, meaning)				\
-static struct simtgpu_counter_attr simtgpu_counter_##name = {		\
-	.attr = __ATTR(name, 0444, simtgpu_counter_show, NULL),		\
-	.index = SIMTGPU_COUNTER_##name,				\
-};
-SIMTGPU_COUNTERS(SIMTGPU_X)
-#undef SIMTGPU_X
-
-static struct attribute *simtgpu_counter_attrs[] = {
-#define SIMTGPU_X(name, unit, ncu, meaning) \
-	&simtgpu_counter_##name.attr.attr,
+	[SIMTGPU_COUNTER_##name] = {					\
+		.attr = __ATTR(name, 0444, simtgpu_counter_show, NULL),	\
+		.index = SIMTGPU_COUNTER_##name,			\
+	},
 	SIMTGPU_COUNTERS(SIMTGPU_X)
 #undef SIMTGPU_X
-	NULL,
+};
+
+/* One more than the counters: the list ends with NULL. */
+static struct attribute *simtgpu_counter_attrs[SIMTGPU_NUM_COUNTERS + 1] = {
+#define SIMTGPU_X(name, unit, ncu, meaning) \
+	[SIMTGPU_COUNTER_##name] = &simtgpu_counters[SIMTGPU_COUNTER_##name].attr.attr,
+	SIMTGPU_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
 };
 
 static umode_t simtgpu_counter_visible(struct kobject *kobj,

@@ -17,8 +17,10 @@
 #define TRACE_SYSTEM simtgpu
 #define TRACE_INCLUDE_FILE simtgpu_trace
 
-/* SUBMIT accepted a job onto @queue_id; the scheduler runs it when its
- * dependencies have signalled and the policy admits it. */
+/*
+ * SUBMIT accepted a job onto @queue_id; the scheduler runs it when its
+ * dependencies have signalled and the policy admits it.
+ */
 TRACE_EVENT(simtgpu_submit,
 	    TP_PROTO(u32 queue_id, pid_t pid, u64 ib_va, u32 ib_dwords),
 	    TP_ARGS(queue_id, pid, ib_va, ib_dwords),
@@ -66,8 +68,10 @@ TRACE_EVENT(simtgpu_job_begin,
 		      __entry->pid)
 );
 
-/* The job's fence signalled: the device finished it (error 0), or a reset
- * or a fault ended it. @device_ns is its device time from its TIMESTAMPs. */
+/*
+ * The job's fence signalled: the device finished it (error 0), or a reset
+ * or a fault ended it. @device_ns is its device time from its TIMESTAMPs.
+ */
 TRACE_EVENT(simtgpu_job_end,
 	    TP_PROTO(unsigned int ring, u64 seqno, u64 device_ns, int error),
 	    TP_ARGS(ring, seqno, device_ns, error),
@@ -129,8 +133,10 @@ TRACE_EVENT(simtgpu_reset,
 
 #endif /* _SIMTGPU_TRACE_H_ */
 
-/* This part must be outside protection: an out-of-tree module's header is
- * found through -I$(src) (Kbuild). */
+/*
+ * This part must be outside protection: an out-of-tree module's header is
+ * found through -I$(src) (Kbuild).
+ */
 #undef TRACE_INCLUDE_PATH
 #define TRACE_INCLUDE_PATH .
 #include <trace/define_trace.h>

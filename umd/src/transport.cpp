@@ -44,8 +44,9 @@ uint64_t node_param(int fd, uint32_t param) {
 // out, as CUDA sees only MIG devices in MIG mode. SIMTGPU_RENDER_NODE
 // names the one node to use (what a container is given). Sets *denied
 // when a node exists that we may not open, *other when only other
-// drivers' nodes exist.
-std::vector<std::string> find_render_nodes(bool *denied, bool *other) {
+// drivers' nodes exist, *partitioned when SIMTGPU_RENDER_NODE names the
+// whole GPU's node of a partitioned GPU.
+std::vector<std::string> find_render_nodes(bool *denied, bool *other, bool *partitioned) {
     std::vector<std::string> nodes;
     const char *only = std::getenv("SIMTGPU_RENDER_NODE");
     for (int minor = 128; minor < 192; ++minor) {
@@ -60,9 +61,11 @@ std::vector<std::string> find_render_nodes(bool *denied, bool *other) {
         }
         if (!driver_is_simtgpu(fd))
             *other = true;
-        else if (only || node_param(fd, SIMTGPU_PARAM_PARTITION) != 0 ||
+        else if (node_param(fd, SIMTGPU_PARAM_PARTITION) != 0 ||
                  node_param(fd, SIMTGPU_PARAM_NUM_PARTITIONS) == 0)
             nodes.push_back(path);
+        else if (only)
+            *partitioned = true;
         close(fd);
     }
     return nodes;
@@ -92,7 +95,14 @@ std::string simtgpu_pci_address() {
 
 // Why no render node was found, with the fix; the errno as documented at
 // transport_discover.
-int explain_missing_node(bool denied, bool other, std::string *error) {
+int explain_missing_node(bool denied, bool other, bool partitioned, std::string *error) {
+    if (partitioned) {
+        *error = std::string("SIMTGPU_RENDER_NODE=") + std::getenv("SIMTGPU_RENDER_NODE") +
+                 " is the whole GPU's node, and the GPU is split into partitions: that node "
+                 "runs no work while partitioned; use a partition's render node (simt-smi "
+                 "partition list shows them) or destroy the partitions";
+        return -EBUSY;
+    }
     if (denied) {
         *error = "permission denied opening the render node /dev/dri/renderD*: add "
                  "this user to the 'render' group or run as root";
@@ -135,14 +145,14 @@ int transport_discover(std::vector<DeviceNode> *out, std::string *error) {
         return -EINVAL;
     }
     if (want != "sim") {
-        bool denied = false, other = false;
-        for (auto &path : find_render_nodes(&denied, &other))
+        bool denied = false, other = false, partitioned = false;
+        for (auto &path : find_render_nodes(&denied, &other, &partitioned))
             out->push_back({TransportKind::Drm, path});
         if (!out->empty())
             return 0;
         const bool hardware = denied || module_loaded() || !simtgpu_pci_address().empty();
         if (want == "drm" || hardware)
-            return explain_missing_node(denied, other, error);
+            return explain_missing_node(denied, other, partitioned, error);
     }
     out->push_back({TransportKind::Sim, "in-process"});
     return 0;

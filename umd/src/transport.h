@@ -58,7 +58,8 @@ private:
 // silently replaced by a simulator). Returns 0, or a negative errno with
 // *error saying what is wrong and how to fix it: -EACCES (a node we may not
 // open), -ENOENT (the PCI device is there, the module is not loaded),
-// -ENODEV (no device), -EINVAL (bad SIMTGPU_TRANSPORT).
+// -ENODEV (no device), -EBUSY (SIMTGPU_RENDER_NODE names the whole GPU's
+// node while the GPU is partitioned), -EINVAL (bad SIMTGPU_TRANSPORT).
 int transport_discover(std::vector<DeviceNode> *out, std::string *error);
 
 int transport_open(const DeviceNode &node, std::unique_ptr<Transport> *out, std::string *error);
