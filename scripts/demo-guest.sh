@@ -75,6 +75,10 @@ echo "== launch round trip (empty kernel, cudaLaunchKernel to cudaDeviceSynchron
 latency=$("$build/bin/simtgpu-launch-latency" 50 2>&1)
 echo "$latency"
 
+echo
+echo "== what the timing model measured over all examples (simt-smi -q, docs/counters.md)"
+simt-smi -q | sed -n '/^    Derived$/,/^    Processes$/p' | sed '1d;$d'
+
 read -r done_s _ </proc/uptime
 echo
 echo "== summary"
