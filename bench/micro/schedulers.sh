@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Scheduler sensitivity: runs bench/micro/schedulers.json (the example kernels
-# x 4 warp schedulers x 3 occupancies on `teaching`) with simt-sweep and
+# Scheduler sensitivity: runs examples/sweeps/schedulers.json (the example
+# kernels x 4 warp schedulers x 3 occupancies on `teaching`) with simt-sweep and
 # prints device cycles as a table, a column per scheduler, the fewest marked
 # with a *, and the thread instructions (the same under every scheduler).
 #
@@ -11,7 +11,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 out=${2:-$build/micro-schedulers.sweep}
-"$build/bin/simt-sweep" "$top/bench/micro/schedulers.json" -o "$out" >&2
+"$build/bin/simt-sweep" "$top/examples/sweeps/schedulers.json" -o "$out" >&2
 awk -F, '
 	NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
 	$col["status"] != "ok" { printf "failed: %s %s %s: %s\n", $col["program"],
