@@ -128,6 +128,10 @@ for f in "${programs[@]}"; do cp "$f" "$root/opt/simtgpu/bin/"; done
 for f in "${libraries[@]}"; do cp -P "$f" "$root/opt/simtgpu/lib/"; done
 
 elf_files=("${programs[@]}" "${libraries[@]}")
+# The CUDA test programs run from the shared build directory (40-cuda.sh);
+# the libraries they need beyond ours (libomp for -fopenmp) come in the image.
+while IFS= read -r -d '' f; do elf_files+=("$f"); done < \
+	<(find "$build_dir/tests/cuda" -maxdepth 1 -type f -perm -u+x -print0 2>/dev/null | sort -z)
 if [[ -x /usr/bin/lspci ]]; then
 	cp /usr/bin/lspci "$root/usr/bin/lspci"
 	mkdir -p "$root/usr/share/misc"

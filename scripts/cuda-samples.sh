@@ -33,7 +33,7 @@ excluded_reason() {
     globalToShmemAsyncCopy | *memcpy_async* | simpleAWBarrier | *Pipeline* | *pipeline* | \
         cudaTensorCoreGemm | tf32TensorCoreGemm) echo "cuda::memcpy_async / cuda::barrier pipelines" ;;
     MC_* | radixSortThrust | segmentationTreeThrust | *cuBLAS* | *cuFFT* | *cuRAND* | *NPP* | *nvJPEG* | \
-        conjugateGradient* | simpleCUBLAS* | simpleCUFFT* | batchCUBLAS | matrixMulCUBLAS) echo "a CUDA library (cuRAND/cuBLAS/cuFFT/Thrust/NPP)" ;;
+        conjugateGradient* | simpleCUBLAS* | simpleCUFFT* | batchCUBLAS | matrixMulCUBLAS | UnifiedMemoryStreams) echo "a CUDA library (cuRAND/cuBLAS/cuFFT/Thrust/NPP)" ;;
     *) ;;
     esac
 }

@@ -232,7 +232,12 @@ std::optional<uint64_t> stackDepth(const std::string &function, const CallGraph 
 Toolchain Toolchain::locate(const std::string &argv0)
 {
 	Toolchain t;
-	t.clang = SIMTCC_CLANG_PATH;
+	// Through its real path (/usr/lib/llvm-16/bin/clang for Debian's
+	// /usr/bin/clang-16): the clang driver finds LLVM's own libraries, such
+	// as libomp for -fopenmp, beside where it is installed.
+	SmallString<256> clang;
+	t.clang = sys::fs::real_path(SIMTCC_CLANG_PATH, clang) ? SIMTCC_CLANG_PATH
+							       : clang.str().str();
 	t.picolibc = SIMTCC_PICOLIBC_DIR;
 	std::string exe = sys::fs::getMainExecutable(argv0.c_str(), (void *)&Toolchain::locate);
 	std::string prefix = directoryOf(directoryOf(exe));
