@@ -80,20 +80,26 @@ TRACE_EVENT(simtgpu_job_end,
 		     u64 device_start_ns, int error),
 	    TP_ARGS(ring, seqno, device_ns, device_start_ns, error),
 
-	    TP_STRUCT__entry(__field(u32, ring) __field(u64, seqno)
-				     __field(u64, device_ns)
-					     __field(u64, device_start_ns)
-						     __field(int, error)),
+	    TP_STRUCT__entry(
+			     __field(u32, ring)
+			     __field(u64, seqno)
+			     __field(u64, device_ns)
+			     __field(u64, device_start_ns)
+			     __field(int, error)
+			     ),
 
-	    TP_fast_assign(__entry->ring = ring; __entry->seqno = seqno;
+	    TP_fast_assign(
+			   __entry->ring = ring;
+			   __entry->seqno = seqno;
 			   __entry->device_ns = device_ns;
 			   __entry->device_start_ns = device_start_ns;
-			   __entry->error = error;),
+			   __entry->error = error;
+			   ),
 
-	    TP_printk("ring=%u seqno=%llu device_ns=%llu device_start_ns=%llu "
-		      "error=%d",
+	    TP_printk("ring=%u seqno=%llu device_ns=%llu device_start_ns=%llu error=%d",
 		      __entry->ring, __entry->seqno, __entry->device_ns,
-		      __entry->device_start_ns, __entry->error));
+		      __entry->device_start_ns, __entry->error)
+);
 
 /* The driver parked (park=1) or resumed (park=0) @ring's grid. */
 TRACE_EVENT(simtgpu_preempt,
