@@ -260,6 +260,15 @@ static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
 	case SIMTGPU_PARAM_NUM_QUEUES_MAX:
 		args->value = SIMTGPU_MAX_QUEUES_PER_FILE;
 		break;
+	case SIMTGPU_PARAM_L2_SIZE:
+		args->value = sdev->l2_size;
+		break;
+	case SIMTGPU_PARAM_MEM_BUS_WIDTH:
+		args->value = sdev->mem_bus_width;
+		break;
+	case SIMTGPU_PARAM_MEM_CLOCK_KHZ:
+		args->value = sdev->mem_clock_khz;
+		break;
 	case SIMTGPU_PARAM_CGROUP_VRAM_MAX:
 	case SIMTGPU_PARAM_CGROUP_VRAM_CURRENT: {
 		u64 max, cur;
@@ -806,6 +815,12 @@ static int simtgpu_hw_identify(struct simtgpu_device *sdev)
 				   simtgpu_read(sdev, SIMTGPU_REG_NUM_COUNTERS));
 	sdev->max_stack_per_thread =
 		simtgpu_read(sdev, SIMTGPU_REG_MAX_STACK_PER_THREAD);
+	/* An older device has no such registers: it reports no hierarchy. */
+	if ((sdev->hw_version & 0xffff) >= 3) {
+		sdev->l2_size = simtgpu_read(sdev, SIMTGPU_REG_L2_SIZE);
+		sdev->mem_bus_width = simtgpu_read(sdev, SIMTGPU_REG_MEM_BUS_WIDTH);
+		sdev->mem_clock_khz = simtgpu_read(sdev, SIMTGPU_REG_MEM_CLOCK_KHZ);
+	}
 
 	vram_reg = simtgpu_read64(sdev, SIMTGPU_REG_VRAM_SIZE_LO);
 	sdev->vram_size = min_t(u64, vram_reg,

@@ -140,6 +140,10 @@ struct simtgpu_device {
 	u32 clock_khz;
 	u32 max_stack_per_thread;
 	u32 num_counters; /* of counters.h that the device serves */
+	/* The memory hierarchy (interface 1.3; 0: none modelled) */
+	u32 l2_size;
+	u32 mem_bus_width;
+	u32 mem_clock_khz;
 
 	struct mutex mm_lock; /* buddy, vram_used, vram_shared_end, parts */
 	/* The VRAM_CLEAR registers, and a reset (which zeroes them) */

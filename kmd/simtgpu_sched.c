@@ -109,11 +109,12 @@ static void simtgpu_fence_complete(struct simtgpu_ring *ring,
 	u64 slot = simtgpu_job_time_slot(sdev->job_times, ring->index,
 					 f->seqno);
 	ktime_t now = ktime_get();
+	u64 start = readq(sdev->vram + slot);
 
 	/* Device time, from the job's TIMESTAMPs (0 if it was cancelled). */
-	f->busy_ns = simtgpu_job_device_ns(readq(sdev->vram + slot),
-					   readq(sdev->vram + slot + 8));
-	trace_simtgpu_job_end(ring->index, f->seqno, f->busy_ns, error);
+	f->busy_ns = simtgpu_job_device_ns(start, readq(sdev->vram + slot + 8));
+	trace_simtgpu_job_end(ring->index, f->seqno, f->busy_ns,
+			      f->busy_ns ? start : 0, error);
 	list_del(&f->link);
 	if (error)
 		dma_fence_set_error(&f->base, error);

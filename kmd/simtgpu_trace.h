@@ -70,16 +70,21 @@ TRACE_EVENT(simtgpu_job_begin,
 
 /*
  * The job's fence signalled: the device finished it (error 0), or a reset
- * or a fault ended it. @device_ns is its device time from its TIMESTAMPs.
+ * or a fault ended it. @device_ns is its device time from its TIMESTAMPs,
+ * @device_start_ns the device's global timer when it began (0 with no
+ * device time): the clock of libsimtgpu's SIMTGPU_TRACE file, which
+ * simt-trace --umd merges on it.
  */
 TRACE_EVENT(simtgpu_job_end,
-	    TP_PROTO(unsigned int ring, u64 seqno, u64 device_ns, int error),
-	    TP_ARGS(ring, seqno, device_ns, error),
+	    TP_PROTO(unsigned int ring, u64 seqno, u64 device_ns,
+		     u64 device_start_ns, int error),
+	    TP_ARGS(ring, seqno, device_ns, device_start_ns, error),
 
 	    TP_STRUCT__entry(
 			     __field(u32, ring)
 			     __field(u64, seqno)
 			     __field(u64, device_ns)
+			     __field(u64, device_start_ns)
 			     __field(int, error)
 			     ),
 
@@ -87,12 +92,13 @@ TRACE_EVENT(simtgpu_job_end,
 			   __entry->ring = ring;
 			   __entry->seqno = seqno;
 			   __entry->device_ns = device_ns;
+			   __entry->device_start_ns = device_start_ns;
 			   __entry->error = error;
 			   ),
 
-	    TP_printk("ring=%u seqno=%llu device_ns=%llu error=%d",
+	    TP_printk("ring=%u seqno=%llu device_ns=%llu device_start_ns=%llu error=%d",
 		      __entry->ring, __entry->seqno, __entry->device_ns,
-		      __entry->error)
+		      __entry->device_start_ns, __entry->error)
 );
 
 /* The driver parked (park=1) or resumed (park=0) @ring's grid. */

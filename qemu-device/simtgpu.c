@@ -92,6 +92,8 @@ struct SimtgpuState {
     char *placement;
     char *sm_sharing;
     char *config; /* a preset name or a configuration file */
+    char *trace; /* where the device writes its Perfetto trace */
+    uint64_t trace_max_events;
 
     void *sim_handle; /* from dlopen() */
     SimtgpuSimOps ops;
@@ -372,6 +374,8 @@ static bool simtgpu_create_sim(SimtgpuState *s, Error **errp)
         .dma_write = simtgpu_dma_write,
         .raise_irq = simtgpu_raise_irq,
         .vram_discard = simtgpu_vram_discard,
+        .trace = s->trace,
+        .trace_max_events = s->trace_max_events,
     };
     char message[1024] = "";
     int ret;
@@ -504,6 +508,8 @@ static Property simtgpu_properties[] = {
     DEFINE_PROP_STRING("placement", SimtgpuState, placement),
     DEFINE_PROP_STRING("sm-sharing", SimtgpuState, sm_sharing),
     DEFINE_PROP_STRING("config", SimtgpuState, config),
+    DEFINE_PROP_STRING("trace", SimtgpuState, trace),
+    DEFINE_PROP_UINT64("trace-max-events", SimtgpuState, trace_max_events, 0),
     DEFINE_PROP_END_OF_LIST(),
 };
 
@@ -531,6 +537,10 @@ static const SimtgpuPropertyHelp simtgpu_property_help[] = {
                     "exclusive, any" },
     { "config", "preset (functional, teaching, volta) or configuration file; "
                 "the other properties, when set, override it" },
+    { "trace", "write the device's Perfetto trace (trace-event JSON: SMs, "
+               "warps, CTAs, grids) to this host file (docs/trace.md)" },
+    { "trace-max-events", "slices and instants the trace holds at most "
+                          "(0: 1000000)" },
     { }
 };
 

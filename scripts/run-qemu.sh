@@ -121,6 +121,11 @@ if [[ $share != none ]]; then
 	cmdline+=" simtgpu_share=$share"
 fi
 [[ -z $nomod ]] || cmdline+=" simtgpu_nomod=1"
+# The device's config= for the guest's tests, which compare what the device
+# reports with the configuration file (tests/guest/suites/30-umd.sh).
+if [[ ,$device_opts, =~ ,config=([^,]*), ]]; then
+	cmdline+=" simtgpu_config=${BASH_REMATCH[1]}"
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

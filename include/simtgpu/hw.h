@@ -60,8 +60,9 @@
 
 /* Version of this register/packet interface: major << 16 | minor. */
 #define SIMTGPU_HW_VERSION_MAJOR 1
-/* 1.1: SM masks, PREEMPT, PROGRESS; 1.2: VRAM_CLEAR, the counter block (counters.h) */
-#define SIMTGPU_HW_VERSION_MINOR 2
+/* 1.1: SM masks, PREEMPT, PROGRESS; 1.2: VRAM_CLEAR, the counter block
+ * (counters.h); 1.3: L2_SIZE, MEM_BUS_WIDTH, MEM_CLOCK_KHZ */
+#define SIMTGPU_HW_VERSION_MINOR 3
 #define SIMTGPU_HW_VERSION \
 	((SIMTGPU_HW_VERSION_MAJOR << 16) | SIMTGPU_HW_VERSION_MINOR)
 
@@ -136,6 +137,17 @@
 #define SIMTGPU_VRAM_CLEAR_GO 1u /* write */
 #define SIMTGPU_VRAM_CLEAR_DONE 0u /* read: the last clear's result */
 #define SIMTGPU_VRAM_CLEAR_BAD_RANGE 1u
+
+/*
+ * The memory hierarchy the device models (read-only, 1.3): the L2 cache's
+ * bytes, the DRAM interface's width in bits and its clock. 0 where the
+ * device models none (the functional model: a global access costs a fixed
+ * latency). Peak DRAM bandwidth, as CUDA's deviceQuery computes it, is
+ * 2 * MEM_CLOCK_KHZ * 1000 * MEM_BUS_WIDTH / 8 bytes per second.
+ */
+#define SIMTGPU_REG_L2_SIZE 0x0074
+#define SIMTGPU_REG_MEM_BUS_WIDTH 0x0078
+#define SIMTGPU_REG_MEM_CLOCK_KHZ 0x007c
 
 /*
  * Rings. Ring n's registers are at SIMTGPU_RING_BASE(n) + offset.

@@ -3,11 +3,13 @@
 // their path and a fix; the C ABI, and simt-run, select a file.
 #include "config_file.h"
 
+#include "simtgpu/hw.h"
 #include "simtgpu/sim.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -257,6 +259,37 @@ TEST_F(ConfigFileTest, TheCStructSelectsAFileAndItsFieldsOverrideIt) {
     ASSERT_EQ(simtgpu_sim_create(&c, &raw, err, sizeof err), 0) << err;
     sim.reset(raw);
     EXPECT_EQ(stats_of(sim.get())["warps_per_sm"], 64);
+}
+
+// The memory section reaches the registers software reads (hw 1.3), under
+// the timing model only: the functional model has no memory hierarchy.
+TEST_F(ConfigFileTest, TheMemoryHierarchyRegistersFollowTheFile) {
+    auto registers = [&](const std::string &config) {
+        simtgpu_sim_config c{};
+        c.struct_size = sizeof c;
+        c.config = config.c_str();
+        c.vram_bytes = 2 << 20;
+        simtgpu_sim *raw = nullptr;
+        char err[512] = "";
+        EXPECT_EQ(simtgpu_sim_create(&c, &raw, err, sizeof err), 0) << err;
+        std::unique_ptr<simtgpu_sim, SimDeleter> sim(raw);
+        std::array<uint64_t, 3> r{};
+        if (sim)
+            r = {simtgpu_sim_mmio_read(raw, SIMTGPU_REG_L2_SIZE, 4),
+                 simtgpu_sim_mmio_read(raw, SIMTGPU_REG_MEM_BUS_WIDTH, 4),
+                 simtgpu_sim_mmio_read(raw, SIMTGPU_REG_MEM_CLOCK_KHZ, 4)};
+        return r;
+    };
+    const std::string memory =
+        R"("memory": {"l2": {"size_bytes": 524288}, "dram": {"bus_width_bits": 256,
+           "clock_khz": 1500000}})";
+    EXPECT_EQ(registers(write("t.json", R"({"base": "teaching", )" + memory + "}")),
+              (std::array<uint64_t, 3>{524288, 256, 1500000}));
+    EXPECT_EQ(registers(write("f.json",
+                              R"({"base": "teaching", "model": "functional", )" + memory + "}")),
+              (std::array<uint64_t, 3>{0, 0, 0}));
+    // NVIDIA's V100: 6 MiB of L2, 4096-bit HBM2 at 877 MHz.
+    EXPECT_EQ(registers("volta"), (std::array<uint64_t, 3>{6u << 20, 4096, 877000}));
 }
 
 TEST_F(ConfigFileTest, TheVoltaDeviceHas80Sms) {

@@ -78,6 +78,11 @@ const std::vector<QueryField> &query_fields() {
         {"utilization.sm", "utilization.sm [%]",
          "busy SM cycles over the SM cycles the device ran, over the last interval"},
         {"clocks.sm", "clocks.sm [MHz]", "simulated SM clock"},
+        {"clocks.mem", "clocks.mem [MHz]", "simulated DRAM clock ([N/A]: no DRAM modelled)"},
+        {"memory.bus_width", "memory.bus_width [bit]", "DRAM interface width"},
+        {"memory.bandwidth", "memory.bandwidth [GB/s]",
+         "peak DRAM bandwidth, 2 x clock x width / 8 (as deviceQuery computes it)"},
+        {"cache.l2", "cache.l2 [KiB]", "L2 cache size ([N/A]: no caches modelled)"},
         {"temperature.gpu", "temperature.gpu", "simulated temperature, degrees C"},
         {"sm_count", "sm_count", "streaming multiprocessors"},
         {"warp_size", "warp_size", "lanes per warp"},
@@ -165,6 +170,20 @@ std::string field_value(const GpuSnapshot &gpu, const std::string &field, bool u
                                        : kNotAvailable;
     if (field == "clocks.sm")
         return with_unit(gpu.clock_khz / 1000, "MHz", units);
+    // The functional model has no memory hierarchy: its figures are 0.
+    if (field == "clocks.mem")
+        return gpu.mem_clock_khz ? with_unit(gpu.mem_clock_khz / 1000, "MHz", units)
+                                 : kNotAvailable;
+    if (field == "memory.bus_width")
+        return gpu.mem_bus_width ? with_unit(gpu.mem_bus_width, "bit", units) : kNotAvailable;
+    if (field == "memory.bandwidth")
+        return gpu.mem_clock_khz && gpu.mem_bus_width
+                   ? with_unit(2ull * gpu.mem_clock_khz * 1000 * (gpu.mem_bus_width / 8) /
+                                   1000000000,
+                               "GB/s", units)
+                   : kNotAvailable;
+    if (field == "cache.l2")
+        return gpu.l2_bytes ? with_unit(gpu.l2_bytes / 1024, "KiB", units) : kNotAvailable;
     if (field == "temperature.gpu")
         return gpu.temperature_mdeg ? temperature_c(*gpu.temperature_mdeg) : kNotAvailable;
     if (field == "sm_count")
@@ -288,6 +307,11 @@ std::string format_full_report(const std::vector<GpuSnapshot> &gpus, const std::
              g.temperature_mdeg ? field_value(g, "temperature.gpu", true) + " C" : "[N/A]");
         out += "    Clocks\n";
         line(8, "SM", field_value(g, "clocks.sm", true));
+        line(8, "Memory", field_value(g, "clocks.mem", true));
+        out += "    Memory Hierarchy\n";
+        line(8, "L2 cache", field_value(g, "cache.l2", true));
+        line(8, "Bus width", field_value(g, "memory.bus_width", true));
+        line(8, "Peak bandwidth", field_value(g, "memory.bandwidth", true));
         out += "    Compute\n";
         line(8, "SMs", std::to_string(g.num_sms));
         line(8, "Warps per SM", std::to_string(g.warps_per_sm));

@@ -28,6 +28,10 @@ struct GpuSnapshot {
     uint32_t shared_per_sm = 0; // bytes
     uint32_t max_threads_per_cta = 0;
     uint32_t clock_khz = 0;
+    // The memory hierarchy the device models; 0 where it models none.
+    uint32_t l2_bytes = 0;
+    uint32_t mem_bus_width = 0; // bits
+    uint32_t mem_clock_khz = 0;
     uint64_t vram_total = 0;
     uint64_t vram_used = 0;
     std::optional<uint64_t> utilisation_percent;

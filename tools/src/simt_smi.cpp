@@ -164,6 +164,9 @@ bool collect(int index, GpuSnapshot *g, std::optional<PciFunction> *pci) {
     g->shared_per_sm = p.shared_per_sm;
     g->max_threads_per_cta = p.max_threads_per_cta;
     g->clock_khz = p.clock_khz;
+    g->l2_bytes = p.l2_size;
+    g->mem_bus_width = p.mem_bus_width;
+    g->mem_clock_khz = p.mem_clock_khz;
     g->vram_total = p.vram_size;
     uint64_t used = 0, total = 0;
     if (simtgpuDeviceGetMemInfo(dev, &used, &total) == SIMTGPU_SUCCESS)

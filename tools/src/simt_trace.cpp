@@ -3,7 +3,8 @@
 // guest gets one file to open in ui.perfetto.dev:
 //
 //   echo 1 > /sys/kernel/tracing/events/simtgpu/enable
-//   ./app; simt-trace /sys/kernel/tracing/trace -o kmd-trace.json
+//   SIMTGPU_TRACE=app.json ./app
+//   simt-trace /sys/kernel/tracing/trace --umd app.json -o trace.json
 #include "tracefs_trace.h"
 
 #include <cerrno>
@@ -12,22 +13,27 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
 constexpr const char *kUsage =
-    "usage: simt-trace [-o OUT.json] [--max-events N] [TRACEFS_TEXT]\n"
+    "usage: simt-trace [-o OUT.json] [--max-events N] [--umd APP.json]... [TRACEFS_TEXT]\n"
     "Converts the simtgpu tracepoints of tracefs's text output (a file, or stdin;\n"
     "e.g. /sys/kernel/tracing/trace) into trace-event JSON for ui.perfetto.dev\n"
     "(docs/trace.md): the jobs on each ring, submits, preemptions and resets.\n"
     "  -o OUT.json       where to write it (default stdout)\n"
-    "  --max-events N    slices and instants at most (default 1000000)\n";
+    "  --max-events N    slices and instants at most (default 1000000)\n"
+    "  --umd APP.json    merge libsimtgpu's SIMTGPU_TRACE file (the CUDA streams);\n"
+    "                    the jobs are then placed in device time, its clock\n";
 
 } // namespace
 
 int main(int argc, char **argv) {
     std::string input, output;
+    std::vector<std::string> umd;
     uint64_t max_events = 1'000'000;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -35,12 +41,20 @@ int main(int argc, char **argv) {
             std::fputs(kUsage, stdout);
             return 0;
         }
-        if ((arg == "-o" || arg == "--max-events") && i + 1 >= argc) {
+        if ((arg == "-o" || arg == "--max-events" || arg == "--umd") && i + 1 >= argc) {
             std::fprintf(stderr, "simt-trace: %s needs a value (see --help)\n", arg.c_str());
             return 2;
         }
         if (arg == "-o") {
             output = argv[++i];
+        } else if (arg == "--umd") {
+            std::ifstream in(argv[++i]);
+            std::stringstream text;
+            if (!(text << in.rdbuf())) {
+                std::fprintf(stderr, "simt-trace: cannot read %s\n", argv[i]);
+                return 2;
+            }
+            umd.push_back(text.str());
         } else if (arg == "--max-events") {
             char *end = nullptr;
             max_events = std::strtoull(argv[++i], &end, 10);
@@ -66,8 +80,16 @@ int main(int argc, char **argv) {
         }
     }
     simtgpu::tools::TracefsCounts counts;
-    const std::string json =
-        simtgpu::tools::tracefs_to_trace(input.empty() ? std::cin : file, max_events, &counts);
+    std::string json = simtgpu::tools::tracefs_to_trace(input.empty() ? std::cin : file, max_events,
+                                                        &counts, !umd.empty());
+    if (!umd.empty()) {
+        std::string error;
+        json = simtgpu::tools::merge_traces(json, umd, &error);
+        if (json.empty()) {
+            std::fprintf(stderr, "simt-trace: --umd: %s\n", error.c_str());
+            return 2;
+        }
+    }
     if (output.empty()) {
         std::fputs(json.c_str(), stdout);
     } else {

@@ -3,11 +3,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <sstream>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace simtgpu::tools {
 namespace {
@@ -103,7 +106,60 @@ struct Writer {
 
 } // namespace
 
-std::string tracefs_to_trace(std::istream &in, uint64_t max_events, TracefsCounts *counts) {
+namespace {
+
+// The device-clock time of guest time `ns`: the offset of the two clocks at
+// the latest job end at or before it, else at the first job end.
+class ClockMap {
+public:
+    explicit ClockMap(std::vector<std::pair<int64_t, int64_t>> ends) : ends_(std::move(ends)) {
+        std::sort(ends_.begin(), ends_.end());
+    }
+    int64_t device(int64_t guest_ns) const {
+        if (ends_.empty())
+            return guest_ns;
+        auto it = std::upper_bound(ends_.begin(), ends_.end(),
+                                   std::pair<int64_t, int64_t>(guest_ns, INT64_MAX));
+        const auto &[guest, dev] = it == ends_.begin() ? *it : *std::prev(it);
+        return std::max<int64_t>(0, guest_ns - guest + dev);
+    }
+
+private:
+    std::vector<std::pair<int64_t, int64_t>> ends_; // (guest ns, device ns) of each job end
+};
+
+// The numeric value of " key=N" in a tracefs line, or -1.
+int64_t field_of(const std::string &line, const char *key) {
+    const size_t at = line.find(std::string(" ") + key + "=");
+    return at == std::string::npos ? -1 : std::atoll(line.c_str() + at + std::strlen(key) + 2);
+}
+
+} // namespace
+
+std::string tracefs_to_trace(std::istream &input, uint64_t max_events, TracefsCounts *counts,
+                             bool device_clock) {
+    // The device clock needs every job end first: read the text twice.
+    std::stringstream in;
+    in << input.rdbuf();
+    std::vector<std::pair<int64_t, int64_t>> ends;
+    if (device_clock) {
+        std::string l;
+        while (std::getline(in, l)) {
+            const size_t at = l.find(": simtgpu_job_end:");
+            const int64_t start = field_of(l, "device_start_ns"), dur = field_of(l, "device_ns");
+            if (at == std::string::npos || start <= 0 || dur < 0)
+                continue;
+            const size_t ts_start = l.find_last_of(" \t", at);
+            const int64_t ns = timestamp_ns(std::string_view(l).substr(
+                ts_start == std::string::npos ? 0 : ts_start + 1,
+                at - (ts_start == std::string::npos ? 0 : ts_start + 1)));
+            if (ns >= 0)
+                ends.emplace_back(ns, start + dur);
+        }
+        in.clear();
+        in.seekg(0);
+    }
+    const ClockMap clock(std::move(ends));
     TracefsCounts local;
     TracefsCounts &c = counts ? *counts : local;
     c = TracefsCounts{};
@@ -132,11 +188,12 @@ std::string tracefs_to_trace(std::istream &in, uint64_t max_events, TracefsCount
         if (line.empty() || line[0] == '#' || at == std::string::npos)
             continue;
         const size_t ts_start = line.find_last_of(" \t", at);
-        const int64_t ns = timestamp_ns(
+        const int64_t guest_ns = timestamp_ns(
             std::string_view(line).substr(ts_start == std::string::npos ? 0 : ts_start + 1,
                                           at - (ts_start == std::string::npos ? 0 : ts_start + 1)));
-        if (ns < 0)
+        if (guest_ns < 0)
             continue;
+        const int64_t ns = device_clock ? clock.device(guest_ns) : guest_ns;
         std::istringstream rest(line.substr(at + 2));
         std::string event, field;
         rest >> event;
@@ -168,18 +225,24 @@ std::string tracefs_to_trace(std::istream &in, uint64_t max_events, TracefsCount
             }
             // The device runs a ring's jobs in order: this one started when
             // the job before it ended, if it was written to the ring earlier.
-            const int64_t start = std::max(it->second.at_ns, ring_free[num("ring")]);
+            // On the device clock, its TIMESTAMPs say where it ran.
+            int64_t start = std::max(it->second.at_ns, ring_free[num("ring")]), end = ns;
+            if (device_clock && num("device_start_ns")) {
+                start = int64_t(num("device_start_ns"));
+                end = start + int64_t(num("device_ns"));
+            }
             w.name_thread(ring_tid, ring_name);
             w.slice(ring_tid,
                     "job " + f["seqno"] + " (queue " + std::to_string(it->second.queue) + ")",
-                    start, ns,
+                    start, end,
                     {{"seqno", num("seqno")},
                      {"queue", it->second.queue},
                      {"pid", it->second.pid},
                      {"device_ns", num("device_ns")},
                      {"error", std::atoi(f["error"].c_str())},
-                     {"waited_on_ring_us", double(start - it->second.at_ns) / 1000.0}});
-            ring_free[num("ring")] = ns;
+                     {"waited_on_ring_us",
+                      double(std::max<int64_t>(0, start - it->second.at_ns)) / 1000.0}});
+            ring_free[num("ring")] = end;
             begun.erase(it);
         } else if (event == "simtgpu_preempt") {
             w.name_thread(ring_tid, ring_name);
@@ -199,9 +262,30 @@ std::string tracefs_to_trace(std::istream &in, uint64_t max_events, TracefsCount
                           {"traceEvents", std::move(w.events)},
                           {"otherData",
                            {{"producer", "simt-trace (tracefs)"},
+                            {"clock", device_clock ? "device" : "guest"},
                             {"events", c.written},
                             {"max_events", max_events},
                             {"dropped_events", c.dropped}}}};
+    return doc.dump() + "\n";
+}
+
+std::string merge_traces(const std::string &base, const std::vector<std::string> &others,
+                         std::string *error) {
+    nlohmann::json doc = nlohmann::json::parse(base, nullptr, false);
+    if (doc.is_discarded() || !doc.contains("traceEvents")) {
+        *error = "the tracefs trace is not a trace-event document";
+        return "";
+    }
+    for (size_t i = 0; i < others.size(); ++i) {
+        nlohmann::json other = nlohmann::json::parse(others[i], nullptr, false);
+        if (other.is_discarded() || !other.contains("traceEvents") ||
+            !other["traceEvents"].is_array()) {
+            *error = "input " + std::to_string(i + 1) + " is not a trace-event JSON document";
+            return "";
+        }
+        for (auto &e : other["traceEvents"])
+            doc["traceEvents"].push_back(std::move(e));
+    }
     return doc.dump() + "\n";
 }
 

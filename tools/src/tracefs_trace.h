@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <istream>
 #include <string>
+#include <vector>
 
 namespace simtgpu::tools {
 
@@ -23,6 +24,20 @@ struct TracefsCounts {
 // slice runs from its begin (the doorbell) or the end of the job before it
 // on the ring, whichever is later, to its end (the fence interrupt). At
 // `max_events` a note goes into the trace and later events are dropped.
-std::string tracefs_to_trace(std::istream &in, uint64_t max_events, TracefsCounts *counts);
+//
+// With `device_clock`, times are the device's global timer instead of the
+// guest's trace_clock: a job's slice is where its TIMESTAMPs put it
+// (job_end's device_start_ns and device_ns), and the instants move by the
+// difference of the two clocks at the job end nearest before them (the
+// first job's before any). That is the clock of libsimtgpu's SIMTGPU_TRACE
+// file on the kernel driver, so the two merge (merge_traces).
+std::string tracefs_to_trace(std::istream &in, uint64_t max_events, TracefsCounts *counts,
+                             bool device_clock = false);
+
+// `base` (a trace-event JSON document) with the traceEvents of each of
+// `others` appended, or "" with *error naming the one that is not such a
+// document.
+std::string merge_traces(const std::string &base, const std::vector<std::string> &others,
+                         std::string *error);
 
 } // namespace simtgpu::tools

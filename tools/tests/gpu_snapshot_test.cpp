@@ -60,6 +60,22 @@ TEST(QueryGpu, NoHeaderNoUnits) {
     EXPECT_EQ(format_csv({g}, *fields, *format), "0, simt_2, 0000:01:00.0, 1500, 45, 4, 1\n");
 }
 
+// The memory hierarchy: a V100's 877 MHz and 4096 bits give deviceQuery's
+// 898 GB/s (2 x 877e6 x 512 bytes); a device that models none says [N/A].
+TEST(QueryGpu, MemoryHierarchyAndPeakBandwidth) {
+    GpuSnapshot g = sample();
+    auto format = parse_csv_format("csv,noheader");
+    ASSERT_TRUE(format);
+    std::string error;
+    auto fields = parse_query("cache.l2,memory.bus_width,clocks.mem,memory.bandwidth", &error);
+    ASSERT_TRUE(fields) << error;
+    EXPECT_EQ(format_csv({g}, *fields, *format), "[N/A], [N/A], [N/A], [N/A]\n");
+    g.l2_bytes = 6u << 20;
+    g.mem_bus_width = 4096;
+    g.mem_clock_khz = 877000;
+    EXPECT_EQ(format_csv({g}, *fields, *format), "6144 KiB, 4096 bit, 877 MHz, 898 GB/s\n");
+}
+
 // The compute capability CUDA programs see, beside the architecture itself
 // (docs/cuda-runtime.md: simt_2 is 7.0, simt_1 is 1.3).
 TEST(QueryGpu, ComputeCapabilityBesideTheArchitecture) {

@@ -17,6 +17,7 @@
 namespace {
 
 using simtgpu::test::LoadedTrace;
+using simtgpu::test::TraceSlice;
 
 // A trace as `cat /sys/kernel/tracing/trace` prints it (6.1, nop tracer):
 // two jobs on ring 1, the second written while the first runs; one on ring 2
@@ -41,10 +42,7 @@ constexpr const char *kTracefs = R"(# tracer: nop
    kworker/u4:1-23      [000] .....   100.003200: simtgpu_job_end: ring=3 seqno=9 device_ns=0 error=-125
 )";
 
-LoadedTrace convert(const std::string &text, uint64_t max_events,
-                    simtgpu::tools::TracefsCounts *counts) {
-    std::istringstream in(text);
-    const std::string json = simtgpu::tools::tracefs_to_trace(in, max_events, counts);
+LoadedTrace load_json(const std::string &json) {
     const std::string path = (std::filesystem::temp_directory_path() /
                               ("simtgpu_tracefs_" + std::to_string(getpid()) + ".json"))
                                  .string();
@@ -52,6 +50,12 @@ LoadedTrace convert(const std::string &text, uint64_t max_events,
     LoadedTrace t = simtgpu::test::load_trace(path);
     std::filesystem::remove(path);
     return t;
+}
+
+LoadedTrace convert(const std::string &text, uint64_t max_events,
+                    simtgpu::tools::TracefsCounts *counts, bool device_clock = false) {
+    std::istringstream in(text);
+    return load_json(simtgpu::tools::tracefs_to_trace(in, max_events, counts, device_clock));
 }
 
 TEST(TracefsTrace, JobsOnRingsAndInstants) {
@@ -90,6 +94,51 @@ TEST(TracefsTrace, JobsOnRingsAndInstants) {
     EXPECT_EQ(instants("preempt: park"), 1);
     EXPECT_EQ(instants("reset: hang"), 1);
     EXPECT_EQ(t.tracks_of(pid, "device").size(), 1u);
+}
+
+// On the device clock (simt-trace --umd), a job lies where its TIMESTAMPs
+// put it, and a libsimtgpu stream slice on the same clock merges beside it:
+// its kernel inside its job.
+TEST(TracefsTrace, DeviceClockMergesTheStreamsOfLibsimtgpu) {
+    constexpr const char *kDeviceTimes = R"(
+ app-71 [001] ..... 50.000100: simtgpu_submit: queue=3 pid=71 ib_va=0x100000 ib_dwords=24
+ kworker-23 [000] ..... 50.000150: simtgpu_job_begin: ring=0 seqno=1 queue=3 pid=71
+ <idle>-0 [000] d.h1. 50.002000: simtgpu_job_end: ring=0 seqno=1 device_ns=700 device_start_ns=5000 error=0
+ kworker-23 [000] ..... 50.003000: simtgpu_job_begin: ring=0 seqno=2 queue=3 pid=71
+ <idle>-0 [000] d.h1. 50.004000: simtgpu_job_end: ring=0 seqno=2 device_ns=300 device_start_ns=6000 error=0
+)";
+    simtgpu::tools::TracefsCounts counts;
+    std::istringstream in(kDeviceTimes);
+    const std::string kmd = simtgpu::tools::tracefs_to_trace(in, 100, &counts, true);
+    // A kernel of 100 ns inside job 2, as libsimtgpu's file writes it.
+    const std::string umd =
+        R"({"traceEvents": [{"ph": "M", "pid": 1071, "tid": 0, "name": "process_name",)"
+        R"( "args": {"name": "CUDA streams"}}, {"ph": "M", "pid": 1071, "tid": 1, "name":)"
+        R"( "thread_name", "args": {"name": "stream 1"}}, {"ph": "X", "pid": 1071, "tid": 1,)"
+        R"( "name": "vec_add", "ts": 6.1, "dur": 0.1}]})";
+    std::string error;
+    const std::string merged = simtgpu::tools::merge_traces(kmd, {umd}, &error);
+    ASSERT_FALSE(merged.empty()) << error;
+    const LoadedTrace t = load_json(merged);
+    const auto ring0 = t.tracks_of(t.pid("kmd (tracefs)"), "ring 0");
+    ASSERT_EQ(ring0.size(), 1u);
+    const auto &jobs = t.slices(ring0[0]);
+    ASSERT_EQ(jobs.size(), 2u);
+    EXPECT_NEAR(jobs[0].ts, 5.0, 1e-6); // device_start_ns 5000, in us
+    EXPECT_NEAR(jobs[0].dur, 0.7, 1e-6);
+    EXPECT_NEAR(jobs[1].ts, 6.0, 1e-6);
+    const auto streams = t.tracks_of(t.pid("CUDA streams"), "stream ");
+    ASSERT_EQ(streams.size(), 1u);
+    const TraceSlice &kernel = t.slices(streams[0])[0];
+    EXPECT_GE(kernel.ts, jobs[1].ts);
+    EXPECT_LE(kernel.ts + kernel.dur, jobs[1].ts + jobs[1].dur + 1e-6);
+    // The submit, 1.9 ms of guest time before job 1's end (5.7 us of device
+    // time), is as far before it on the device clock, at 0 at the least.
+    ASSERT_EQ(t.instants.size(), 1u);
+    EXPECT_NEAR(t.instants[0]["ts"].get<double>(), 0.0, 1e-6);
+    EXPECT_EQ(t.doc["otherData"]["clock"], "device");
+    EXPECT_TRUE(simtgpu::tools::merge_traces(kmd, {"not json"}, &error).empty());
+    EXPECT_NE(error.find("input 1"), std::string::npos);
 }
 
 TEST(TracefsTrace, EventLimitLeavesANote) {

@@ -403,8 +403,11 @@ SIMTCUDA_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, in
     prop->maxGridSize[0] = 0x7fffffff;
     prop->maxGridSize[1] = prop->maxGridSize[2] = 65535;
     prop->clockRate = int(p.clock_khz);
-    prop->memoryClockRate = int(p.clock_khz);
-    prop->memoryBusWidth = 64;
+    // The memory hierarchy of the device's configuration (its preset); 0
+    // under the functional model, which has none.
+    prop->memoryClockRate = int(p.mem_clock_khz);
+    prop->memoryBusWidth = int(p.mem_bus_width);
+    prop->l2CacheSize = int(std::min<uint32_t>(p.l2_size, INT32_MAX));
     prop->totalConstMem = 64 * 1024;
     // The compute capability whose features the device's code has; the
     // architecture itself is in the name (docs/cuda-runtime.md).

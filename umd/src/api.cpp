@@ -88,6 +88,22 @@ simtgpuResult probe(const DeviceNode &node, DeviceEntry *entry, std::unique_ptr<
     }
     if (int rc = get(SIMTGPU_PARAM_VRAM_SIZE, &p.vram_size))
         return fail_errno(rc, "GET_PARAM(VRAM_SIZE) on " + node.path);
+    // uAPI 1.4: a driver before it answers -EINVAL, and the device is
+    // reported to model no memory hierarchy (0).
+    struct {
+        uint32_t param;
+        uint32_t *field;
+    } memory[] = {
+        {SIMTGPU_PARAM_L2_SIZE, &p.l2_size},
+        {SIMTGPU_PARAM_MEM_BUS_WIDTH, &p.mem_bus_width},
+        {SIMTGPU_PARAM_MEM_CLOCK_KHZ, &p.mem_clock_khz},
+    };
+    for (auto &f : memory) {
+        int rc = get(f.param, &v);
+        if (rc && rc != -EINVAL)
+            return fail_errno(rc, "GET_PARAM(" + std::to_string(f.param) + ") on " + node.path);
+        *f.field = rc ? 0 : uint32_t(v);
+    }
     if (p.arch == 0 || p.arch > SIMTGPU_ARCH_NEWEST)
         return fail(SIMTGPU_ERROR_INVALID_DEVICE,
                     "the device at " + node.path + " reports architecture " +

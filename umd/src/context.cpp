@@ -76,12 +76,38 @@ std::string json_string(const std::string &text) {
     return out + "\"";
 }
 
+// `"counters": {...}, "derived": {...}` of counter values (or differences),
+// by their names in include/simtgpu/counters.h.
+void write_counters_json(FILE *f, const std::vector<uint64_t> &counters,
+                         const simtgpuDeviceProperties &props) {
+    std::fprintf(f, "\"counters\": {");
+    const char *sep = "";
+#define SIMTGPU_X(name, unit, ncu, meaning)                                                        \
+    std::fprintf(f, "%s\"" #name "\": %llu", sep,                                                  \
+                 (unsigned long long)counters[SIMTGPU_COUNTER_##name]);                            \
+    sep = ", ";
+    SIMTGPU_COUNTERS(SIMTGPU_X)
+#undef SIMTGPU_X
+    std::fprintf(f, "}, \"derived\": {");
+    sep = "";
+#define SIMTGPU_X(name, unit, ncu, meaning, num, den)                                              \
+    std::fprintf(f, "%s\"" #name "\": %.6g", sep,                                                  \
+                 simtgpu_derived_value(SIMTGPU_DERIVED_##name, counters.data(),                    \
+                                       props.warps_per_sm, props.clock_khz));                      \
+    sep = ", ";
+    SIMTGPU_DERIVED(SIMTGPU_X)
+#undef SIMTGPU_X
+    std::fprintf(f, "}");
+}
+
 // SIMTGPU_STATS=FILE: the device and each kernel's statistics from the launch
 // reports, as JSON, for tools (simt-sweep) that collect them per run.
 // `counters`: what the device's counters (include/simtgpu/counters.h) moved
 // while the context lived, or empty.
+// `kernel_counters`: each kernel's own, summed over its launches.
 void write_stats_json(const char *path, const simtgpuDeviceProperties &props,
                       const std::map<std::string, simtgpuKernelStats> &kernels,
+                      const std::map<std::string, std::vector<uint64_t>> &kernel_counters,
                       const std::vector<uint64_t> &counters) {
     FILE *f = std::fopen(path, "w");
     if (!f) {
@@ -104,12 +130,17 @@ void write_stats_json(const char *path, const simtgpuDeviceProperties &props,
         char *demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
         std::fprintf(f,
                      "%s    %s: {\"name\": %s, \"launches\": %llu, \"device_cycles\": %llu, "
-                     "\"device_us\": %.3f, \"thread_instructions\": %llu}",
+                     "\"device_us\": %.3f, \"thread_instructions\": %llu",
                      separator, json_string(name).c_str(),
                      json_string(status == 0 && demangled ? demangled : name).c_str(),
                      (unsigned long long)k.launches, (unsigned long long)k.device_cycles,
                      double(k.device_cycles) / cycles_per_us,
                      (unsigned long long)k.thread_instructions);
+        if (auto c = kernel_counters.find(name); c != kernel_counters.end()) {
+            std::fprintf(f, ",\n      ");
+            write_counters_json(f, c->second, props);
+        }
+        std::fprintf(f, "}");
         std::free(demangled);
         separator = ",\n";
         total.launches += k.launches;
@@ -129,24 +160,8 @@ void write_stats_json(const char *path, const simtgpuDeviceProperties &props,
     // names in include/simtgpu/counters.h: the whole device while this
     // context lived (other processes' work included, on a shared GPU).
     if (counters.size() == SIMTGPU_NUM_COUNTERS) {
-        std::fprintf(f, ",\n  \"counters\": {");
-        const char *sep = "";
-#define SIMTGPU_X(name, unit, ncu, meaning)                                                        \
-    std::fprintf(f, "%s\"" #name "\": %llu", sep,                                                  \
-                 (unsigned long long)counters[SIMTGPU_COUNTER_##name]);                            \
-    sep = ", ";
-        SIMTGPU_COUNTERS(SIMTGPU_X)
-#undef SIMTGPU_X
-        std::fprintf(f, "},\n  \"derived\": {");
-        sep = "";
-#define SIMTGPU_X(name, unit, ncu, meaning, num, den)                                              \
-    std::fprintf(f, "%s\"" #name "\": %.6g", sep,                                                  \
-                 simtgpu_derived_value(SIMTGPU_DERIVED_##name, counters.data(),                    \
-                                       props.warps_per_sm, props.clock_khz));                      \
-    sep = ", ";
-        SIMTGPU_DERIVED(SIMTGPU_X)
-#undef SIMTGPU_X
-        std::fprintf(f, "}");
+        std::fprintf(f, ",\n  ");
+        write_counters_json(f, counters, props);
     }
     std::fprintf(f, "\n}\n");
     if (std::fclose(f) != 0)
@@ -193,6 +208,7 @@ Context::Context(simtgpuDevice device, std::unique_ptr<Transport> transport)
     : device_(device), transport_(std::move(transport)) {
     default_stream_.ctx = this;
     if (const char *stats = std::getenv("SIMTGPU_STATS"); stats && *stats) {
+        stats_path_ = stats;
         counters_at_start_.resize(SIMTGPU_NUM_COUNTERS);
         if (transport_read_counters(*transport_, counters_at_start_.data()) != 0)
             counters_at_start_.clear();
@@ -229,7 +245,7 @@ Context::~Context() {
             std::free(bo.cpu);
     if (const char *profile = std::getenv("SIMTGPU_PROFILE"); profile && *profile == '1')
         print_kernel_stats();
-    if (const char *stats = std::getenv("SIMTGPU_STATS"); stats && *stats) {
+    if (!stats_path_.empty()) {
         std::vector<uint64_t> counters;
         if (!counters_at_start_.empty()) {
             counters.resize(SIMTGPU_NUM_COUNTERS);
@@ -240,7 +256,7 @@ Context::~Context() {
                 counters.clear();
             }
         }
-        write_stats_json(stats, props(), kernel_stats_, counters);
+        write_stats_json(stats_path_.c_str(), props(), kernel_stats_, kernel_counters_, counters);
     }
 }
 
@@ -569,7 +585,25 @@ simtgpuResult Context::submit_launch(simtgpuStream_st &s, const std::vector<uint
     sub.transient = {params};
     sub.kernel = kernel;
     sub.report_offset = report_offset;
-    return submit_work(s, packets, std::move(sub), {});
+    if (counters_at_start_.empty())
+        return submit_work(s, packets, std::move(sub), {});
+    // SIMTGPU_STATS: the device's counters just before and after the launch,
+    // with nothing else of this context on the device, are the kernel's own
+    // (docs/counters.md): launches are serialised, as Nsight Compute does.
+    // Errors surface as before, at the next call that synchronises.
+    synchronize_all();
+    std::vector<uint64_t> before(SIMTGPU_NUM_COUNTERS), after(SIMTGPU_NUM_COUNTERS);
+    const bool readable = transport_read_counters(*transport_, before.data()) == 0;
+    if (simtgpuResult r = submit_work(s, packets, std::move(sub), {}))
+        return r;
+    retire(s, true);
+    if (readable && transport_read_counters(*transport_, after.data()) == 0) {
+        std::vector<uint64_t> &sum = kernel_counters_[kernel];
+        sum.resize(SIMTGPU_NUM_COUNTERS);
+        for (size_t i = 0; i < sum.size(); ++i)
+            sum[i] += after[i] - before[i];
+    }
+    return SIMTGPU_SUCCESS;
 }
 
 simtgpuResult Context::submit_work(simtgpuStream_st &s, const std::vector<uint32_t> &packets,

@@ -195,9 +195,14 @@ private:
     simtgpuResult sticky_ = SIMTGPU_SUCCESS;
     std::string sticky_detail_;
     std::map<std::string, simtgpuKernelStats> kernel_stats_;
+    // SIMTGPU_STATS, read when the context is made: the file it writes.
+    std::string stats_path_;
     // SIMTGPU_STATS: the device's counters when the context was made (the
     // JSON reports what changed while it lived); empty when unreadable.
     std::vector<uint64_t> counters_at_start_;
+    // SIMTGPU_STATS with readable counters: what they moved across each
+    // kernel's launches, summed per kernel (launches are then serialised).
+    std::map<std::string, std::vector<uint64_t>> kernel_counters_;
 };
 
 } // namespace simtgpu::umd

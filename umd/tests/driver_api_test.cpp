@@ -6,11 +6,13 @@
 #include "test_support.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -207,6 +209,71 @@ TEST_F(DriverApi, VectorAddMatchesTheCpu) {
 // device cycles (within the events around them) and thread instructions
 // (an affine function of the kernel's loop count, so equal steps add equal
 // counts).
+// SIMTGPU_STATS: each kernel's entry carries the counters its own launches
+// moved, even with two kernels in flight on two streams (launches are then
+// serialised): CTAs are the grids' (known from the launches) and
+// instructions what each grid's launch report counted.
+TEST_F(DriverApi, StatsGiveEachKernelItsOwnCounters) {
+    const std::string path =
+        "/tmp/simtgpu-stats-" + std::to_string(getpid()) + "-" + std::to_string(rand()) + ".json";
+    setenv("SIMTGPU_STATS", path.c_str(), 1);
+    simtgpuContext ctx = nullptr;
+    simtgpuResult created = simtgpuCtxCreate(&ctx, 0, device_);
+    unsetenv("SIMTGPU_STATS"); // read when the context is made
+    ASSERT_OK(created);
+    simtgpuModule module = nullptr;
+    ASSERT_OK(simtgpuModuleLoadData(&module, ctx, image_.data(), image_.size()));
+    simtgpuFunction compute = nullptr, vec_add = nullptr;
+    ASSERT_OK(simtgpuModuleGetFunction(&compute, module, "compute"));
+    ASSERT_OK(simtgpuModuleGetFunction(&vec_add, module, "vec_add"));
+    simtgpuStream a = nullptr, b = nullptr;
+    ASSERT_OK(simtgpuStreamCreate(&a, ctx, SIMTGPU_STREAM_NON_BLOCKING, 0));
+    ASSERT_OK(simtgpuStreamCreate(&b, ctx, SIMTGPU_STREAM_NON_BLOCKING, 0));
+    const uint32_t n = 1000;
+    simtgpuDevicePtr out = 0, va = 0, vb = 0, vc = 0;
+    ASSERT_OK(simtgpuMemAlloc(ctx, &out, 64 * 8));
+    for (simtgpuDevicePtr *p : {&va, &vb, &vc})
+        ASSERT_OK(simtgpuMemAlloc(ctx, p, n * 4));
+    uint64_t iterations = 500;
+    void *compute_params[] = {&out, &iterations};
+    void *add_params[] = {&va, &vb, &vc, const_cast<uint32_t *>(&n)};
+    const uint32_t compute_grid = 2, add_grid = (n + 127) / 128;
+    for (int i = 0; i < 2; ++i) {
+        ASSERT_OK(simtgpuLaunchKernel(compute, compute_grid, 1, 1, 32, 1, 1, 0, a, compute_params,
+                                      nullptr));
+        ASSERT_OK(
+            simtgpuLaunchKernel(vec_add, add_grid, 1, 1, 128, 1, 1, 0, b, add_params, nullptr));
+    }
+    ASSERT_OK(simtgpuCtxSynchronize(ctx));
+    simtgpuKernelStats compute_stats, add_stats;
+    ASSERT_OK(simtgpuCtxGetKernelStats(ctx, "compute", &compute_stats));
+    ASSERT_OK(simtgpuCtxGetKernelStats(ctx, "vec_add", &add_stats));
+    ASSERT_OK(simtgpuCtxDestroy(ctx)); // writes the file
+    std::ifstream in(path);
+    ASSERT_TRUE(in) << path;
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    std::remove(path.c_str());
+    ASSERT_FALSE(j.is_discarded());
+    const struct {
+        const char *name;
+        const simtgpuKernelStats &report;
+        uint64_t ctas;
+    } kernels[] = {{"compute", compute_stats, 2 * compute_grid},
+                   {"vec_add", add_stats, 2 * add_grid}};
+    for (const auto &k : kernels) {
+        SCOPED_TRACE(k.name);
+        ASSERT_TRUE(j["kernels"][k.name].contains("counters")) << j.dump(2);
+        const nlohmann::json &c = j["kernels"][k.name]["counters"];
+        EXPECT_EQ(c["launches"].get<uint64_t>(), 2u);
+        EXPECT_EQ(c["ctas"].get<uint64_t>(), k.ctas);
+        EXPECT_EQ(c["thread_instructions"].get<uint64_t>(), k.report.thread_instructions);
+        EXPECT_GT(c["warp_instructions"].get<uint64_t>(), 0u);
+        EXPECT_TRUE(j["kernels"][k.name]["derived"].contains("ipc"));
+    }
+    EXPECT_GT(compute_stats.thread_instructions, 64u * 500); // one per iteration at least
+    EXPECT_NE(compute_stats.thread_instructions, add_stats.thread_instructions);
+}
+
 TEST_F(DriverApi, LaunchReportsGiveEachKernelsDeviceTime) {
     simtgpuDevicePtr out = alloc(32 * 8);
     simtgpuEvent start, end;

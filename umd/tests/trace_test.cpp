@@ -9,12 +9,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 using namespace simtgpu::umd::test;
 using simtgpu::test::LoadedTrace;
@@ -122,4 +125,123 @@ TEST(Trace, StreamsJobsGridsAndCtasInOneFile) {
             }
     EXPECT_EQ(cta_slices, ctas);
     std::filesystem::remove(path);
+}
+
+namespace {
+
+// What the streams' tracks of a trace hold, each track's slice names in
+// time order, by track name.
+std::map<std::string, std::vector<std::string>> stream_kernels(const LoadedTrace &t) {
+    std::map<std::string, std::vector<std::string>> out;
+    const int64_t streams = t.pid("CUDA streams");
+    for (const auto &id : t.tracks_of(streams, "stream ")) {
+        std::vector<TraceSlice> slices = t.slices(id);
+        std::stable_sort(slices.begin(), slices.end(),
+                         [](const TraceSlice &a, const TraceSlice &b) { return a.ts < b.ts; });
+        for (const TraceSlice &s : slices)
+            out[t.threads.at(id)].push_back(s.name);
+    }
+    return out;
+}
+
+// The launches of StreamTracksHoldEachLaunchInOrder, in the order made:
+// alternately on two streams, each stream's first kernel telling them apart.
+const std::vector<std::vector<std::string>> kLaunches = {{"compute", "vec_add", "compute"},
+                                                         {"vec_add", "compute"}};
+
+// The stream tracks hold exactly kLaunches, whichever stream is which.
+void expect_launches(const LoadedTrace &t) {
+    ASSERT_GE(t.pid("CUDA streams"), 0);
+    std::vector<std::vector<std::string>> found;
+    for (auto &[track, names] : stream_kernels(t))
+        found.push_back(names);
+    std::vector<std::vector<std::string>> want = kLaunches;
+    std::sort(found.begin(), found.end());
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(found, want);
+}
+
+} // namespace
+
+// SIMTGPU_TRACE on either transport (the guest suite 73-trace runs it on the
+// render node): each stream's track holds its kernels in the order they were
+// launched, one slice per launch. SIMTGPU_TEST_TRACE_OUT keeps the file
+// there, for simt-trace --umd.
+TEST(Trace, StreamTracksHoldEachLaunchInOrder) {
+    const char *keep = std::getenv("SIMTGPU_TEST_TRACE_OUT");
+    const std::string path = keep && *keep
+                                 ? keep
+                                 : (std::filesystem::temp_directory_path() /
+                                    ("simtgpu_umd_streams_" + std::to_string(getpid()) + ".json"))
+                                       .string();
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        setenv("SIMTGPU_TRACE", path.c_str(), 1);
+        auto check = [](bool ok, const char *what) {
+            if (!ok) {
+                std::fprintf(stderr, "failed: %s: %s\n", what, simtgpuGetErrorDetail());
+                std::_Exit(1);
+            }
+        };
+        check(simtgpuInit(0) == SIMTGPU_SUCCESS, "simtgpuInit");
+        simtgpuContext ctx;
+        check(simtgpuCtxCreate(&ctx, 0, 0) == SIMTGPU_SUCCESS, "simtgpuCtxCreate");
+        std::vector<uint8_t> image = kernels_image();
+        simtgpuModule module;
+        check(simtgpuModuleLoadData(&module, ctx, image.data(), image.size()) == SIMTGPU_SUCCESS,
+              "module");
+        const uint32_t n = 256;
+        simtgpuDevicePtr a, b, c;
+        for (simtgpuDevicePtr *p : {&a, &b, &c})
+            check(simtgpuMemAlloc(ctx, p, n * 8) == SIMTGPU_SUCCESS, "alloc");
+        uint64_t iterations = 100;
+        void *compute_params[] = {&a, &iterations};
+        void *add_params[] = {&a, &b, &c, const_cast<uint32_t *>(&n)};
+        simtgpuStream streams[2];
+        for (auto &s : streams)
+            check(simtgpuStreamCreate(&s, ctx, SIMTGPU_STREAM_NON_BLOCKING, 0) == SIMTGPU_SUCCESS,
+                  "stream");
+        for (size_t i = 0; i < 3; ++i)
+            for (size_t s = 0; s < 2; ++s) {
+                if (i >= kLaunches[s].size())
+                    continue;
+                const bool compute = kLaunches[s][i] == "compute";
+                simtgpuFunction f;
+                check(simtgpuModuleGetFunction(&f, module, kLaunches[s][i].c_str()) ==
+                          SIMTGPU_SUCCESS,
+                      "function");
+                check(simtgpuLaunchKernel(f, compute ? 1 : 2, 1, 1, compute ? 32 : 128, 1, 1, 0,
+                                          streams[s], compute ? compute_params : add_params,
+                                          nullptr) == SIMTGPU_SUCCESS,
+                      "launch");
+            }
+        check(simtgpuCtxSynchronize(ctx) == SIMTGPU_SUCCESS, "synchronize");
+        std::exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child failed";
+    expect_launches(simtgpu::test::load_trace(path));
+    if (!(keep && *keep))
+        std::filesystem::remove(path);
+}
+
+// The guest's merged trace (73-trace: the tracefs jobs and the file above,
+// merged by simt-trace --umd, named by SIMTGPU_TEST_MERGED_TRACE): the
+// stream tracks are there as launched, and on one clock with the driver's
+// jobs, each kernel inside the job that ran it.
+TEST(Trace, MergedWithTheKernelDriversJobs) {
+    const char *merged = std::getenv("SIMTGPU_TEST_MERGED_TRACE");
+    if (!merged || !*merged)
+        GTEST_SKIP() << "the guest suite 73-trace names a merged trace here";
+    const LoadedTrace t = simtgpu::test::load_trace(merged);
+    expect_launches(t);
+    const auto jobs = all_slices(t, t.pid("kmd (tracefs)"), "ring ");
+    ASSERT_FALSE(jobs.empty());
+    for (const auto &id : t.tracks_of(t.pid("CUDA streams"), "stream "))
+        for (const TraceSlice &s : t.slices(id))
+            EXPECT_TRUE(std::any_of(jobs.begin(), jobs.end(),
+                                    [&](const TraceSlice &j) { return inside(s, j); }))
+                << s.name << " at " << s.ts << " us is in no job";
 }

@@ -4,6 +4,7 @@
 // SIMTGPU_TRANSPORT=drm against the kernel driver. Both must pass. The
 // rules both drivers share (simtgpu/driver_policy.h) are tested here, each
 // where the two used to differ.
+#include "preset_config.h"
 #include "simtgpu/driver_policy.h"
 #include "simtgpu/hw.h"
 #include "test_support.h"
@@ -240,11 +241,11 @@ uint64_t job_timeout_ms(bool in_process) {
 
 TEST_F(Uapi, GetParam) {
     // Every parameter answers; the one after the last is refused.
-    for (uint32_t param = 0; param <= SIMTGPU_PARAM_NUM_PARTITIONS; ++param) {
+    for (uint32_t param = 0; param <= SIMTGPU_PARAM_MEM_CLOCK_KHZ; ++param) {
         drm_simtgpu_get_param any{param, 0, 0};
         EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &any), 0) << "param " << param;
     }
-    drm_simtgpu_get_param past{SIMTGPU_PARAM_NUM_PARTITIONS + 1, 0, 0};
+    drm_simtgpu_get_param past{SIMTGPU_PARAM_MEM_CLOCK_KHZ + 1, 0, 0};
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &past), -EINVAL);
     drm_simtgpu_get_param p{SIMTGPU_PARAM_UAPI_VERSION, 0, 0};
     ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &p), 0);
@@ -266,6 +267,35 @@ TEST_F(Uapi, GetParam) {
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &p), -EINVAL);
     p = {1000, 0, 0};
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &p), -EINVAL);
+}
+
+// The device's shape and memory hierarchy (uAPI 1.4) as its configuration
+// file gives them (SIMTGPU_SIM_CONFIG; the functional model has no memory
+// hierarchy and answers 0).
+TEST_F(Uapi, GetParamAnswersTheDevicesConfiguration) {
+    const test::ExpectedDevice want = test::expected_device();
+    ASSERT_TRUE(want.error.empty()) << want.error;
+    SCOPED_TRACE("configuration " + want.name);
+    const struct {
+        uint32_t param;
+        uint64_t want;
+        const char *name;
+    } params[] = {
+        {SIMTGPU_PARAM_NUM_SMS, want.num_sms, "NUM_SMS"},
+        {SIMTGPU_PARAM_WARPS_PER_SM, want.warps_per_sm, "WARPS_PER_SM"},
+        {SIMTGPU_PARAM_WARP_SIZE, want.warp_size, "WARP_SIZE"},
+        {SIMTGPU_PARAM_CTAS_PER_SM, want.ctas_per_sm, "CTAS_PER_SM"},
+        {SIMTGPU_PARAM_SHARED_PER_SM, want.shared_bytes_per_sm, "SHARED_PER_SM"},
+        {SIMTGPU_PARAM_CLOCK_KHZ, want.clock_khz, "CLOCK_KHZ"},
+        {SIMTGPU_PARAM_L2_SIZE, want.l2_bytes, "L2_SIZE"},
+        {SIMTGPU_PARAM_MEM_BUS_WIDTH, want.bus_width_bits, "MEM_BUS_WIDTH"},
+        {SIMTGPU_PARAM_MEM_CLOCK_KHZ, want.mem_clock_khz, "MEM_CLOCK_KHZ"},
+    };
+    for (const auto &p : params) {
+        drm_simtgpu_get_param g{p.param, 0, 0};
+        ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &g), 0) << p.name;
+        EXPECT_EQ(g.value, p.want) << p.name;
+    }
 }
 
 TEST_F(Uapi, BoCreateInfoAndValidation) {

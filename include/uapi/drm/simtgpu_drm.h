@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define SIMTGPU_UAPI_VERSION_MAJOR 1
-#define SIMTGPU_UAPI_VERSION_MINOR 3
+#define SIMTGPU_UAPI_VERSION_MINOR 4
 
 #define DRM_SIMTGPU_GET_PARAM 0x00
 #define DRM_SIMTGPU_BO_CREATE 0x01
@@ -107,6 +107,14 @@ enum drm_simtgpu_param {
 	 * runs no work (QUEUE_CREATE fails with EBUSY).
 	 */
 	SIMTGPU_PARAM_NUM_PARTITIONS = 20,
+	/* 1.4: the memory hierarchy the device models (SIMTGPU_REG_L2_SIZE
+	 * and the two after it): L2 bytes, DRAM bus width in bits, DRAM
+	 * clock in kHz; 0 where it models none. An older driver answers
+	 * -EINVAL.
+	 */
+	SIMTGPU_PARAM_L2_SIZE = 21,
+	SIMTGPU_PARAM_MEM_BUS_WIDTH = 22,
+	SIMTGPU_PARAM_MEM_CLOCK_KHZ = 23,
 };
 
 struct drm_simtgpu_get_param {

@@ -605,6 +605,15 @@ uint64_t Device::mmio_read(uint64_t offset, unsigned size) {
         return vram_clear_.result;
     case SIMTGPU_REG_NUM_COUNTERS:
         return SIMTGPU_NUM_COUNTERS;
+    // The functional model has no caches or DRAM: it reports none.
+    case SIMTGPU_REG_L2_SIZE:
+        return config_.model == Model::timing
+                   ? uint32_t(std::min<uint64_t>(config_.memory.l2.size_bytes, UINT32_MAX))
+                   : 0;
+    case SIMTGPU_REG_MEM_BUS_WIDTH:
+        return config_.model == Model::timing ? config_.memory.dram.bus_width_bits : 0;
+    case SIMTGPU_REG_MEM_CLOCK_KHZ:
+        return config_.model == Model::timing ? config_.memory.dram.clock_khz : 0;
     case SIMTGPU_REG_IRQ_STATUS:
         return irq_status_;
     case SIMTGPU_REG_IRQ_MASK:

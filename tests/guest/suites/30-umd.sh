@@ -14,7 +14,14 @@ if ! grep -q '^simtgpu ' /proc/modules && ! modprobe simtgpu; then
 	exit 1
 fi
 log=$(mktemp)
-for test in umd_uapi_tests umd_unit_tests umd_driver_tests; do
+# The device's configuration file (QEMU's config=, which run-qemu.sh puts on
+# the kernel command line; none: the simulator's defaults, functional.json),
+# with which umd_uapi_tests and umd_device_props_tests compare what the
+# driver and the CUDA runtime report.
+SIMTGPU_SIM_CONFIG=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^simtgpu_config=//p')
+export SIMTGPU_SIM_CONFIG
+echo "umd: the device's configuration: ${SIMTGPU_SIM_CONFIG:-functional (no config=)}"
+for test in umd_uapi_tests umd_unit_tests umd_driver_tests umd_device_props_tests; do
 	if ! command -v "$test" >/dev/null 2>&1; then
 		echo "umd: $test is not in the image"
 		failed=$((failed + 1))

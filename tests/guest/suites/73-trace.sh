@@ -3,7 +3,11 @@
 # events/simtgpu enabled, a run of simt-doctor's tiny kernel leaves a submit,
 # a job begin and a job end per job in tracefs, each end with its ring and
 # sequence number after its begin; simt-trace turns the text into trace JSON
-# with one slice per job end it could match.
+# with one slice per job end it could match. Then the CUDA streams:
+# libsimtgpu's SIMTGPU_TRACE file on the render node holds each stream's
+# kernels as launched, and simt-trace --umd merges it with the tracefs jobs
+# on the device clock, each kernel inside the job that ran it (both checked
+# by umd_trace_tests, which parses the JSON).
 # Prints "trace: N passed, N failed, N skipped".
 . /opt/simtgpu/bin/checks.sh
 build=${SIMTGPU_BUILD_DIR:-}
@@ -76,6 +80,33 @@ if simt-trace "$tmp/trace" -o "$tmp/trace.json" 2>"$tmp/conv"; then
 else
 	bad "simt-trace converts the tracefs text"
 	show "simt-trace" "$tmp/conv"
+fi
+
+# --- the CUDA streams' tracks, and the merged file.
+: >"$tracing/trace"
+echo 1 >"$tracing/events/simtgpu/enable"
+echo 1 >"$tracing/tracing_on"
+SIMTGPU_TRANSPORT=drm SIMTGPU_TEST_TRACE_OUT=$tmp/umd.json \
+	umd_trace_tests --gtest_filter=Trace.StreamTracksHoldEachLaunchInOrder >"$tmp/streams" 2>&1
+streams=$?
+echo 0 >"$tracing/tracing_on"
+echo 0 >"$tracing/events/simtgpu/enable"
+cat "$tracing/trace" >"$tmp/trace2"
+if [ $streams -eq 0 ] && grep -q '^\[       OK \] Trace.StreamTracksHoldEachLaunchInOrder' "$tmp/streams"; then
+	ok "SIMTGPU_TRACE on the render node: each stream's kernels as launched, one slice per launch"
+else
+	bad "SIMTGPU_TRACE on the render node: each stream's kernels as launched"
+	show "umd_trace_tests (exit $streams)" "$tmp/streams"
+fi
+if simt-trace "$tmp/trace2" --umd "$tmp/umd.json" -o "$tmp/merged.json" 2>"$tmp/conv2" &&
+	SIMTGPU_TEST_MERGED_TRACE=$tmp/merged.json \
+		umd_trace_tests --gtest_filter=Trace.MergedWithTheKernelDriversJobs >"$tmp/merged" 2>&1 &&
+	grep -q '^\[       OK \] Trace.MergedWithTheKernelDriversJobs' "$tmp/merged"; then
+	ok "simt-trace --umd: the stream tracks and the jobs on one clock, each kernel inside its job"
+else
+	bad "simt-trace --umd: the stream tracks and the jobs on one clock"
+	show "simt-trace --umd" "$tmp/conv2"
+	[ -f "$tmp/merged" ] && show "umd_trace_tests" "$tmp/merged"
 fi
 rm -rf "$tmp"
 result trace

@@ -100,6 +100,12 @@ typedef struct simtgpuDeviceProperties {
     uint32_t max_queues;
     uint32_t reserved;
     uint64_t vram_size;
+    /* The memory hierarchy the device models (uAPI 1.4); 0 where it models
+     * none (the functional model) or the driver is older. */
+    uint32_t l2_size;       /* bytes */
+    uint32_t mem_bus_width; /* bits */
+    uint32_t mem_clock_khz;
+    uint32_t reserved2;
 } simtgpuDeviceProperties;
 
 SIMTGPU_API simtgpuResult simtgpuDeviceGetProperties(simtgpuDeviceProperties *props,

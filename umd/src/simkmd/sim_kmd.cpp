@@ -813,6 +813,15 @@ int SimDevice::get_param(FileState *f, drm_simtgpu_get_param *a) {
         return 0;
     }
     case SIMTGPU_PARAM_CAPS: a->value = reg(SIMTGPU_REG_CAPS); return 0;
+    case SIMTGPU_PARAM_L2_SIZE:
+        a->value = reg(SIMTGPU_REG_L2_SIZE);
+        return 0;
+    case SIMTGPU_PARAM_MEM_BUS_WIDTH:
+        a->value = reg(SIMTGPU_REG_MEM_BUS_WIDTH);
+        return 0;
+    case SIMTGPU_PARAM_MEM_CLOCK_KHZ:
+        a->value = reg(SIMTGPU_REG_MEM_CLOCK_KHZ);
+        return 0;
     case SIMTGPU_PARAM_NUM_QUEUES_MAX: a->value = SIMTGPU_MAX_QUEUES_PER_FILE; return 0;
     case SIMTGPU_PARAM_CGROUP_VRAM_MAX: a->value = dmem_max(); return 0;
     case SIMTGPU_PARAM_CGROUP_VRAM_CURRENT: a->value = dmem_current(); return 0;
