@@ -447,8 +447,9 @@ static struct dma_fence *simtgpu_run_job(struct drm_sched_job *sched_job)
 
 	dma_fence_put(job->hw_fence); /* from a run before a reset */
 	job->hw_fence = dma_fence_get(&f->base);
-	simtgpu_ring_emit_job(ring, job, f->seqno);
+	/* Before the doorbell: the job's end can be traced as soon as it rings. */
 	trace_simtgpu_job_begin(ring->index, f->seqno, job->queue->id, job->pid);
+	simtgpu_ring_emit_job(ring, job, f->seqno);
 	simtgpu_policy_kick(sdev);
 	drm_dev_exit(idx);
 	return &f->base;

@@ -44,7 +44,7 @@ TRACE_EVENT(simtgpu_submit,
 		      __entry->ib_dwords)
 );
 
-/* The job's packets were written to @ring and its doorbell rung. */
+/* The job goes to @ring: its packets are written and its doorbell rung. */
 TRACE_EVENT(simtgpu_job_begin,
 	    TP_PROTO(unsigned int ring, u64 seqno, u32 queue_id, pid_t pid),
 	    TP_ARGS(ring, seqno, queue_id, pid),

@@ -25,8 +25,10 @@ constexpr uint32_t kLiA7Exit = 0x05d00893;   // li a7, 93
 constexpr uint32_t kLiA0Zero = 0x00000513;   // li a0, 0
 constexpr uint32_t kEcall = 0x00000073;
 constexpr uint32_t kEbreak = 0x00100073;
-constexpr uint32_t kLdA1A0 = 0x00053583; // ld a1, 0(a0)
-constexpr uint32_t kJumpSelf = 0x0000006f; // j .
+constexpr uint32_t kLdA1A0 = 0x00053583;      // ld a1, 0(a0)
+constexpr uint32_t kJumpSelf = 0x0000006f;    // j .
+constexpr uint32_t kLiT0Zero = 0x00000293;    // li t0, 0
+constexpr uint32_t kBnezT0Back2 = 0xfe029ce3; // bnez t0, .-8
 
 class Launch : public ::testing::Test {
 protected:
@@ -233,6 +235,50 @@ TEST_F(Launch, ResetStopsARunawayKernelAndClearsState) {
     h.setup_ring(0);
     h.submit({pkt_set_context(3, h.root), pkt_fence(kData, 5)});
     EXPECT_EQ(h.read_pa<uint64_t>(data_pa), 5u);
+}
+
+// Under the timing model a reset also restarts the SMs' clocks, sub-cores
+// and scoreboards with the device clock and memory system: a kernel after
+// a reset that caught loads in flight takes the cycles it takes on a fresh
+// device (it used to wait for the answers and cycles of before, and was
+// reported as a livelock).
+class TimingLaunch : public Launch {
+protected:
+    static simtgpu_sim_config teaching() {
+        simtgpu_sim_config c{};
+        c.config = "teaching";
+        return c;
+    }
+    TimingLaunch() : Launch(teaching()) {}
+    // 100 loads of one address, one after the other, by 4 CTAs of 64 threads.
+    simtgpu_launch_report run_loads() {
+        load({kLiT0_100, kLdA1A0, kDecT0, kBnezT0Back2, kLiA0Zero, kLiA7Exit, kEcall});
+        simtgpu_pkt_launch l = launch_1d(kCode, 4, 64);
+        l.param_va = kData + 256;
+        return run(l);
+    }
+};
+
+TEST_F(TimingLaunch, AKernelAfterAResetTakesTheCyclesOfAFreshDevice) {
+    const simtgpu_launch_report fresh = run_loads();
+    ASSERT_EQ(fresh.exception, 0u);
+    ASSERT_GT(fresh.cycles, 100u * 20) << "100 dependent loads of at least an L1 hit each";
+
+    load({kLiT0Zero, kLdA1A0, kDecT0, kBnezT0Back2}); // 2^64 loads: until the reset
+    simtgpu_pkt_launch runaway = launch_1d(kCode, 4, 64);
+    runaway.param_va = kData + 256;
+    h.emit(0, pkt_launch(runaway));
+    h.doorbell(0);
+    while (h.stats().cycles < 100000)
+        std::this_thread::yield();
+    simtgpu_sim_reset(h.sim);
+    ASSERT_TRUE(simtgpu_sim_wait_idle(h.sim, 0));
+    h.setup_ring(0);
+    h.submit({pkt_set_context(3, h.root)});
+    const simtgpu_launch_report after = run_loads();
+    EXPECT_EQ(after.exception, 0u);
+    EXPECT_EQ(after.cycles, fresh.cycles);
+    EXPECT_EQ(after.thread_instructions, fresh.thread_instructions);
 }
 
 TEST_F(Launch, ResetRegisterNeedsTheMagic) {

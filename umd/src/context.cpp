@@ -854,6 +854,12 @@ simtgpuResult Context::check_queue(simtgpuStream_st &s) {
         return poison(SIMTGPU_ERROR_LAUNCH_FAILED, "device trap (ebreak)" + where);
     }
     case SIMTGPU_EXC_DEADLOCK:
+        if (f.detail == SIMTGPU_DEADLOCK_NO_PROGRESS)
+            return poison(SIMTGPU_ERROR_LAUNCH_FAILED,
+                          "livelock: the threads run but nothing changes, and one warp is "
+                          "never given an issue slot (a spin lock whose holder the warp "
+                          "scheduler starves? try another warp scheduler)" +
+                              where);
         return poison(SIMTGPU_ERROR_LAUNCH_FAILED,
                       "deadlock: every live thread of block " + dim3_text(f.ctaid) +
                           " waits at a barrier that cannot complete (__syncthreads in "

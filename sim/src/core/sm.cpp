@@ -455,6 +455,7 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
             t.mem_refused = false;
             t.reg_ready.fill(0);
             t.reg_parts.fill(0);
+            t.reg_arrival.fill(0);
             subcores[slot % subcores.size()].age[slot / subcores.size()] = age[slot];
         }
         std::fill(w.pc.begin(), w.pc.end(), launch.entry_pc);
@@ -2334,6 +2335,17 @@ void Sm::abort()
     }
     s.resident_ctas = s.resident_warps = s.shared_used = 0;
     s.exception.reset();
+    // The device clock and memory system start again (GridScheduler::reset):
+    // the SM's clock, its sub-cores' units and the loads it waited for go
+    // with them, or its warps would wait for cycles and answers of before.
+    s.now = s.sleep_until = 0;
+    s.loads_in_flight = 0;
+    s.pending.clear();
+    std::fill(s.issued_at.begin(), s.issued_at.end(), 0);
+    for (SubCore &sc : s.subcores) {
+        sc.unit_free = {};
+        sc.last = -1;
+    }
 }
 
 uint64_t Sm::clock() const { return impl_->now; }
