@@ -109,7 +109,14 @@ struct Warp {
     std::vector<uint8_t> bar_kind, bar_rd, bar_id;
     std::vector<uint64_t> resv_addr, resv_value;
     uint64_t resv_valid = 0;
-    std::vector<std::vector<uint8_t>> local; // per lane, allocated when touched
+    // Local memory per lane, allocated when first touched and kept for the
+    // slot's later threads. A thread's local memory reads as zero until it
+    // writes it (deterministic; CUDA leaves it undefined), but only the
+    // chunks it touches are zeroed (local_zeroed: bit c for chunk c of
+    // LaunchContext::local_chunk_shift bytes): most threads use a few words
+    // of a window of kilobytes.
+    std::vector<std::vector<uint8_t>> local;
+    std::vector<uint64_t> local_zeroed;
 
     uint64_t runnable() const { return valid & ~exited & ~blocked_bar & ~blocked_sync; }
     uint64_t live() const { return valid & ~exited; }
@@ -152,6 +159,7 @@ struct LaunchContext {
     uint32_t ctas_completed = 0; // since take_ctas_completed
     uint64_t ctas_finished = 0;  // since attach
     uint64_t thread_instructions = 0;
+    uint32_t local_chunk_shift = 0; // log2 of a local-memory chunk: at most 64 per window
     ExitRecord exits;
     TlbEntry tlb[kTlbEntries];
     std::unordered_map<uint64_t, std::unique_ptr<CodePage>> code;
@@ -301,6 +309,7 @@ struct Sm::Impl {
     TlbEntry *tlb_lookup(uint64_t va, uint32_t lane, Access access);
     uint8_t *window(uint32_t slot, uint32_t lane, uint64_t va, uint32_t size, Access access,
                     bool &in_window);
+    void zero_local(Warp &w, uint32_t lane, uint64_t chunks);
     bool access_slow(uint32_t slot, uint32_t lane, uint64_t va, void *data, uint32_t size,
                      Access access);
     template <typename T> bool load(uint32_t slot, uint32_t lane, uint64_t va, T &out);
@@ -360,6 +369,7 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
         w.resv_addr.resize(W);
         w.resv_value.resize(W);
         w.local.resize(W);
+        w.local_zeroed.resize(W);
     }
     ctas.resize(cfg.ctas_per_sm);
     launches.resize(cfg.ctas_per_sm);
@@ -469,7 +479,7 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
             w.tid[3 * l + 2] = t / (launch.block[0] * launch.block[1]);
             X(w, 10)[l] = launch.param_va;
             X(w, 2)[l] = sp;
-            w.local[l].clear();
+            w.local_zeroed[l] = 0;
         }
         cta.warps.push_back(slot);
         ++resident_warps;
@@ -650,9 +660,14 @@ SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va,
     } else if ((va >> 32) == (SIMTGPU_LOCAL_BASE >> 32)) {
         const uint64_t off = va - SIMTGPU_LOCAL_BASE;
         if (off + size <= cur->desc.stack_bytes) {
-            std::vector<uint8_t> &local = warps[slot].local[lane];
-            if (local.empty()) local.assign(cur->desc.stack_bytes, 0);
-            return local.data() + off;
+            Warp &w = warps[slot];
+            const uint32_t shift = cur->local_chunk_shift;
+            // Chunks off..off+size-1 (at most chunk 63: 2 << 63 wraps to 0).
+            const uint64_t need =
+                (uint64_t(2) << ((off + size - 1) >> shift)) - (uint64_t(1) << (off >> shift));
+            if (need & ~w.local_zeroed[lane])
+                zero_local(w, lane, need);
+            return w.local[lane].data() + off;
         }
     } else {
         in_window = false;
@@ -661,6 +676,21 @@ SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va,
     raise(SIMTGPU_EXC_PAGE_FAULT, slot, lane, fault_pc, SIMTGPU_FAULT_OUT_OF_WINDOW, va,
           uint32_t(access));
     return nullptr;
+}
+
+// Zeroes the chunks of a lane's local memory that its thread touches for
+// the first time.
+void Sm::Impl::zero_local(Warp &w, uint32_t lane, uint64_t chunks) {
+    std::vector<uint8_t> &local = w.local[lane];
+    const uint32_t bytes = cur->desc.stack_bytes;
+    if (local.size() < bytes)
+        local.resize(bytes);
+    const uint32_t shift = cur->local_chunk_shift;
+    for (uint64_t m = chunks & ~w.local_zeroed[lane]; m; m &= m - 1) {
+        const uint32_t begin = uint32_t(std::countr_zero(m)) << shift;
+        std::memset(local.data() + begin, 0, std::min(uint32_t(1) << shift, bytes - begin));
+    }
+    w.local_zeroed[lane] |= chunks;
 }
 
 // Global accesses that cross a page or reach host memory: byte by byte.
@@ -2251,6 +2281,10 @@ std::optional<uint32_t> Sm::attach(const LaunchDesc &launch, GlobalMemory &memor
     lc.resident_ctas = lc.ctas_completed = 0;
     lc.ctas_finished = lc.thread_instructions = 0;
     lc.exits = ExitRecord{};
+    // Chunks of at least 64 bytes, at most 64 of them per window.
+    lc.local_chunk_shift = 6;
+    while ((uint64_t(launch.stack_bytes) >> lc.local_chunk_shift) >= 64)
+        ++lc.local_chunk_shift;
     for (TlbEntry &e : lc.tlb) e = TlbEntry{};
     lc.code.clear();
     return uint32_t(free - s.launches.begin());
