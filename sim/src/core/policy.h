@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace simtgpu::sim {
 
@@ -42,6 +43,15 @@ public:
     // policy will issue from this cycle).
     virtual int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age, int last_issued,
                      std::span<const uint8_t> long_wait = {}) = 0;
+    // The same choice from a bitset of the ready slots (bit s % 64 of word
+    // s / 64), without long_wait: what the functional model keeps, so that a
+    // pick costs a few word operations rather than a scan of every slot. By
+    // default it spells the bitset out and asks pick().
+    virtual int pick_bits(std::span<const uint64_t> ready, uint32_t slots,
+                          std::span<const uint64_t> age, int last_issued);
+
+private:
+    std::vector<uint8_t> spelled_; // pick_bits' ready bytes, by default
 };
 
 // Two-level scheduling's active set (Gebhart et al., ISCA 2011: 8 warps).
