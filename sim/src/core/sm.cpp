@@ -401,11 +401,12 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
             sc.why.resize(sc.slots.size());
             sc.age.resize(sc.slots.size());
         }
-        make_own_memory();
     }
 }
 
-// A lone SM's memory system, until use_memory_system() shares another.
+// A lone SM's memory system, made when a launch is attached unless
+// use_memory_system() shared another first (a device's SMs share one:
+// making 80 that nobody uses cost most of a short volta run).
 void Sm::Impl::make_own_memory()
 {
     auto created = mem::MemorySystem::create(config.memory, 1, config.clock_khz);
@@ -2349,7 +2350,8 @@ std::optional<uint32_t> Sm::attach(const LaunchDesc &launch, GlobalMemory &memor
     if (s.resident_ctas == 0) {
         s.now = device_cycle;
         s.last_issued = -1;
-        if (s.own_memory) s.make_own_memory(); // its clock starts again
+        if (!s.subcores.empty() && (s.own_memory || !s.memory))
+            s.make_own_memory(); // its clock starts again
     }
     const simtgpu_sm_resources r{s.config.warps_per_sm, s.config.warp_size, s.config.ctas_per_sm,
                                  s.config.shared_bytes_per_sm};
