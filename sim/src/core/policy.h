@@ -25,7 +25,9 @@ struct GroupChoice {
 class ReconvergencePolicy {
 public:
     virtual ~ReconvergencePolicy() = default;
-    // pcs: one per lane; runnable: lanes that may run (non-zero).
+    // pcs: one per lane; runnable: lanes that may run (non-zero). When all
+    // of them share one PC the choice must be {pc, runnable, UINT64_MAX}: the
+    // SM takes that answer without asking when it knows the PCs agree.
     virtual GroupChoice select(const uint64_t *pcs, uint64_t runnable) const = 0;
 };
 

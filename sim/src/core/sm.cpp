@@ -93,6 +93,22 @@ struct Warp {
     bool burst_global = false;
     uint64_t yielded_to = 0;     // PC of the waiting group that had the last turn
     std::vector<uint64_t> pc;
+    // Lanes known to share one PC, same_pc (set_pcs keeps it): when every
+    // runnable lane is among them, the group is theirs without asking the
+    // reconvergence policy.
+    uint64_t same_pc_lanes = 0, same_pc = 0;
+    void set_pcs(uint64_t mask, uint64_t value)
+    {
+        for (uint64_t m = mask; m; m &= m - 1) pc[std::countr_zero(m)] = value;
+        if (!(same_pc_lanes & ~mask)) {
+            same_pc_lanes = mask;
+            same_pc = value;
+        } else if (value == same_pc) {
+            same_pc_lanes |= mask;
+        } else {
+            same_pc_lanes &= ~mask;
+        }
+    }
     std::vector<uint64_t> x; // kIntRegs rows of lanes
     std::vector<uint64_t> f; // 32 rows of lanes
     std::vector<uint8_t> fflags, frm;
@@ -481,6 +497,8 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
             subcores[slot % subcores.size()].age[slot / subcores.size()] = age[slot];
         }
         std::fill(w.pc.begin(), w.pc.end(), launch.entry_pc);
+        w.same_pc_lanes = full_mask;
+        w.same_pc = launch.entry_pc;
         std::fill(w.x.begin(), w.x.end(), 0);
         std::fill(w.f.begin(), w.f.end(), 0);
         std::fill(w.fflags.begin(), w.fflags.end(), 0);
@@ -1050,8 +1068,7 @@ void Sm::Impl::release_barrier(Cta &cta, uint32_t id)
 void Sm::Impl::wait_in_warp_sync(uint32_t slot, uint64_t mask, uint64_t &waiting,
                                  uint64_t next_pc) {
     Warp &w = warps[slot];
-    for (uint64_t m = mask; m; m &= m - 1)
-        w.pc[std::countr_zero(m)] = next_pc;
+    w.set_pcs(mask, next_pc);
     waiting |= mask;
     w.blocked_sync |= mask;
     try_release_warp_sync(w);
@@ -1627,7 +1644,9 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
 GroupChoice Sm::Impl::choose_group(Warp &w)
 {
     const uint64_t runnable = w.runnable();
-    GroupChoice group = reconvergence->select(w.pc.data(), runnable);
+    GroupChoice group = (runnable & ~w.same_pc_lanes) == 0
+                            ? GroupChoice{w.same_pc, runnable, UINT64_MAX}
+                            : reconvergence->select(w.pc.data(), runnable);
     bool burst_ends = true; // the functional model: one choice per burst
     if (config.model == Model::timing) {
         burst_ends = ++w.burst_instructions >= kSliceInstructions || w.burst_global;
@@ -1710,6 +1729,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                     const uint32_t l = uint32_t(std::countr_zero(m));
                     w.pc[l] = (taken >> l & 1) ? pc + imm : next;
                 }
+                w.same_pc_lanes &= ~mask;
                 pcs_written = stop = true;
                 ++stats.divergent_branches;
             }
@@ -1774,6 +1794,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                     const uint32_t l = uint32_t(std::countr_zero(m));
                     w.pc[l] = (a[l] + imm) & ~uint64_t(1);
                 }
+                w.same_pc_lanes &= ~mask;
                 pcs_written = stop = true;
                 ++stats.divergent_branches;
             }
@@ -1889,7 +1910,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                 raise(SIMTGPU_EXC_ILLEGAL_INSTRUCTION, slot, first, pc, in.raw);
                 break;
             }
-            for (uint64_t m = mask; m; m &= m - 1) w.pc[std::countr_zero(m)] = next;
+            w.set_pcs(mask, next);
             pcs_written = stop = true;
             arrive_barrier(slot, in, mask);
             break;
@@ -2008,7 +2029,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
         if (pc >= group.yield_pc) break;
     }
     if (!pcs_written)
-        for (uint64_t m = mask; m; m &= m - 1) w.pc[std::countr_zero(m)] = pc;
+        w.set_pcs(mask, pc);
     stats.warp_instructions += issued;
     stats.thread_instructions += uint64_t(issued) * active;
     cur->thread_instructions += uint64_t(issued) * active;
