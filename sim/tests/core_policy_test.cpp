@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <set>
 #include <vector>
 
@@ -133,6 +134,39 @@ TEST(CorePolicy, Names) {
     EXPECT_TRUE(is_warp_scheduler("oldest-first"));
     EXPECT_TRUE(is_warp_scheduler("two-level"));
     EXPECT_FALSE(is_warp_scheduler("lrr"));
+}
+
+// The functional model asks schedulers with a bitset of ready slots; each
+// must choose as it does from the byte per slot (the timing model's form).
+// Two instances per scheduler see the same sequence of ready sets (random,
+// over 1-3 words of slots), so stateful ones (two-level) are compared too.
+TEST(CorePolicy, PickFromBitsAgreesWithPickFromBytes) {
+    std::mt19937_64 rng(17);
+    for (std::string_view name : kWarpSchedulers) {
+        for (uint32_t slots : {5u, 64u, 100u, 192u}) {
+            auto bytes = make_warp_scheduler(name), bits = make_warp_scheduler(name);
+            std::vector<uint64_t> age(slots);
+            for (uint32_t s = 0; s < slots; ++s) age[s] = rng() % 1000000;
+            int last_bytes = -1, last_bits = -1;
+            for (int round = 0; round < 2000; ++round) {
+                std::vector<uint8_t> ready(slots);
+                std::vector<uint64_t> words((slots + 63) / 64);
+                const uint64_t density = rng() % 4; // from empty to nearly full
+                for (uint32_t s = 0; s < slots; ++s) {
+                    ready[s] = rng() % 4 < density;
+                    words[s / 64] |= uint64_t(ready[s]) << (s % 64);
+                }
+                if (round % 50 == 0) age[rng() % slots] = 1000000 + round; // a new warp
+                last_bytes = bytes->pick(ready, age, last_bytes);
+                last_bits = bits->pick_bits(words, slots, age, last_bits);
+                ASSERT_EQ(last_bits, last_bytes) << name << " slots " << slots << " round " << round;
+                if (last_bytes >= 0) {
+                    ASSERT_LT(last_bytes, int(slots));
+                    ASSERT_TRUE(ready[size_t(last_bytes)]);
+                }
+            }
+        }
+    }
 }
 
 } // namespace

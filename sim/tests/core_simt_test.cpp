@@ -487,6 +487,29 @@ TEST_P(SimtTest, LocalMemoryIsPerThread) {
     EXPECT_LT(small.exception->address, SIMTGPU_LOCAL_BASE);
 }
 
+// Every thread finds its local memory zeroed, wherever it looks, even where
+// an earlier thread of the same warp slot wrote (48 one-warp CTAs do not
+// fit at once: later CTAs reuse the slots), and reads back what it stored,
+// also across the simulator's zeroing chunks (128 bytes for a 4 KiB window:
+// offset 124 straddles two; 1533 is misaligned). The kernel's own frame is at
+// the top of the window, above these.
+TEST_P(SimtTest, LocalMemoryStartsZeroedAndKeepsWrites) {
+    const std::vector<uint64_t> offsets = {0, 60, 124, 200, 1000, 1533, 2040};
+    for (size_t i = 0; i < offsets.size(); ++i)
+        mem.write(kIn + 8 * i, offsets[i]);
+    Params p;
+    p.n = offsets.size();
+    const uint32_t ctas = 48, threads = 32;
+    RunOutcome r = launch("k_local_fresh", {ctas, 1, 1}, {threads, 1, 1}, p, 0, 4096);
+    ASSERT_FALSE(r.exception) << r.exception->kind << " detail " << r.exception->detail;
+    for (uint64_t t = 0; t < ctas * threads; ++t)
+        for (uint64_t i = 0; i < offsets.size(); ++i) {
+            const uint64_t k = 2 * (t * offsets.size() + i);
+            ASSERT_EQ(out(k), 0u) << "thread " << t << " offset " << offsets[i];
+            ASSERT_EQ(out(k + 1), t << 32 | i) << "thread " << t << " offset " << offsets[i];
+        }
+}
+
 TEST_P(SimtTest, IdentityCsrs) {
     const Dim3 grid{2, 3, 2}, block{4, 3, 5};
     RunOutcome r = launch("k_csrs", grid, block, {}, 96);

@@ -7,6 +7,22 @@
 namespace simtgpu::sim {
 namespace {
 
+// The oldest slot of a ready bitset.
+int oldest_ready_bits(std::span<const uint64_t> ready, std::span<const uint64_t> age) {
+    int oldest = -1;
+    for (size_t k = 0; k < ready.size(); ++k)
+        for (uint64_t m = ready[k]; m; m &= m - 1) {
+            const int slot = int(k * 64) + std::countr_zero(m);
+            if (oldest < 0 || age[slot] < age[oldest])
+                oldest = slot;
+        }
+    return oldest;
+}
+
+bool bit(std::span<const uint64_t> bits, int slot) {
+    return bits[size_t(slot) / 64] >> (slot % 64) & 1;
+}
+
 // The oldest ready warp, by the time it was launched onto the SM (not by
 // slot: a young CTA may reuse the low slots of an old one); -1 if none.
 int oldest_ready(std::span<const uint8_t> ready, std::span<const uint64_t> age) {
@@ -53,6 +69,23 @@ public:
         }
         return -1;
     }
+    // The first ready slot after last_issued, wrapping (last_issued itself last).
+    int pick_bits(std::span<const uint64_t> ready, uint32_t, std::span<const uint64_t>,
+                  int last_issued) override {
+        const size_t words = ready.size();
+        const int from = last_issued + 1; // slots >= from first
+        for (size_t k = size_t(from) / 64; k < words; ++k) {
+            uint64_t m = ready[k];
+            if (k == size_t(from) / 64)
+                m &= ~uint64_t(0) << (from % 64);
+            if (m)
+                return int(k * 64) + std::countr_zero(m);
+        }
+        for (size_t k = 0; k < words; ++k)
+            if (ready[k])
+                return int(k * 64) + std::countr_zero(ready[k]);
+        return -1;
+    }
 };
 
 // Greedy-then-oldest (GTO, Rogers et al., MICRO 2012): the warp issued last
@@ -66,6 +99,12 @@ public:
             return last_issued;
         return oldest_ready(ready, age);
     }
+    int pick_bits(std::span<const uint64_t> ready, uint32_t slots, std::span<const uint64_t> age,
+                  int last_issued) override {
+        if (last_issued >= 0 && last_issued < int(slots) && bit(ready, last_issued))
+            return last_issued;
+        return oldest_ready_bits(ready, age);
+    }
 };
 
 // Oldest-first: always the oldest ready warp, whichever issued last. Old
@@ -75,6 +114,10 @@ public:
     int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age, int,
              std::span<const uint8_t>) override {
         return oldest_ready(ready, age);
+    }
+    int pick_bits(std::span<const uint64_t> ready, uint32_t, std::span<const uint64_t> age,
+                  int) override {
+        return oldest_ready_bits(ready, age);
     }
 };
 
@@ -154,6 +197,14 @@ private:
 };
 
 } // namespace
+
+int WarpScheduler::pick_bits(std::span<const uint64_t> ready, uint32_t slots,
+                             std::span<const uint64_t> age, int last_issued) {
+    spelled_.resize(slots);
+    for (uint32_t s = 0; s < slots; ++s)
+        spelled_[s] = bit(ready, int(s));
+    return pick(spelled_, age, last_issued);
+}
 
 bool is_reconvergence_policy(std::string_view name) {
     return std::find(kReconvergencePolicies.begin(), kReconvergencePolicies.end(), name) !=

@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace simtgpu::sim {
 
@@ -24,7 +25,9 @@ struct GroupChoice {
 class ReconvergencePolicy {
 public:
     virtual ~ReconvergencePolicy() = default;
-    // pcs: one per lane; runnable: lanes that may run (non-zero).
+    // pcs: one per lane; runnable: lanes that may run (non-zero). When all
+    // of them share one PC the choice must be {pc, runnable, UINT64_MAX}: the
+    // SM takes that answer without asking when it knows the PCs agree.
     virtual GroupChoice select(const uint64_t *pcs, uint64_t runnable) const = 0;
 };
 
@@ -42,6 +45,15 @@ public:
     // policy will issue from this cycle).
     virtual int pick(std::span<const uint8_t> ready, std::span<const uint64_t> age, int last_issued,
                      std::span<const uint8_t> long_wait = {}) = 0;
+    // The same choice from a bitset of the ready slots (bit s % 64 of word
+    // s / 64), without long_wait: what the functional model keeps, so that a
+    // pick costs a few word operations rather than a scan of every slot. By
+    // default it spells the bitset out and asks pick().
+    virtual int pick_bits(std::span<const uint64_t> ready, uint32_t slots,
+                          std::span<const uint64_t> age, int last_issued);
+
+private:
+    std::vector<uint8_t> spelled_; // pick_bits' ready bytes, by default
 };
 
 // Two-level scheduling's active set (Gebhart et al., ISCA 2011: 8 warps).

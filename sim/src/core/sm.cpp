@@ -85,7 +85,6 @@ struct Warp {
     // Which of them each waiting lane is in (subsets of blocked_sync);
     // waiting_vote holds every collective: vote, match and redux.
     uint64_t waiting_warp_sync = 0, waiting_vote = 0, waiting_shfl = 0;
-    uint64_t ready_at = 0;     // first cycle it may issue again
     uint32_t partial_bursts = 0; // bursts in a row that left lanes waiting
     // The timing model issues one instruction at a time; it counts a burst
     // where the functional model's would end: after kSliceInstructions, or
@@ -94,6 +93,22 @@ struct Warp {
     bool burst_global = false;
     uint64_t yielded_to = 0;     // PC of the waiting group that had the last turn
     std::vector<uint64_t> pc;
+    // Lanes known to share one PC, same_pc (set_pcs keeps it): when every
+    // runnable lane is among them, the group is theirs without asking the
+    // reconvergence policy.
+    uint64_t same_pc_lanes = 0, same_pc = 0;
+    void set_pcs(uint64_t mask, uint64_t value)
+    {
+        for (uint64_t m = mask; m; m &= m - 1) pc[std::countr_zero(m)] = value;
+        if (!(same_pc_lanes & ~mask)) {
+            same_pc_lanes = mask;
+            same_pc = value;
+        } else if (value == same_pc) {
+            same_pc_lanes |= mask;
+        } else {
+            same_pc_lanes &= ~mask;
+        }
+    }
     std::vector<uint64_t> x; // kIntRegs rows of lanes
     std::vector<uint64_t> f; // 32 rows of lanes
     std::vector<uint8_t> fflags, frm;
@@ -109,7 +124,14 @@ struct Warp {
     std::vector<uint8_t> bar_kind, bar_rd, bar_id;
     std::vector<uint64_t> resv_addr, resv_value;
     uint64_t resv_valid = 0;
-    std::vector<std::vector<uint8_t>> local; // per lane, allocated when touched
+    // Local memory per lane, allocated when first touched and kept for the
+    // slot's later threads. A thread's local memory reads as zero until it
+    // writes it (deterministic; CUDA leaves it undefined), but only the
+    // chunks it touches are zeroed (local_zeroed: bit c for chunk c of
+    // LaunchContext::local_chunk_shift bytes): most threads use a few words
+    // of a window of kilobytes.
+    std::vector<std::vector<uint8_t>> local;
+    std::vector<uint64_t> local_zeroed;
 
     uint64_t runnable() const { return valid & ~exited & ~blocked_bar & ~blocked_sync; }
     uint64_t live() const { return valid & ~exited; }
@@ -152,6 +174,7 @@ struct LaunchContext {
     uint32_t ctas_completed = 0; // since take_ctas_completed
     uint64_t ctas_finished = 0;  // since attach
     uint64_t thread_instructions = 0;
+    uint32_t local_chunk_shift = 0; // log2 of a local-memory chunk: at most 64 per window
     ExitRecord exits;
     TlbEntry tlb[kTlbEntries];
     std::unordered_map<uint64_t, std::unique_ptr<CodePage>> code;
@@ -230,7 +253,14 @@ struct Sm::Impl {
     int last_issued = -1;
     std::vector<Warp> warps;
     std::vector<Cta> ctas;
-    std::vector<uint8_t> ready; // scratch for the scheduler
+    std::vector<uint64_t> ready_at; // per slot: first cycle its warp may issue again
+    // The functional model's ready set, as bitsets over the slots (bit s % 64
+    // of word s / 64): the slots whose warp is resident with runnable lanes,
+    // and those to look at again because an event may have changed that (a
+    // burst, a CTA placed or gone, a barrier released). Rebuilding it from
+    // every slot before every burst cost a quarter of the time with 64 slots.
+    std::vector<uint64_t> can_issue, recheck, ready;
+    void recheck_slot(uint32_t slot) { recheck[slot / 64] |= uint64_t(1) << (slot % 64); }
     std::vector<uint64_t> age;  // per slot: launch order of its warp onto this SM
     std::vector<uint64_t> issued_at; // per slot: the cycle its warp last issued
     uint64_t warps_launched = 0;
@@ -301,6 +331,9 @@ struct Sm::Impl {
     TlbEntry *tlb_lookup(uint64_t va, uint32_t lane, Access access);
     uint8_t *window(uint32_t slot, uint32_t lane, uint64_t va, uint32_t size, Access access,
                     bool &in_window);
+    void zero_local(Warp &w, uint32_t lane, uint64_t chunks);
+    uint8_t *coalesced(uint32_t slot, uint64_t mask, const uint64_t *addr, int64_t imm,
+                       uint32_t size, Access access, uint64_t &lo);
     bool access_slow(uint32_t slot, uint32_t lane, uint64_t va, void *data, uint32_t size,
                      Access access);
     template <typename T> bool load(uint32_t slot, uint32_t lane, uint64_t va, T &out);
@@ -360,10 +393,14 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
         w.resv_addr.resize(W);
         w.resv_value.resize(W);
         w.local.resize(W);
+        w.local_zeroed.resize(W);
     }
     ctas.resize(cfg.ctas_per_sm);
     launches.resize(cfg.ctas_per_sm);
-    ready.resize(cfg.warps_per_sm);
+    ready_at.resize(cfg.warps_per_sm);
+    can_issue.resize((cfg.warps_per_sm + 63) / 64);
+    recheck.resize(can_issue.size());
+    ready.resize(can_issue.size());
     age.resize(cfg.warps_per_sm);
     issued_at.resize(cfg.warps_per_sm);
     if (cfg.model == Model::timing) {
@@ -380,11 +417,12 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
             sc.why.resize(sc.slots.size());
             sc.age.resize(sc.slots.size());
         }
-        make_own_memory();
     }
 }
 
-// A lone SM's memory system, until use_memory_system() shares another.
+// A lone SM's memory system, made when a launch is attached unless
+// use_memory_system() shared another first (a device's SMs share one:
+// making 80 that nobody uses cost most of a short volta run).
 void Sm::Impl::make_own_memory()
 {
     auto created = mem::MemorySystem::create(config.memory, 1, config.clock_khz);
@@ -439,7 +477,8 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
         w.valid = lanes >= 64 ? ~uint64_t(0) : (uint64_t(1) << lanes) - 1;
         w.exited = w.blocked_bar = w.blocked_sync = w.resv_valid = 0;
         w.waiting_warp_sync = w.waiting_vote = w.waiting_shfl = 0;
-        w.ready_at = now;
+        ready_at[slot] = now;
+        recheck_slot(slot);
         w.partial_bursts = w.burst_instructions = 0;
         w.burst_global = false;
         w.yielded_to = 0;
@@ -459,6 +498,8 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
             subcores[slot % subcores.size()].age[slot / subcores.size()] = age[slot];
         }
         std::fill(w.pc.begin(), w.pc.end(), launch.entry_pc);
+        w.same_pc_lanes = full_mask;
+        w.same_pc = launch.entry_pc;
         std::fill(w.x.begin(), w.x.end(), 0);
         std::fill(w.f.begin(), w.f.end(), 0);
         std::fill(w.fflags.begin(), w.fflags.end(), 0);
@@ -470,7 +511,7 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
             w.tid[3 * l + 2] = t / (launch.block[0] * launch.block[1]);
             X(w, 10)[l] = launch.param_va;
             X(w, 2)[l] = sp;
-            w.local[l].clear();
+            w.local_zeroed[l] = 0;
         }
         cta.warps.push_back(slot);
         ++resident_warps;
@@ -488,7 +529,10 @@ void Sm::Impl::drop_cta(uint32_t cslot)
     LaunchContext &lc = launches[cta.launch];
     if (trace)
         trace->cta_left(cslot, cta.warps, cta.live == 0);
-    for (uint32_t slot : cta.warps) warps[slot].active = false;
+    for (uint32_t slot : cta.warps) {
+        warps[slot].active = false;
+        recheck_slot(slot);
+    }
     resident_warps -= uint32_t(cta.warps.size());
     cta.active = false;
     --resident_ctas;
@@ -531,7 +575,7 @@ void Sm::Impl::trace_pick(int picked) {
             state = trace::WarpState::done;
         else if (!w.runnable())
             state = trace::stall_state(Stall::stall_barrier);
-        else if (w.ready_at > now)
+        else if (ready_at[s] > now)
             state = trace::WarpState::wait_mem_latency;
         trace->warp(s, state, now);
     }
@@ -544,13 +588,27 @@ SmRunResult Sm::Impl::run(uint64_t cycles)
     const uint64_t end = now + cycles;
     while (now < end && resident_ctas && !exception) {
         uint64_t next_ready = UINT64_MAX;
-        for (size_t s = 0; s < warps.size(); ++s) {
-            const Warp &w = warps[s];
-            const bool can = w.active && w.runnable();
-            ready[s] = can && w.ready_at <= now;
-            if (can && w.ready_at > now) next_ready = std::min(next_ready, w.ready_at);
+        for (size_t k = 0; k < can_issue.size(); ++k) {
+            for (uint64_t m = recheck[k]; m; m &= m - 1) {
+                const uint32_t s = uint32_t(k * 64) + uint32_t(std::countr_zero(m));
+                const Warp &w = warps[s];
+                if (w.active && w.runnable())
+                    can_issue[k] |= m & -m;
+                else
+                    can_issue[k] &= ~(m & -m);
+            }
+            recheck[k] = 0;
+            uint64_t r = 0;
+            for (uint64_t m = can_issue[k]; m; m &= m - 1) {
+                const uint64_t at = ready_at[k * 64 + size_t(std::countr_zero(m))];
+                if (at <= now)
+                    r |= m & -m;
+                else
+                    next_ready = std::min(next_ready, at);
+            }
+            ready[k] = r;
         }
-        const int slot = scheduler->pick(ready, age, last_issued);
+        const int slot = scheduler->pick_bits(ready, uint32_t(warps.size()), age, last_issued);
         if (trace)
             trace_pick(slot);
         if (slot < 0) {
@@ -568,6 +626,7 @@ SmRunResult Sm::Impl::run(uint64_t cycles)
         const uint32_t warps_resident = resident_warps;
         const uint32_t issued =
             burst(uint32_t(slot), uint32_t(std::min<uint64_t>(kSliceInstructions, end - now)));
+        recheck_slot(uint32_t(slot));
         advance(issued, warps_resident);
     }
     SmRunResult r;
@@ -651,9 +710,14 @@ SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va,
     } else if ((va >> 32) == (SIMTGPU_LOCAL_BASE >> 32)) {
         const uint64_t off = va - SIMTGPU_LOCAL_BASE;
         if (off + size <= cur->desc.stack_bytes) {
-            std::vector<uint8_t> &local = warps[slot].local[lane];
-            if (local.empty()) local.assign(cur->desc.stack_bytes, 0);
-            return local.data() + off;
+            Warp &w = warps[slot];
+            const uint32_t shift = cur->local_chunk_shift;
+            // Chunks off..off+size-1 (at most chunk 63: 2 << 63 wraps to 0).
+            const uint64_t need =
+                (uint64_t(2) << ((off + size - 1) >> shift)) - (uint64_t(1) << (off >> shift));
+            if (need & ~w.local_zeroed[lane])
+                zero_local(w, lane, need);
+            return w.local[lane].data() + off;
         }
     } else {
         in_window = false;
@@ -662,6 +726,57 @@ SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va,
     raise(SIMTGPU_EXC_PAGE_FAULT, slot, lane, fault_pc, SIMTGPU_FAULT_OUT_OF_WINDOW, va,
           uint32_t(access));
     return nullptr;
+}
+
+// A warp access whose lanes all fall in one global page that the TLB maps to
+// host memory, or all in the CTA's shared memory: the host pointer of the
+// lowest address `lo` (a lane's bytes are at its address - lo from there),
+// or nullptr for the per-lane path. Counts what the per-lane path would (a TLB
+// hit per lane), so statistics are the same either way.
+SIMT_INLINE uint8_t *Sm::Impl::coalesced(uint32_t slot, uint64_t mask, const uint64_t *addr,
+                                         int64_t imm, uint32_t size, Access access, uint64_t &lo) {
+    lo = UINT64_MAX;
+    uint64_t hi = 0;
+    each(mask, [&](uint32_t l) {
+        const uint64_t va = addr[l] + imm;
+        lo = std::min(lo, va);
+        hi = std::max(hi, va);
+    });
+    if (hi - lo >= SIMTGPU_PAGE_SIZE)
+        return nullptr;
+    if ((lo >> 32) == (SIMTGPU_SHARED_BASE >> 32) && (hi >> 32) == (SIMTGPU_SHARED_BASE >> 32)) {
+        std::vector<uint8_t> &shared = ctas[warps[slot].cta].shared;
+        if (hi - SIMTGPU_SHARED_BASE + size > shared.size())
+            return nullptr;
+        return shared.data() + (lo - SIMTGPU_SHARED_BASE);
+    }
+    const uint64_t vpn = lo >> SIMTGPU_PAGE_SHIFT;
+    if (((hi + size - 1) >> SIMTGPU_PAGE_SHIFT) != vpn ||
+        (lo >> 32) == (SIMTGPU_SHARED_BASE >> 32) || (lo >> 32) == (SIMTGPU_LOCAL_BASE >> 32))
+        return nullptr;
+    const TlbEntry &e = cur->tlb[vpn % kTlbEntries];
+    if (e.page != vpn || !e.host)
+        return nullptr;
+    if (access == Access::Read ? !e.readable : (!e.writable || e.code))
+        return nullptr;
+    touched_global = true;
+    stats.tlb_hits += uint64_t(std::popcount(mask));
+    return e.host + (lo & kPageMask);
+}
+
+// Zeroes the chunks of a lane's local memory that its thread touches for
+// the first time.
+void Sm::Impl::zero_local(Warp &w, uint32_t lane, uint64_t chunks) {
+    std::vector<uint8_t> &local = w.local[lane];
+    const uint32_t bytes = cur->desc.stack_bytes;
+    if (local.size() < bytes)
+        local.resize(bytes);
+    const uint32_t shift = cur->local_chunk_shift;
+    for (uint64_t m = chunks & ~w.local_zeroed[lane]; m; m &= m - 1) {
+        const uint32_t begin = uint32_t(std::countr_zero(m)) << shift;
+        std::memset(local.data() + begin, 0, std::min(uint32_t(1) << shift, bytes - begin));
+    }
+    w.local_zeroed[lane] |= chunks;
 }
 
 // Global accesses that cross a page or reach host memory: byte by byte.
@@ -941,6 +1056,7 @@ void Sm::Impl::release_barrier(Cta &cta, uint32_t id)
             X(w, w.bar_rd[l])[l] = value;
         }
         w.blocked_bar &= ~released;
+        recheck_slot(slot);
     }
     cta.bars[id] = Barrier{};
     if (id == 0) cta.red_true = cta.red_arrivals = 0;
@@ -953,8 +1069,7 @@ void Sm::Impl::release_barrier(Cta &cta, uint32_t id)
 void Sm::Impl::wait_in_warp_sync(uint32_t slot, uint64_t mask, uint64_t &waiting,
                                  uint64_t next_pc) {
     Warp &w = warps[slot];
-    for (uint64_t m = mask; m; m &= m - 1)
-        w.pc[std::countr_zero(m)] = next_pc;
+    w.set_pcs(mask, next_pc);
     waiting |= mask;
     w.blocked_sync |= mask;
     try_release_warp_sync(w);
@@ -1530,7 +1645,9 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
 GroupChoice Sm::Impl::choose_group(Warp &w)
 {
     const uint64_t runnable = w.runnable();
-    GroupChoice group = reconvergence->select(w.pc.data(), runnable);
+    GroupChoice group = (runnable & ~w.same_pc_lanes) == 0
+                            ? GroupChoice{w.same_pc, runnable, UINT64_MAX}
+                            : reconvergence->select(w.pc.data(), runnable);
     bool burst_ends = true; // the functional model: one choice per burst
     if (config.model == Model::timing) {
         burst_ends = ++w.burst_instructions >= kSliceInstructions || w.burst_global;
@@ -1613,6 +1730,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                     const uint32_t l = uint32_t(std::countr_zero(m));
                     w.pc[l] = (taken >> l & 1) ? pc + imm : next;
                 }
+                w.same_pc_lanes &= ~mask;
                 pcs_written = stop = true;
                 ++stats.divergent_branches;
             }
@@ -1620,10 +1738,15 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
         auto do_load = [&](auto type_tag, bool to_fp) {
             using T = decltype(type_tag);
             uint64_t *dst = to_fp ? F(w, in.rd) : d;
+            uint64_t lo;
+            const uint8_t *base = coalesced(slot, mask, a, imm, sizeof(T), Access::Read, lo);
             for (uint64_t m = mask; m; m &= m - 1) {
                 const uint32_t l = uint32_t(std::countr_zero(m));
                 T v;
-                if (!load<T>(slot, l, a[l] + imm, v)) return;
+                if (base)
+                    std::memcpy(&v, base + (a[l] + imm - lo), sizeof(T));
+                else if (!load<T>(slot, l, a[l] + imm, v))
+                    return;
                 if constexpr (std::is_same_v<T, float>) res[l] = fp::box(v);
                 else if constexpr (std::is_same_v<T, double>) res[l] = std::bit_cast<uint64_t>(v);
                 else if constexpr (std::is_signed_v<T>) res[l] = uint64_t(int64_t(v));
@@ -1635,9 +1758,18 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
         auto do_store = [&](auto type_tag, bool from_fp) {
             using T = decltype(type_tag);
             const uint64_t *src = from_fp ? F(w, in.rs2) : b;
-            for (uint64_t m = mask; m; m &= m - 1) {
-                const uint32_t l = uint32_t(std::countr_zero(m));
-                if (!store<T>(slot, l, a[l] + imm, T(src[l]))) return;
+            uint64_t lo;
+            if (uint8_t *base = coalesced(slot, mask, a, imm, sizeof(T), Access::Write, lo)) {
+                each(mask, [&](uint32_t l) {
+                    const T v = T(src[l]);
+                    std::memcpy(base + (a[l] + imm - lo), &v, sizeof(T));
+                });
+            } else {
+                for (uint64_t m = mask; m; m &= m - 1) {
+                    const uint32_t l = uint32_t(std::countr_zero(m));
+                    if (!store<T>(slot, l, a[l] + imm, T(src[l])))
+                        return;
+                }
             }
             stats.mem_writes += active;
         };
@@ -1663,6 +1795,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                     const uint32_t l = uint32_t(std::countr_zero(m));
                     w.pc[l] = (a[l] + imm) & ~uint64_t(1);
                 }
+                w.same_pc_lanes &= ~mask;
                 pcs_written = stop = true;
                 ++stats.divergent_branches;
             }
@@ -1778,7 +1911,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                 raise(SIMTGPU_EXC_ILLEGAL_INSTRUCTION, slot, first, pc, in.raw);
                 break;
             }
-            for (uint64_t m = mask; m; m &= m - 1) w.pc[std::countr_zero(m)] = next;
+            w.set_pcs(mask, next);
             pcs_written = stop = true;
             arrive_barrier(slot, in, mask);
             break;
@@ -1891,13 +2024,13 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
         if (exception) break;
         pc = next;
         if (touched_global) {
-            w.ready_at = now + issued + config.mem_latency;
+            ready_at[slot] = now + issued + config.mem_latency;
             break;
         }
         if (pc >= group.yield_pc) break;
     }
     if (!pcs_written)
-        for (uint64_t m = mask; m; m &= m - 1) w.pc[std::countr_zero(m)] = pc;
+        w.set_pcs(mask, pc);
     stats.warp_instructions += issued;
     stats.thread_instructions += uint64_t(issued) * active;
     cur->thread_instructions += uint64_t(issued) * active;
@@ -2239,7 +2372,8 @@ std::optional<uint32_t> Sm::attach(const LaunchDesc &launch, GlobalMemory &memor
     if (s.resident_ctas == 0) {
         s.now = device_cycle;
         s.last_issued = -1;
-        if (s.own_memory) s.make_own_memory(); // its clock starts again
+        if (!s.subcores.empty() && (s.own_memory || !s.memory))
+            s.make_own_memory(); // its clock starts again
     }
     const simtgpu_sm_resources r{s.config.warps_per_sm, s.config.warp_size, s.config.ctas_per_sm,
                                  s.config.shared_bytes_per_sm};
@@ -2252,6 +2386,10 @@ std::optional<uint32_t> Sm::attach(const LaunchDesc &launch, GlobalMemory &memor
     lc.resident_ctas = lc.ctas_completed = 0;
     lc.ctas_finished = lc.thread_instructions = 0;
     lc.exits = ExitRecord{};
+    // Chunks of at least 64 bytes, at most 64 of them per window.
+    lc.local_chunk_shift = 6;
+    while ((uint64_t(launch.stack_bytes) >> lc.local_chunk_shift) >= 64)
+        ++lc.local_chunk_shift;
     for (TlbEntry &e : lc.tlb) e = TlbEntry{};
     lc.code.clear();
     return uint32_t(free - s.launches.begin());
@@ -2328,6 +2466,7 @@ void Sm::abort()
         s.trace->flush(s.now);
     for (Cta &c : s.ctas) c.active = false;
     for (Warp &w : s.warps) w.active = false;
+    std::fill(s.can_issue.begin(), s.can_issue.end(), 0);
     for (LaunchContext &lc : s.launches) {
         lc.attached = false;
         lc.resident_ctas = 0;
@@ -2388,7 +2527,7 @@ std::optional<Exception> Sm::starved_warp(uint32_t launch, uint64_t starved_cycl
     for (uint32_t slot = 0; slot < s.warps.size(); ++slot) {
         const Warp &w = s.warps[slot];
         const uint64_t lanes = w.active && s.ctas[w.cta].launch == launch ? w.runnable() : 0;
-        if (!lanes || w.ready_at > s.now || s.now - s.issued_at[slot] < starved_cycles)
+        if (!lanes || s.ready_at[slot] > s.now || s.now - s.issued_at[slot] < starved_cycles)
             continue;
         const uint32_t l = uint32_t(std::countr_zero(lanes));
         Exception e;

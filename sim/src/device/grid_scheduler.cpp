@@ -228,28 +228,48 @@ uint64_t GridScheduler::step(uint64_t now) {
             if (!sms_[i]->idle() && sms_[i]->clock() < cycle)
                 sms_[i]->run(cycle - sms_[i]->clock());
         };
+        // Each SM's wake cycle and whether it holds CTAs, kept in arrays
+        // and refreshed only when the SM runs, is answered, or a grid fails
+        // (which may empty other SMs): asking 80 SMs through their
+        // interfaces every cycle cost a third of a volta run.
+        std::vector<uint64_t> &wakes = wakes_;
+        std::vector<uint8_t> &busy_sm = busy_sms_;
+        wakes.resize(sms_.size());
+        busy_sm.resize(sms_.size());
+        auto refresh = [&](uint32_t i) {
+            busy_sm[i] = !sms_[i]->idle();
+            wakes[i] = sms_[i]->wake_cycle();
+        };
+        for (uint32_t i = 0; i < sms_.size(); ++i)
+            refresh(i);
         uint64_t cycle = now;
         while (cycle < end) {
             bool ran = false;
             for (const mem::Completion &c : memory_->tick(cycle)) {
                 catch_up(c.sm, cycle);
                 sms_[c.sm]->memory_done(c);
+                refresh(c.sm);
             }
             uint64_t wake = std::min(end, memory_->next_event_cycle());
             bool busy = false;
             for (uint32_t i = 0; i < sms_.size(); ++i) {
-                if (sms_[i]->idle())
+                if (!busy_sm[i])
                     continue;
                 ran = true;
-                if (sms_[i]->wake_cycle() <= cycle) {
+                if (wakes[i] <= cycle) {
                     catch_up(i, cycle);
                     const SmRunResult r = sms_[i]->run(1);
                     if (r.ctas_completed || r.exception)
                         collect(i, r);
+                    if (r.exception)
+                        for (uint32_t j = 0; j < sms_.size(); ++j)
+                            refresh(j);
+                    else
+                        refresh(i);
                 }
-                if (!sms_[i]->idle()) {
+                if (busy_sm[i]) {
                     busy = true;
-                    wake = std::min(wake, sms_[i]->wake_cycle());
+                    wake = std::min(wake, wakes[i]);
                 }
             }
             if (!ran)

@@ -107,6 +107,9 @@ private:
     uint64_t arrivals_ = 0;
     std::vector<uint64_t> ctas_completed_;
     std::unique_ptr<mem::MemorySystem> memory_; // timing model only
+    // Timing model: step()'s per-SM wake cycles and whether each holds CTAs.
+    std::vector<uint64_t> wakes_;
+    std::vector<uint8_t> busy_sms_;
     trace::TraceWriter *trace_ = nullptr;
     uint64_t now_ = 0; // the device cycle the last step ended at
 };

@@ -338,6 +338,23 @@ KERNEL(k_local)
 	p->out[2 * t + 1] = sp;
 }
 
+/* Local memory at thread start: at each byte offset p->in[i] (i < p->n) of
+ * its local window a thread loads a doubleword (what it finds there), stores
+ * its own value and loads it back. Offsets need not be aligned. */
+KERNEL(k_local_fresh)
+{
+	uint32_t t = gtid();
+	for (uint64_t i = 0; i < p->n; ++i) {
+		uint64_t a = SIMTGPU_LOCAL_BASE + p->in[i], before, after;
+		uint64_t v = (uint64_t)t << 32 | i;
+		__asm__ volatile("ld %0, 0(%1)" : "=r"(before) : "r"(a) : "memory");
+		__asm__ volatile("sd %0, 0(%1)" : : "r"(v), "r"(a) : "memory");
+		__asm__ volatile("ld %0, 0(%1)" : "=r"(after) : "r"(a) : "memory");
+		p->out[2 * (t * p->n + i)] = before;
+		p->out[2 * (t * p->n + i) + 1] = after;
+	}
+}
+
 /* Identity CSRs for a 3-D grid and block. */
 KERNEL(k_csrs)
 {
