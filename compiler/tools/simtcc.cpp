@@ -32,6 +32,11 @@ runtime (libsimtcudart).
   -o FILE            output file (default a.out, or per input with -c/-S)
   -c                 compile only: one host object per source, device image
                      embedded
+  -rdc=true          relocatable device code: device code kept as bitcode in
+                     the host object, linked into one image at the link
+  -dc                -rdc=true -c (nvcc's --device-c); -dw: -rdc=false -c
+  -dlink             device link of -dc objects into one host object
+                     (default a_dlink.o) for any host linker
   --device-only      build the device image (ELF) of each .cu only
   -S                 device assembly (RISC-V) of each .cu
   --emit-llvm        device LLVM IR after simtcc's passes, of each .cu
@@ -54,7 +59,7 @@ runtime (libsimtcudart).
   -MF FILE, -MT TARGET, -MP
                      the dependency file, its target (default the object)
                      and phony targets for the headers
-  -rdc=false, -m64, -ftz=, -prec-div=, -prec-sqrt=, -use_fast_math,
+  -m64, -ftz=, -prec-div=, -prec-sqrt=, -use_fast_math,
   --expt-relaxed-constexpr, --expt-extended-lambda, --extended-lambda
                      accepted: simtgpu's floats are IEEE, clang needs no flag
 
@@ -67,7 +72,7 @@ value (-Idir); an exact option name always wins over such a prefix.
   --help             show this text
 )";
 
-enum class Mode { Link, Compile, DeviceOnly, Assembly, EmitLlvm };
+enum class Mode { Link, Compile, DeviceLink, DeviceOnly, Assembly, EmitLlvm };
 
 struct Input {
 	std::string path;
@@ -200,23 +205,15 @@ template <Deps D> Error setDeps(Plan &plan, StringRef, StringRef)
 	return Error::success();
 }
 
-// -dc and -dlink: relocatable device code, refused by name with the reason.
-Error noRelocatable(Plan &, StringRef flag, StringRef)
-{
-	return optionError("nvcc's '" + flag +
-			   "' (relocatable device code) is not supported: each .cu is its own "
-			   "device image, so a kernel and the __device__ functions it calls must "
-			   "be in one .cu; compile with -c instead");
-}
-
-Error setRdc(Plan &, StringRef flag, StringRef value)
+// -rdc=true: each .cu's device code kept as bitcode in its host object and
+// linked into one device image at the link (simtcc.md, "Relocatable device
+// code").
+Error setRdc(Plan &plan, StringRef flag, StringRef value)
 {
 	Expected<bool> rdc = boolValue(flag, value);
 	if (!rdc)
 		return rdc.takeError();
-	if (*rdc)
-		return optionError("relocatable device code (" + flag +
-				   "=true) is not supported: each .cu is its own device image");
+	plan.options.rdc = *rdc;
 	return Error::success();
 }
 
@@ -290,9 +287,20 @@ const NvccOption kNvccOptions[] = {
 	{"-w", "--disable-warnings", false, [](Plan &p, StringRef, StringRef) { return frontendFlag(p, "-w"); }},
 	{"-Werror", "--Werror", true, setWerror},
 	{"-rdc", "--relocatable-device-code", true, setRdc},
-	{"-dc", "--device-c", false, noRelocatable},
-	{"-dw", "--device-w", false, noRelocatable},
-	{"-dlink", "--device-link", false, noRelocatable},
+	{"-dc", "--device-c", false, [](Plan &p, StringRef, StringRef) -> Error {
+		 p.mode = Mode::Compile;
+		 p.options.rdc = true;
+		 return Error::success();
+	 }},
+	{"-dw", "--device-w", false, [](Plan &p, StringRef, StringRef) -> Error {
+		 p.mode = Mode::Compile;
+		 p.options.rdc = false;
+		 return Error::success();
+	 }},
+	{"-dlink", "--device-link", false, [](Plan &p, StringRef, StringRef) -> Error {
+		 p.mode = Mode::DeviceLink;
+		 return Error::success();
+	 }},
 	{"-M", "--generate-dependencies", false, setDeps<Deps::Only>},
 	{"-MM", "--generate-nonsystem-dependencies", false, setDeps<Deps::OnlyUser>},
 	{"-MD", "--generate-dependencies-with-compile", false, setDeps<Deps::WithCompile>},
@@ -398,7 +406,12 @@ Expected<Plan> parse(int argc, char **argv)
 					plan.dep_phony))
 		return optionError("-MF, -MT and -MP need -M, -MM, -MD or -MMD");
 	for (const Input &input : plan.inputs)
+		if (plan.mode == Mode::DeviceLink && input.language)
+			return optionError("-dlink links objects: compile '" + input.path +
+					   "' with -dc first");
+	for (const Input &input : plan.inputs)
 		if (plan.mode != Mode::Link && plan.mode != Mode::Compile &&
+		    plan.mode != Mode::DeviceLink &&
 		    input.language != Language::Cuda)
 			return optionError("'" + input.path + "' is not a CUDA source (.cu)");
 	return plan;
@@ -510,15 +523,20 @@ Error run(const Plan &plan, const simtcc::Toolchain &toolchain, simtcc::Pipeline
 		}
 		case Mode::Compile:
 		case Mode::Link:
+		case Mode::DeviceLink:
 			break;
 		}
+		// The device code the host object carries: its image, or with -rdc
+		// the bitcode the device link takes.
 		std::string image;
 		if (input.language == Language::Cuda) {
-			Expected<std::string> path = temporaries.make("simtcc-image", "elf");
+			Expected<std::string> path =
+				temporaries.make("simtcc-image", plan.options.rdc ? "bc" : "elf");
 			if (!path)
 				return path.takeError();
 			image = *path;
-			if (Error e = pipeline.buildDeviceImage(input.path, image))
+			if (Error e = plan.options.rdc ? pipeline.writeDeviceBitcode(input.path, image)
+						       : pipeline.buildDeviceImage(input.path, image))
 				return e;
 		}
 		std::string object;
@@ -545,9 +563,29 @@ Error run(const Plan &plan, const simtcc::Toolchain &toolchain, simtcc::Pipeline
 	}
 	if (plan.deps == Deps::Only || plan.deps == Deps::OnlyUser)
 		return Error::success();
-	if (plan.mode == Mode::Link)
-		return pipeline.linkHost(objects, plan.output.empty() ? "a.out" : plan.output);
-	return Error::success();
+	if (plan.mode == Mode::DeviceLink) {
+		const std::string output = plan.output.empty() ? "a_dlink.o" : plan.output;
+		Expected<bool> linked = pipeline.linkRelocatableDevice(objects, output);
+		if (!linked)
+			return linked.takeError();
+		if (!*linked)
+			return optionError("-dlink: no relocatable device code in the inputs (compile "
+					   "the .cu sources with -dc or -rdc=true)");
+		return Error::success();
+	}
+	if (plan.mode != Mode::Link)
+		return Error::success();
+	// nvcc links the device code of -rdc objects at the link, unless a
+	// -dlink object among them already did.
+	Expected<std::string> device_link = temporaries.make("simtcc-dlink", "o");
+	if (!device_link)
+		return device_link.takeError();
+	Expected<bool> linked = pipeline.linkRelocatableDevice(objects, *device_link);
+	if (!linked)
+		return linked.takeError();
+	if (*linked)
+		objects.push_back(*device_link);
+	return pipeline.linkHost(objects, plan.output.empty() ? "a.out" : plan.output);
 }
 
 } // namespace

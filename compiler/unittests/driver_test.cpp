@@ -280,9 +280,8 @@ TEST(Driver, NvccOptionsAreMappedAcceptedOrRefusedByName)
 	const struct {
 		const char *args, *message;
 	} refused[] = {
-		{"-rdc=true", "relocatable device code (-rdc=true) is not supported"},
-		{"-dc", "nvcc's '-dc' (relocatable device code) is not supported"},
-		{"-dlink", "nvcc's '-dlink' (relocatable device code) is not supported"},
+		{"-dlink", "-dlink links objects: compile '"},
+		{"-rdc=maybe", "'-rdc' takes true or false (got 'maybe')"},
 		{"-fmad=maybe", "'-fmad' takes true or false (got 'maybe')"},
 		{"--ftz", "missing argument to '--ftz'"},
 		{"-w=1", "'-w' takes no value"},
@@ -301,6 +300,42 @@ TEST(Driver, NvccOptionsAreMappedAcceptedOrRefusedByName)
 	EXPECT_EQ(slurp(ir).find("contract"), std::string::npos) << slurp(ir);
 	sys::fs::remove(ir);
 	sys::fs::remove(image);
+}
+
+// Relocatable device code (tests/cuda/rdc builds and runs the working
+// cases): an extern __device__ symbol no object defines is named, with the
+// object that uses it, at the device link; objects of different -arch are
+// refused; -dlink without -rdc objects says so.
+TEST(Driver, DeviceLinkNamesUndefinedSymbolsAndTheirObjects)
+{
+	const std::string object = temporary("o"), other = temporary("o"), out = temporary("out");
+	ToolRun compile = simtcc("-dc " + input("rdc_extern.cu") + " -o " + object);
+	ASSERT_EQ(compile.status, 0) << compile.output;
+	ToolRun link = simtcc(object + " -o " + out);
+	EXPECT_EQ(link.status, 1) << link.output;
+	EXPECT_NE(link.output.find("undefined device symbols in the device link"), std::string::npos)
+		<< link.output;
+	EXPECT_NE(link.output.find("'undefined_twice(int)' (_Z15undefined_twicei), used by " + object),
+		  std::string::npos)
+		<< link.output;
+	EXPECT_NE(link.output.find("'undefined_scale', used by " + object), std::string::npos)
+		<< link.output;
+
+	ASSERT_EQ(simtcc("-dc -arch=simt_1 " + input("kernels.cu") + " -o " + other).status, 0);
+	ToolRun mixed = simtcc(object + " " + other + " -o " + out);
+	EXPECT_EQ(mixed.status, 1) << mixed.output;
+	EXPECT_NE(mixed.output.find("was compiled for simt_1 and " + object + " for simt_2"),
+		  std::string::npos)
+		<< mixed.output;
+
+	ASSERT_EQ(simtcc("-c " + input("kernels.cu") + " -o " + other).status, 0);
+	ToolRun nothing = simtcc("-dlink " + other + " -o " + out);
+	EXPECT_EQ(nothing.status, 1) << nothing.output;
+	EXPECT_NE(nothing.output.find("-dlink: no relocatable device code in the inputs"),
+		  std::string::npos)
+		<< nothing.output;
+	for (const std::string &path : {object, other, out})
+		sys::fs::remove(path);
 }
 
 // nvcc's dependency output: -M lists the source and its headers for the
