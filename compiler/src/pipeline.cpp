@@ -534,7 +534,14 @@ Error Pipeline::buildDeviceImage(const std::string &source, const std::string &i
 	Expected<DeviceModule> device = compileDevice(source);
 	if (!device)
 		return device.takeError();
-	return buildDeviceImage(*device, image);
+	Error built = buildDeviceImage(*device, image);
+	if (!built)
+		return built;
+	std::string message = toString(std::move(built));
+	if (StringRef(message).contains("undefined symbol"))
+		message += "simtcc: a __device__ function or variable of another .cu needs "
+			   "relocatable device code: compile with -dc (or -rdc=true)";
+	return fail(message);
 }
 
 Error Pipeline::buildDeviceImage(DeviceModule &device, const std::string &image)

@@ -304,8 +304,9 @@ TEST(Driver, NvccOptionsAreMappedAcceptedOrRefusedByName)
 
 // Relocatable device code (tests/cuda/rdc builds and runs the working
 // cases): an extern __device__ symbol no object defines is named, with the
-// object that uses it, at the device link; objects of different -arch are
-// refused; -dlink without -rdc objects says so.
+// object that uses it, at the device link; without -dc the failed image link
+// says -dc would resolve it; objects of different -arch are refused; -dlink
+// without -rdc objects says so.
 TEST(Driver, DeviceLinkNamesUndefinedSymbolsAndTheirObjects)
 {
 	const std::string object = temporary("o"), other = temporary("o"), out = temporary("out");
@@ -320,6 +321,16 @@ TEST(Driver, DeviceLinkNamesUndefinedSymbolsAndTheirObjects)
 		<< link.output;
 	EXPECT_NE(link.output.find("'undefined_scale', used by " + object), std::string::npos)
 		<< link.output;
+
+	// Without -dc the image of one .cu cannot link: lld names the symbol,
+	// simtcc says what would resolve it.
+	ToolRun plain = simtcc("-c " + input("rdc_extern.cu") + " -o " + other);
+	EXPECT_EQ(plain.status, 1) << plain.output;
+	EXPECT_NE(plain.output.find("undefined symbol: undefined_twice(int)"), std::string::npos)
+		<< plain.output;
+	EXPECT_NE(plain.output.find("needs relocatable device code: compile with -dc"),
+		  std::string::npos)
+		<< plain.output;
 
 	ASSERT_EQ(simtcc("-dc -arch=simt_1 " + input("kernels.cu") + " -o " + other).status, 0);
 	ToolRun mixed = simtcc(object + " " + other + " -o " + out);
