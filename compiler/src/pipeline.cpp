@@ -126,7 +126,9 @@ Error runLld(const std::vector<std::string> &args, bool verbose)
 	for (const std::string &a : args)
 		argv.push_back(a.c_str());
 	if (verbose) {
-		errs() << "simtcc: link:";
+		// The lld line on a line of its own, as a compiler driver's -v
+		// shows its linker (CMake reads implicit libraries from it).
+		errs() << "simtcc: link, lld in process:\n ";
 		for (const char *a : argv)
 			errs() << ' ' << a;
 		errs() << '\n';
@@ -395,6 +397,10 @@ Expected<std::unique_ptr<Module>> Pipeline::deviceFrontEnd(const std::string &so
 {
 	std::vector<std::string> args = frontendArgs(source, Language::Cuda, true);
 	trace(args);
+	// In nvcc's words, for build systems that read its -v (CMake's default
+	// CUDA_ARCHITECTURES): what clang's CUDA mode compiles as.
+	if (options_.verbose)
+		errs() << "simtcc: device front end as clang's CUDA sm_70 (nvcc's -arch compute_70)\n";
 	clang::EmitLLVMOnlyAction action(context_.get());
 	if (Error e = runFrontend(args, action, true, "-"))
 		return e;
@@ -642,6 +648,16 @@ Error Pipeline::linkHost(const std::vector<std::string> &objects, const std::str
 	args.insert(args.end(), {"-L", toolchain_.host_lib, "-Wl,-rpath," + toolchain_.host_lib});
 	args.insert(args.end(), options_.extra_link_args.begin(), options_.extra_link_args.end());
 	args.insert(args.end(), {"-lsimtcudart", "-o", executable});
+	if (options_.verbose) {
+		// As nvcc's -v shows its host link, with its LIBRARIES setting
+		// (simtcc.cpp) verbatim: a command that repeats this link, which
+		// CMake takes as the CUDA host link launcher.
+		errs() << "#$ " << sys::fs::getMainExecutable(nullptr, (void *)&Toolchain::locate);
+		for (const std::string &object : objects)
+			errs() << " \"" << object << '"';
+		errs() << "  \"-L" << toolchain_.host_lib << "\" -lsimtcudart -o \"" << executable
+		       << "\"\n";
+	}
 	std::vector<const char *> argv;
 	for (const std::string &a : args)
 		argv.push_back(a.c_str());
@@ -927,7 +943,8 @@ Expected<bool> Pipeline::linkRelocatableDevice(const std::vector<std::string> &o
 			return fail("simtcc: cannot write " + source + ": " + ec.message());
 		out << deviceLinkSource(std::string(image), module_ids);
 	}
-	std::vector<std::string> args = {toolchain_.clang, "-x", "c", "-O2", "-c",
+	// PIC: the object may go into a shared library (nvcc -dlink -shared).
+	std::vector<std::string> args = {toolchain_.clang, "-x", "c", "-O2", "-fPIC", "-c",
 					 std::string(source), "-o", object};
 	trace(args);
 	clang::EmitObjAction action(context_.get());

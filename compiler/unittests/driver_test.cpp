@@ -270,6 +270,11 @@ TEST(Driver, NvccOptionsAreMappedAcceptedOrRefusedByName)
 		"--use_fast_math", "-ftz=true", "--ftz false", "-prec-div=false", "-prec-sqrt=true",
 		"-fmad=true", "--expt-relaxed-constexpr", "-expt-extended-lambda", "--extended-lambda",
 		"-Wno-deprecated-gpu-targets",
+		// What build systems pass nvcc (CMake's CUDA language among them).
+		"-arch=sm_70", "--gpu-architecture compute_75", "-arch=native",
+		"-gencode arch=compute_70,code=sm_70",
+		"--generate-code=arch=compute_70,code=[compute_70,sm_70]", "--keep", "--keep-dir /tmp",
+		"-x cu", "-forward-unknown-to-host-compiler -pthread", "-rdc=true",
 	};
 	for (const char *option : accepted) {
 		ToolRun build = simtcc(std::string(option) + " --device-only -o " + image + " " +
@@ -282,6 +287,9 @@ TEST(Driver, NvccOptionsAreMappedAcceptedOrRefusedByName)
 	} refused[] = {
 		{"-dlink", "-dlink links objects: compile '"},
 		{"-rdc=maybe", "'-rdc' takes true or false (got 'maybe')"},
+		{"-gencode arch=simt_2,code=sm_70", "'-gencode': unknown NVIDIA architecture 'simt_2'"},
+		{"-x fortran", "'-x' takes cu, c++ or c (got 'fortran')"},
+		{"-pthread", "unknown option '-pthread'"},
 		{"-fmad=maybe", "'-fmad' takes true or false (got 'maybe')"},
 		{"--ftz", "missing argument to '--ftz'"},
 		{"-w=1", "'-w' takes no value"},
