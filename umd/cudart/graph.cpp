@@ -412,6 +412,18 @@ SIMTCUDA_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t
     return cudaSuccess;
 }
 
+// CUDA copies an instantiated graph's work to the device ahead of its
+// launches; here a launch submits the nodes from the host, so there is
+// nothing to copy and the upload is done once the graph is known.
+SIMTCUDA_API cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
+    (void)stream;
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!graphs().execs.count(graphExec))
+        return record(cudaErrorInvalidValue);
+    return cudaSuccess;
+}
+
 SIMTCUDA_API cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);

@@ -81,6 +81,11 @@ static inline __host__ cudaError_t cudaMalloc(T **devPtr, size_t size) {
     return ::cudaMalloc((void **)(void *)devPtr, size);
 }
 
+/* cuda_runtime.h's C++ overload of cudaEventCreate with flags. */
+static inline __host__ cudaError_t cudaEventCreate(cudaEvent_t *event, unsigned int flags) {
+    return ::cudaEventCreateWithFlags(event, flags);
+}
+
 /* CUDA 12's form of cudaGraphInstantiate. */
 static inline __host__ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec,
                                                         cudaGraph_t graph,

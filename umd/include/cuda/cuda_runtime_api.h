@@ -86,6 +86,7 @@ extern __host__ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGrap
                                                           cudaGraph_t graph,
                                                           unsigned long long flags);
 extern __host__ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
+extern __host__ cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream);
 extern __host__ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec);
 extern __host__ cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 extern __host__ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
