@@ -357,6 +357,20 @@ TEST(Driver, DeviceLinkNamesUndefinedSymbolsAndTheirObjects)
 		sys::fs::remove(path);
 }
 
+// __managed__ variables are refused at their declaration, naming what to
+// use instead (clang's CUDA mode would silently make them host variables).
+TEST(Driver, ManagedVariablesAreRefusedByName)
+{
+	const std::string image = temporary("elf");
+	ToolRun run = simtcc("--device-only " + input("managed_var.cu") + " -o " + image);
+	EXPECT_EQ(run.status, 1) << run.output;
+	EXPECT_NE(run.output.find("managed_var.cu:3:1: error: __managed__ variables are not "
+				  "supported by simtcc yet: allocate the data with cudaMallocManaged"),
+		  std::string::npos)
+		<< run.output;
+	sys::fs::remove(image);
+}
+
 // nvcc's dependency output: -M lists the source and its headers for the
 // object's target on stdout (or -MF) without building; -MD/-MMD write them
 // beside a compile, next to the object unless -MF says where; -MT names
