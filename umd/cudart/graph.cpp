@@ -96,6 +96,98 @@ cudaError_t invalidate(Capture *c, cudaError_t err) {
     return record(err);
 }
 
+// One constructor per node type, for stream capture and the explicit API
+// alike; each caller checks its own arguments first.
+
+// A kernel node's contents: the argument values as they are now, copied, as
+// CUDA does at capture and at cudaGraphAddKernelNode. Refuses missing
+// arguments (without recording: capture invalidates, the API records).
+cudaError_t fill_kernel_node(CUgraphNode_st *node, const void *func, simtgpuFunction f, dim3 grid,
+                             dim3 block, size_t shared, void **args) {
+    int count = 0;
+    simtgpuFuncGetAttribute(&count, SIMTGPU_FUNC_ATTRIBUTE_NUM_PARAMS, f);
+    if (count > 0 && !args)
+        return cudaErrorInvalidValue;
+    node->type = cudaGraphNodeTypeKernel;
+    node->func = func;
+    node->grid = grid;
+    node->block = block;
+    node->shared = shared;
+    node->params.clear();
+    node->param_offsets.clear();
+    for (unsigned i = 0; i < unsigned(count); ++i) {
+        size_t offset = 0, size = 0;
+        simtgpuFuncGetParamInfo(f, i, &offset, &size);
+        node->param_offsets.push_back(node->params.size());
+        const auto *value = static_cast<const unsigned char *>(args[i]);
+        node->params.insert(node->params.end(), value, value + size);
+    }
+    return cudaSuccess;
+}
+
+std::unique_ptr<CUgraphNode_st> memcpy_node(void *dst, const void *src, size_t bytes,
+                                            cudaMemcpyKind kind) {
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemcpy;
+    node->dst = dst;
+    node->src = src;
+    node->bytes = bytes;
+    node->kind = kind;
+    return node;
+}
+
+// Rows of `bytes` bytes set to `value`, `pitch` apart.
+std::unique_ptr<CUgraphNode_st> memset_node(void *dst, int value, size_t bytes, size_t height,
+                                            size_t pitch) {
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemset;
+    node->dst = dst;
+    node->value = value;
+    node->bytes = bytes;
+    node->height = height;
+    node->pitch = pitch;
+    return node;
+}
+
+std::unique_ptr<CUgraphNode_st> host_node(cudaHostFn_t fn, void *user_data) {
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeHost;
+    node->fn = fn;
+    node->user_data = user_data;
+    return node;
+}
+
+// Graph memory, allocated when its node is made. CUDA reuses it after a free
+// node; here it stays reserved, so no later node or launch can see another
+// allocation's data in it before its free node ran.
+cudaError_t graph_allocation(size_t bytes, void **out) {
+    CONTEXT(ctx);
+    uint64_t p = 0;
+    if (simtgpuResult r = simtgpuMemAlloc(ctx, &p, bytes ? bytes : 1))
+        return record(r);
+    graphs().allocations.insert(p);
+    *out = reinterpret_cast<void *>(p);
+    return cudaSuccess;
+}
+
+// Its memory is allocated now (graph_allocation).
+cudaError_t mem_alloc_node(size_t bytes, std::unique_ptr<CUgraphNode_st> *out) {
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemAlloc;
+    node->bytes = bytes;
+    if (cudaError_t err = graph_allocation(bytes, &node->dst))
+        return err;
+    *out = std::move(node);
+    return cudaSuccess;
+}
+
+std::unique_ptr<CUgraphNode_st> mem_free_node(void *p) {
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemFree;
+    node->dst = p;
+    return node;
+}
+
 } // namespace
 
 bool is_capturing(cudaStream_t stream) {
@@ -115,23 +207,8 @@ cudaError_t capture_kernel(const void *func, simtgpuFunction f, dim3 grid, dim3 
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeKernel;
-    node->func = func;
-    node->grid = grid;
-    node->block = block;
-    node->shared = shared;
-    // The argument values as they are now, as CUDA copies them at capture.
-    int count = 0;
-    simtgpuFuncGetAttribute(&count, SIMTGPU_FUNC_ATTRIBUTE_NUM_PARAMS, f);
-    if (count > 0 && !args)
-        return invalidate(capture_of(stream), cudaErrorInvalidValue);
-    for (unsigned i = 0; i < unsigned(count); ++i) {
-        size_t offset = 0, size = 0;
-        simtgpuFuncGetParamInfo(f, i, &offset, &size);
-        node->param_offsets.push_back(node->params.size());
-        const auto *value = static_cast<const unsigned char *>(args[i]);
-        node->params.insert(node->params.end(), value, value + size);
-    }
+    if (cudaError_t err = fill_kernel_node(node.get(), func, f, grid, block, shared, args))
+        return invalidate(capture_of(stream), err);
     return add(stream, std::move(node));
 }
 
@@ -139,47 +216,19 @@ cudaError_t capture_memcpy(void *dst, const void *src, size_t bytes, cudaMemcpyK
                            cudaStream_t stream) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeMemcpy;
-    node->dst = dst;
-    node->src = src;
-    node->bytes = bytes;
-    node->kind = kind;
-    return add(stream, std::move(node));
+    return add(stream, memcpy_node(dst, src, bytes, kind));
 }
 
 cudaError_t capture_memset(void *dst, int value, size_t bytes, cudaStream_t stream) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeMemset;
-    node->dst = dst;
-    node->value = value;
-    node->bytes = bytes;
-    return add(stream, std::move(node));
+    return add(stream, memset_node(dst, value, bytes, 1, bytes));
 }
 
 cudaError_t capture_host(cudaHostFn_t fn, void *user_data, cudaStream_t stream) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeHost;
-    node->fn = fn;
-    node->user_data = user_data;
-    return add(stream, std::move(node));
-}
-
-// Graph memory, allocated when its node is made. CUDA reuses it after a free
-// node; here it stays reserved, so no later node or launch can see another
-// allocation's data in it before its free node ran.
-cudaError_t graph_allocation(size_t bytes, void **out) {
-    CONTEXT(ctx);
-    uint64_t p = 0;
-    if (simtgpuResult r = simtgpuMemAlloc(ctx, &p, bytes ? bytes : 1))
-        return record(r);
-    graphs().allocations.insert(p);
-    *out = reinterpret_cast<void *>(p);
-    return cudaSuccess;
+    return add(stream, host_node(fn, user_data));
 }
 
 bool is_graph_allocation(const void *p) {
@@ -193,10 +242,8 @@ cudaError_t capture_mem_alloc(void **ptr, size_t bytes, cudaStream_t stream) {
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     if (capture_of(stream)->invalidated)
         return record(cudaErrorStreamCaptureInvalidated);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeMemAlloc;
-    node->bytes = bytes;
-    if (cudaError_t err = graph_allocation(bytes, &node->dst))
+    std::unique_ptr<CUgraphNode_st> node;
+    if (cudaError_t err = mem_alloc_node(bytes, &node))
         return invalidate(capture_of(stream), err);
     *ptr = node->dst;
     return add(stream, std::move(node));
@@ -205,10 +252,7 @@ cudaError_t capture_mem_alloc(void **ptr, size_t bytes, cudaStream_t stream) {
 cudaError_t capture_mem_free(void *p, cudaStream_t stream) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeMemFree;
-    node->dst = p;
-    return add(stream, std::move(node));
+    return add(stream, mem_free_node(p));
 }
 
 bool capture_event_record(cudaEvent_t event, cudaStream_t stream) {
@@ -501,7 +545,7 @@ cudaError_t add_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphN
     return cudaSuccess;
 }
 
-// A kernel node's contents: the argument values copied, as CUDA does.
+// A kernel node from the explicit API's parameters.
 cudaError_t kernel_node(const cudaKernelNodeParams *p, CUgraphNode_st *node) {
     if (!p || p->extra)
         return record(cudaErrorInvalidValue);
@@ -510,25 +554,8 @@ cudaError_t kernel_node(const cudaKernelNodeParams *p, CUgraphNode_st *node) {
     simtgpuFunction f;
     if (cudaError_t err = function_for(p->func, &f))
         return err;
-    int count = 0;
-    simtgpuFuncGetAttribute(&count, SIMTGPU_FUNC_ATTRIBUTE_NUM_PARAMS, f);
-    if (count > 0 && !p->kernelParams)
-        return record(cudaErrorInvalidValue);
-    node->type = cudaGraphNodeTypeKernel;
-    node->func = p->func;
-    node->grid = p->gridDim;
-    node->block = p->blockDim;
-    node->shared = p->sharedMemBytes;
-    node->params.clear();
-    node->param_offsets.clear();
-    for (unsigned i = 0; i < unsigned(count); ++i) {
-        size_t offset = 0, size = 0;
-        simtgpuFuncGetParamInfo(f, i, &offset, &size);
-        node->param_offsets.push_back(node->params.size());
-        const auto *value = static_cast<const unsigned char *>(p->kernelParams[i]);
-        node->params.insert(node->params.end(), value, value + size);
-    }
-    return cudaSuccess;
+    return record(fill_kernel_node(node, p->func, f, p->gridDim, p->blockDim, p->sharedMemBytes,
+                                   p->kernelParams));
 }
 
 } // namespace
@@ -584,13 +611,8 @@ SIMTCUDA_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cud
         return record(cudaErrorInvalidValue);
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeMemset;
-    node->dst = p->dst;
-    node->bytes = row;
-    node->height = p->height;
-    node->pitch = p->height > 1 ? p->pitch : row;
-    node->value = int(p->value & 0xff);
+    auto node =
+        memset_node(p->dst, int(p->value & 0xff), row, p->height, p->height > 1 ? p->pitch : row);
     // Elements whose bytes differ: the rows are filled here and copied.
     unsigned char element[4];
     std::memcpy(element, &p->value, 4); // little-endian: the low bytes first
@@ -614,13 +636,8 @@ SIMTCUDA_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, c
         return record(cudaErrorInvalidValue);
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeMemcpy;
-    node->dst = dst;
-    node->src = src;
-    node->bytes = count;
-    node->kind = kind;
-    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+    return add_node(pGraphNode, graph, pDependencies, numDependencies,
+                    memcpy_node(dst, src, count, kind));
 }
 
 SIMTCUDA_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
@@ -635,10 +652,8 @@ SIMTCUDA_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, c
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     if (!pGraphNode || !is_graph(graph))
         return record(cudaErrorInvalidValue);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeMemAlloc;
-    node->bytes = nodeParams->bytesize;
-    if (cudaError_t err = graph_allocation(node->bytes, &node->dst))
+    std::unique_ptr<CUgraphNode_st> node;
+    if (cudaError_t err = mem_alloc_node(nodeParams->bytesize, &node))
         return err;
     nodeParams->dptr = node->dst;
     return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
@@ -651,10 +666,7 @@ SIMTCUDA_API cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cu
         return record(cudaErrorInvalidValue); // as CUDA: graph memory only
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeMemFree;
-    node->dst = dptr;
-    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, mem_free_node(dptr));
 }
 
 SIMTCUDA_API cudaError_t cudaDeviceGraphMemTrim(int device) {
@@ -673,11 +685,8 @@ SIMTCUDA_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaG
         return record(cudaErrorInvalidValue);
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeHost;
-    node->fn = pNodeParams->fn;
-    node->user_data = pNodeParams->userData;
-    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+    return add_node(pGraphNode, graph, pDependencies, numDependencies,
+                    host_node(pNodeParams->fn, pNodeParams->userData));
 }
 
 SIMTCUDA_API cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,

@@ -44,10 +44,7 @@
 extern "C" {
 #endif
 
-typedef enum nvtxColorType_t {
-    NVTX_COLOR_UNKNOWN = 0,
-    NVTX_COLOR_ARGB = 1
-} nvtxColorType_t;
+typedef enum nvtxColorType_t { NVTX_COLOR_UNKNOWN = 0, NVTX_COLOR_ARGB = 1 } nvtxColorType_t;
 
 typedef enum nvtxMessageType_t {
     NVTX_MESSAGE_UNKNOWN = 0,
@@ -129,134 +126,122 @@ typedef struct nvtxResourceAttributes_v0 {
 
 /* Each function's arguments are left unread: without a tool, NVTX calls
  * cost nothing and record nothing. */
-NVTX_INLINE_STATIC int nvtxInitialize(const nvtxInitializationAttributes_t *initAttrib)
-{
+NVTX_INLINE_STATIC int nvtxInitialize(const nvtxInitializationAttributes_t *initAttrib) {
     (void)initAttrib;
     return NVTX_SUCCESS;
 }
 
-NVTX_INLINE_STATIC void nvtxMarkEx(const nvtxEventAttributes_t *eventAttrib) { (void)eventAttrib; }
-NVTX_INLINE_STATIC void nvtxMarkA(const char *message) { (void)message; }
-NVTX_INLINE_STATIC void nvtxMarkW(const wchar_t *message) { (void)message; }
+NVTX_INLINE_STATIC void nvtxMarkEx(const nvtxEventAttributes_t *eventAttrib) {
+    (void)eventAttrib;
+}
+NVTX_INLINE_STATIC void nvtxMarkA(const char *message) {
+    (void)message;
+}
+NVTX_INLINE_STATIC void nvtxMarkW(const wchar_t *message) {
+    (void)message;
+}
 
-NVTX_INLINE_STATIC nvtxRangeId_t nvtxRangeStartEx(const nvtxEventAttributes_t *eventAttrib)
-{
+NVTX_INLINE_STATIC nvtxRangeId_t nvtxRangeStartEx(const nvtxEventAttributes_t *eventAttrib) {
     (void)eventAttrib;
     return 0;
 }
-NVTX_INLINE_STATIC nvtxRangeId_t nvtxRangeStartA(const char *message)
-{
+NVTX_INLINE_STATIC nvtxRangeId_t nvtxRangeStartA(const char *message) {
     (void)message;
     return 0;
 }
-NVTX_INLINE_STATIC nvtxRangeId_t nvtxRangeStartW(const wchar_t *message)
-{
+NVTX_INLINE_STATIC nvtxRangeId_t nvtxRangeStartW(const wchar_t *message) {
     (void)message;
     return 0;
 }
-NVTX_INLINE_STATIC void nvtxRangeEnd(nvtxRangeId_t id) { (void)id; }
+NVTX_INLINE_STATIC void nvtxRangeEnd(nvtxRangeId_t id) {
+    (void)id;
+}
 
-NVTX_INLINE_STATIC int nvtxRangePushEx(const nvtxEventAttributes_t *eventAttrib)
-{
+NVTX_INLINE_STATIC int nvtxRangePushEx(const nvtxEventAttributes_t *eventAttrib) {
     (void)eventAttrib;
     return NVTX_NO_PUSH_POP_TRACKING;
 }
-NVTX_INLINE_STATIC int nvtxRangePushA(const char *message)
-{
+NVTX_INLINE_STATIC int nvtxRangePushA(const char *message) {
     (void)message;
     return NVTX_NO_PUSH_POP_TRACKING;
 }
-NVTX_INLINE_STATIC int nvtxRangePushW(const wchar_t *message)
-{
+NVTX_INLINE_STATIC int nvtxRangePushW(const wchar_t *message) {
     (void)message;
     return NVTX_NO_PUSH_POP_TRACKING;
 }
-NVTX_INLINE_STATIC int nvtxRangePop(void) { return NVTX_NO_PUSH_POP_TRACKING; }
+NVTX_INLINE_STATIC int nvtxRangePop(void) {
+    return NVTX_NO_PUSH_POP_TRACKING;
+}
 
-NVTX_INLINE_STATIC void nvtxNameCategoryA(uint32_t category, const char *name)
-{
+NVTX_INLINE_STATIC void nvtxNameCategoryA(uint32_t category, const char *name) {
     (void)category, (void)name;
 }
-NVTX_INLINE_STATIC void nvtxNameCategoryW(uint32_t category, const wchar_t *name)
-{
+NVTX_INLINE_STATIC void nvtxNameCategoryW(uint32_t category, const wchar_t *name) {
     (void)category, (void)name;
 }
-NVTX_INLINE_STATIC void nvtxNameOsThreadA(uint32_t threadId, const char *name)
-{
+NVTX_INLINE_STATIC void nvtxNameOsThreadA(uint32_t threadId, const char *name) {
     (void)threadId, (void)name;
 }
-NVTX_INLINE_STATIC void nvtxNameOsThreadW(uint32_t threadId, const wchar_t *name)
-{
+NVTX_INLINE_STATIC void nvtxNameOsThreadW(uint32_t threadId, const wchar_t *name) {
     (void)threadId, (void)name;
 }
 
-NVTX_INLINE_STATIC nvtxDomainHandle_t nvtxDomainCreateA(const char *name)
-{
+NVTX_INLINE_STATIC nvtxDomainHandle_t nvtxDomainCreateA(const char *name) {
     (void)name;
     return (nvtxDomainHandle_t)0;
 }
-NVTX_INLINE_STATIC nvtxDomainHandle_t nvtxDomainCreateW(const wchar_t *name)
-{
+NVTX_INLINE_STATIC nvtxDomainHandle_t nvtxDomainCreateW(const wchar_t *name) {
     (void)name;
     return (nvtxDomainHandle_t)0;
 }
-NVTX_INLINE_STATIC void nvtxDomainDestroy(nvtxDomainHandle_t domain) { (void)domain; }
+NVTX_INLINE_STATIC void nvtxDomainDestroy(nvtxDomainHandle_t domain) {
+    (void)domain;
+}
 NVTX_INLINE_STATIC void nvtxDomainMarkEx(nvtxDomainHandle_t domain,
-                                         const nvtxEventAttributes_t *eventAttrib)
-{
+                                         const nvtxEventAttributes_t *eventAttrib) {
     (void)domain, (void)eventAttrib;
 }
 NVTX_INLINE_STATIC nvtxRangeId_t nvtxDomainRangeStartEx(nvtxDomainHandle_t domain,
-                                                         const nvtxEventAttributes_t *eventAttrib)
-{
+                                                        const nvtxEventAttributes_t *eventAttrib) {
     (void)domain, (void)eventAttrib;
     return 0;
 }
-NVTX_INLINE_STATIC void nvtxDomainRangeEnd(nvtxDomainHandle_t domain, nvtxRangeId_t id)
-{
+NVTX_INLINE_STATIC void nvtxDomainRangeEnd(nvtxDomainHandle_t domain, nvtxRangeId_t id) {
     (void)domain, (void)id;
 }
 NVTX_INLINE_STATIC int nvtxDomainRangePushEx(nvtxDomainHandle_t domain,
-                                             const nvtxEventAttributes_t *eventAttrib)
-{
+                                             const nvtxEventAttributes_t *eventAttrib) {
     (void)domain, (void)eventAttrib;
     return NVTX_NO_PUSH_POP_TRACKING;
 }
-NVTX_INLINE_STATIC int nvtxDomainRangePop(nvtxDomainHandle_t domain)
-{
+NVTX_INLINE_STATIC int nvtxDomainRangePop(nvtxDomainHandle_t domain) {
     (void)domain;
     return NVTX_NO_PUSH_POP_TRACKING;
 }
 NVTX_INLINE_STATIC nvtxStringHandle_t nvtxDomainRegisterStringA(nvtxDomainHandle_t domain,
-                                                                const char *string)
-{
+                                                                const char *string) {
     (void)domain, (void)string;
     return (nvtxStringHandle_t)0;
 }
 NVTX_INLINE_STATIC nvtxStringHandle_t nvtxDomainRegisterStringW(nvtxDomainHandle_t domain,
-                                                                const wchar_t *string)
-{
+                                                                const wchar_t *string) {
     (void)domain, (void)string;
     return (nvtxStringHandle_t)0;
 }
 NVTX_INLINE_STATIC void nvtxDomainNameCategoryA(nvtxDomainHandle_t domain, uint32_t category,
-                                                const char *name)
-{
+                                                const char *name) {
     (void)domain, (void)category, (void)name;
 }
 NVTX_INLINE_STATIC void nvtxDomainNameCategoryW(nvtxDomainHandle_t domain, uint32_t category,
-                                                const wchar_t *name)
-{
+                                                const wchar_t *name) {
     (void)domain, (void)category, (void)name;
 }
-NVTX_INLINE_STATIC nvtxResourceHandle_t nvtxDomainResourceCreate(nvtxDomainHandle_t domain,
-                                                                 nvtxResourceAttributes_t *attribs)
-{
+NVTX_INLINE_STATIC nvtxResourceHandle_t
+nvtxDomainResourceCreate(nvtxDomainHandle_t domain, nvtxResourceAttributes_t *attribs) {
     (void)domain, (void)attribs;
     return (nvtxResourceHandle_t)0;
 }
-NVTX_INLINE_STATIC void nvtxDomainResourceDestroy(nvtxResourceHandle_t resource)
-{
+NVTX_INLINE_STATIC void nvtxDomainResourceDestroy(nvtxResourceHandle_t resource) {
     (void)resource;
 }
 
