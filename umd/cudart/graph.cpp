@@ -67,6 +67,9 @@ struct Capture {
 struct Graphs {
     std::map<simtgpuStream, std::shared_ptr<Capture>> capturing; // every stream in a capture
     std::set<uint64_t> allocations; // graph memory: made by allocation nodes, never freed
+    // cudaDeviceGetGraphMemAttribute's figures, by device: graph memory
+    // in use and reserved are the same here (never freed, never pooled).
+    std::map<int, uint64_t> graph_memory, graph_memory_high;
     std::map<cudaEvent_t, std::weak_ptr<Capture>> captured_events;
     std::set<cudaGraph_t> graphs;
     std::set<cudaGraphExec_t> execs;
@@ -165,7 +168,11 @@ cudaError_t graph_allocation(size_t bytes, void **out) {
     uint64_t p = 0;
     if (simtgpuResult r = simtgpuMemAlloc(ctx, &p, bytes ? bytes : 1))
         return record(r);
-    graphs().allocations.insert(p);
+    Graphs &g = graphs();
+    g.allocations.insert(p);
+    const int device = current_device();
+    g.graph_memory[device] += bytes;
+    g.graph_memory_high[device] = std::max(g.graph_memory_high[device], g.graph_memory[device]);
     *out = reinterpret_cast<void *>(p);
     return cudaSuccess;
 }
@@ -675,6 +682,51 @@ SIMTCUDA_API cudaError_t cudaDeviceGraphMemTrim(int device) {
     if (device < 0 || device >= runtime().device_count)
         return record(cudaErrorInvalidDevice);
     return cudaSuccess; // graph memory stays reserved (see graph_allocation)
+}
+
+// Graph memory in use and reserved: every allocation node's bytes, as
+// each stays reserved (graph_allocation); the high-water marks reset to the
+// current figure, the lowest a mark of usage since the reset can be.
+SIMTCUDA_API cudaError_t cudaDeviceGetGraphMemAttribute(int device,
+                                                        enum cudaGraphMemAttributeType attr,
+                                                        void *value) {
+    CONTEXT(ctx);
+    (void)ctx;
+    if (device < 0 || device >= runtime().device_count)
+        return record(cudaErrorInvalidDevice);
+    if (!value)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    Graphs &g = graphs();
+    switch (attr) {
+    case cudaGraphMemAttrUsedMemCurrent:
+    case cudaGraphMemAttrReservedMemCurrent:
+        *static_cast<uint64_t *>(value) = g.graph_memory[device];
+        return cudaSuccess;
+    case cudaGraphMemAttrUsedMemHigh:
+    case cudaGraphMemAttrReservedMemHigh:
+        *static_cast<uint64_t *>(value) = g.graph_memory_high[device];
+        return cudaSuccess;
+    }
+    return record(cudaErrorInvalidValue);
+}
+
+SIMTCUDA_API cudaError_t cudaDeviceSetGraphMemAttribute(int device,
+                                                        enum cudaGraphMemAttributeType attr,
+                                                        void *value) {
+    CONTEXT(ctx);
+    (void)ctx;
+    if (device < 0 || device >= runtime().device_count)
+        return record(cudaErrorInvalidDevice);
+    // As CUDA: only the high-water marks, and only reset to zero.
+    if (!value || *static_cast<const uint64_t *>(value) != 0 ||
+        (attr != cudaGraphMemAttrUsedMemHigh && attr != cudaGraphMemAttrReservedMemHigh))
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    graphs().graph_memory_high[device] = graphs().graph_memory[device];
+    return cudaSuccess;
 }
 
 SIMTCUDA_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,

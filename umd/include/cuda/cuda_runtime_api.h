@@ -131,6 +131,12 @@ extern __host__ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode,
                                                     const cudaGraphNode_t *pDependencies,
                                                     size_t numDependencies, void *dptr);
 extern __host__ cudaError_t cudaDeviceGraphMemTrim(int device);
+extern __host__ cudaError_t cudaDeviceGetGraphMemAttribute(int device,
+                                                           enum cudaGraphMemAttributeType attr,
+                                                           void *value);
+extern __host__ cudaError_t cudaDeviceSetGraphMemAttribute(int device,
+                                                           enum cudaGraphMemAttributeType attr,
+                                                           void *value);
 extern __host__ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                                   const cudaGraphNode_t *pDependencies,
                                                   size_t numDependencies);

@@ -161,6 +161,15 @@ enum cudaGraphNodeType {
 
 #define cudaGraphInstantiateFlagAutoFreeOnLaunch 1
 
+/* cudaDeviceGetGraphMemAttribute / cudaDeviceSetGraphMemAttribute (values
+ * are uint64_t byte counts). */
+enum cudaGraphMemAttributeType {
+    cudaGraphMemAttrUsedMemCurrent = 0x0,
+    cudaGraphMemAttrUsedMemHigh = 0x1,
+    cudaGraphMemAttrReservedMemCurrent = 0x2,
+    cudaGraphMemAttrReservedMemHigh = 0x3
+};
+
 /* CUDA arrays (cudaMallocArray, cudaMalloc3DArray): on simtgpu a pitched
  * block of device memory, rows of width elements; what textures and
  * surfaces read. 3-D copies (cudaMemcpy3D): sizes and positions in bytes
