@@ -40,6 +40,12 @@ struct CUgraphNode_st {
     // Host.
     cudaHostFn_t fn = nullptr;
     void *user_data = nullptr;
+    // Conditional: its handle, kind, body graphs and (instantiated) their
+    // executables.
+    cudaGraphConditionalHandle handle = 0;
+    cudaGraphConditionalNodeType condition = cudaGraphCondTypeIf;
+    std::vector<CUgraph_st *> bodies;
+    std::vector<std::shared_ptr<CUgraphExec_st>> body_execs;
     // Explicit API: the nodes this one waits for (of the same graph).
     std::vector<CUgraphNode_st *> deps;
 };
@@ -50,6 +56,8 @@ struct CUgraph_st {
 
 struct CUgraphExec_st {
     std::vector<CUgraphNode_st> nodes;
+    // Conditional handles assigned their default at each launch.
+    std::vector<std::pair<cudaGraphConditionalHandle, unsigned>> defaults;
     std::map<const CUgraphNode_st *, size_t> index; // the graph's node -> nodes[i]
     std::vector<size_t> slot_of_added;              // the graph's k-th node -> nodes[i]
 };
@@ -73,6 +81,13 @@ struct Graphs {
     std::map<cudaEvent_t, std::weak_ptr<Capture>> captured_events;
     std::set<cudaGraph_t> graphs;
     std::set<cudaGraphExec_t> execs;
+    // Conditional handles: device memory of one unsigned each, by graph.
+    struct Handle {
+        cudaGraph_t graph;
+        unsigned default_value;
+        bool assign_default;
+    };
+    std::map<cudaGraphConditionalHandle, Handle> handles;
 };
 
 Graphs &graphs() {
@@ -371,16 +386,13 @@ SIMTCUDA_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
     return cudaSuccess;
 }
 
-SIMTCUDA_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
-                                                       cudaGraph_t graph,
-                                                       unsigned long long flags) {
-    Runtime &rt = runtime();
-    std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    Graphs &g = graphs();
-    if (!pGraphExec || !g.graphs.count(graph) || (flags & ~1ull))
-        return record(cudaErrorInvalidValue);
-    auto *exec = new CUgraphExec_st;
-    // Kahn's algorithm, taking nodes in the order they were added.
+namespace simtgpu::cudart {
+namespace {
+
+// The nodes of graph in an order that respects every dependency (Kahn's
+// algorithm, taking nodes in the order they were added), conditional
+// nodes' bodies instantiated with them; cudaErrorInvalidValue for a cycle.
+cudaError_t build_exec(cudaGraph_t graph, CUgraphExec_st *exec) {
     std::map<const CUgraphNode_st *, size_t> waiting;
     for (const auto &node : graph->nodes)
         waiting[node.get()] = node->deps.size();
@@ -391,10 +403,8 @@ SIMTCUDA_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphEx
                 ready = node.get();
                 break;
             }
-        if (!ready) { // a cycle (cudaGraphAddDependencies)
-            delete exec;
-            return record(cudaErrorInvalidValue);
-        }
+        if (!ready) // a cycle (cudaGraphAddDependencies)
+            return cudaErrorInvalidValue;
         exec->index[ready] = exec->nodes.size();
         exec->nodes.push_back(*ready);
         for (const auto &node : graph->nodes)
@@ -404,6 +414,34 @@ SIMTCUDA_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphEx
     }
     for (const auto &node : graph->nodes)
         exec->slot_of_added.push_back(exec->index[node.get()]);
+    for (CUgraphNode_st &node : exec->nodes)
+        for (CUgraph_st *body : node.bodies) {
+            node.body_execs.push_back(std::make_shared<CUgraphExec_st>());
+            if (cudaError_t err = build_exec(body, node.body_execs.back().get()))
+                return err;
+        }
+    for (const auto &[handle, h] : graphs().handles)
+        if (h.graph == graph && h.assign_default)
+            exec->defaults.emplace_back(handle, h.default_value);
+    return cudaSuccess;
+}
+
+} // namespace
+} // namespace simtgpu::cudart
+
+SIMTCUDA_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
+                                                       cudaGraph_t graph,
+                                                       unsigned long long flags) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    Graphs &g = graphs();
+    if (!pGraphExec || !g.graphs.count(graph) || (flags & ~1ull))
+        return record(cudaErrorInvalidValue);
+    auto *exec = new CUgraphExec_st;
+    if (cudaError_t err = build_exec(graph, exec)) {
+        delete exec;
+        return record(err);
+    }
     g.execs.insert(exec);
     *pGraphExec = exec;
     return cudaSuccess;
@@ -419,15 +457,22 @@ SIMTCUDA_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaG
     return cudaGraphInstantiateWithFlags(pGraphExec, graph, 0);
 }
 
-SIMTCUDA_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
-    std::vector<CUgraphNode_st> nodes;
-    {
-        Runtime &rt = runtime();
-        std::lock_guard<std::recursive_mutex> guard(rt.mu);
-        if (!graphs().execs.count(graphExec))
-            return record(cudaErrorInvalidValue);
-        nodes = graphExec->nodes;
-    }
+namespace simtgpu::cudart {
+namespace {
+
+// A conditional handle's value once the stream's work before it is done.
+cudaError_t condition_value(cudaGraphConditionalHandle handle, cudaStream_t stream,
+                            unsigned *value) {
+    if (cudaError_t err = cudaMemcpyAsync(value, reinterpret_cast<const void *>(handle),
+                                          sizeof(*value), cudaMemcpyDeviceToHost, stream))
+        return err;
+    return cudaStreamSynchronize(stream);
+}
+
+// Replays nodes, in their order, on stream. A conditional node waits for
+// the work before it, reads its handle and runs its body (once for IF,
+// again while the handle stays non-zero for WHILE).
+cudaError_t run_nodes(std::vector<CUgraphNode_st> &nodes, cudaStream_t stream) {
     for (CUgraphNode_st &n : nodes) {
         cudaError_t err = cudaSuccess;
         switch (n.type) {
@@ -454,6 +499,26 @@ SIMTCUDA_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t
         case cudaGraphNodeTypeHost:
             err = cudaLaunchHostFunc(stream, n.fn, n.user_data);
             break;
+        case cudaGraphNodeTypeConditional: {
+            unsigned value = 0;
+            err = condition_value(n.handle, stream, &value);
+            if (err != cudaSuccess)
+                break;
+            if (n.condition == cudaGraphCondTypeWhile) {
+                while (err == cudaSuccess && value) {
+                    err = run_nodes(n.body_execs[0]->nodes, stream);
+                    if (err == cudaSuccess)
+                        err = condition_value(n.handle, stream, &value);
+                }
+                break;
+            }
+            // IF: body 0 when non-zero, else body 1 if there is one;
+            // SWITCH: body[value] if there is one.
+            size_t chosen = n.condition == cudaGraphCondTypeIf ? (value ? 0 : 1) : value;
+            if (chosen < n.body_execs.size())
+                err = run_nodes(n.body_execs[chosen]->nodes, stream);
+            break;
+        }
         default:
             break;
         }
@@ -461,6 +526,30 @@ SIMTCUDA_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t
             return err;
     }
     return cudaSuccess;
+}
+
+} // namespace
+} // namespace simtgpu::cudart
+
+SIMTCUDA_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+    std::vector<CUgraphNode_st> nodes;
+    std::vector<std::pair<cudaGraphConditionalHandle, unsigned>> defaults;
+    {
+        Runtime &rt = runtime();
+        std::lock_guard<std::recursive_mutex> guard(rt.mu);
+        if (!graphs().execs.count(graphExec))
+            return record(cudaErrorInvalidValue);
+        nodes = graphExec->nodes;
+        defaults = graphExec->defaults;
+    }
+    for (auto &[handle, value] : defaults)
+        if (cudaError_t err = cudaMemcpyAsync(reinterpret_cast<void *>(handle), &value,
+                                              sizeof(value), cudaMemcpyHostToDevice, stream))
+            return err;
+    if (!defaults.empty()) // the copies read `defaults`, which goes on return
+        if (cudaError_t err = cudaStreamSynchronize(stream))
+            return err;
+    return run_nodes(nodes, stream);
 }
 
 // CUDA copies an instantiated graph's work to the device ahead of its
@@ -748,6 +837,70 @@ SIMTCUDA_API cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cuda
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     return add_node(pGraphNode, graph, pDependencies, numDependencies,
                     std::make_unique<CUgraphNode_st>());
+}
+
+// A handle is the device address of its value, which device code sets
+// (cudaGraphSetConditional in cuda_runtime.h) and launches read.
+SIMTCUDA_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out,
+                                                          cudaGraph_t graph,
+                                                          unsigned int defaultLaunchValue,
+                                                          unsigned int flags) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!pHandle_out || !is_graph(graph) || (flags & ~unsigned(cudaGraphCondAssignDefault)))
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    uint64_t p = 0;
+    if (simtgpuResult r = simtgpuMemAlloc(ctx, &p, sizeof(unsigned)))
+        return record(r);
+    if (simtgpuResult r = simtgpuMemcpyHtoD(ctx, p, &defaultLaunchValue, sizeof(unsigned)))
+        return record(r);
+    graphs().handles[p] = {graph, defaultLaunchValue, (flags & cudaGraphCondAssignDefault) != 0};
+    *pHandle_out = p;
+    return cudaSuccess;
+}
+
+// cudaGraphAddNode: kernel nodes, and conditional nodes (IF with one body
+// or a body and an else, WHILE with one, SWITCH with any number), whose
+// body graphs the node owns; the other kinds come by their own calls.
+SIMTCUDA_API cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                          const cudaGraphNode_t *pDependencies,
+                                          size_t numDependencies,
+                                          struct cudaGraphNodeParams *nodeParams) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!nodeParams)
+        return record(cudaErrorInvalidValue);
+    auto node = std::make_unique<CUgraphNode_st>();
+    if (nodeParams->type == cudaGraphNodeTypeKernel) {
+        const cudaKernelNodeParamsV2 &k = nodeParams->kernel;
+        const cudaKernelNodeParams p = {k.func,           k.gridDim,      k.blockDim,
+                                        k.sharedMemBytes, k.kernelParams, k.extra};
+        if (cudaError_t err = kernel_node(&p, node.get()))
+            return err;
+        return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+    }
+    if (nodeParams->type != cudaGraphNodeTypeConditional)
+        return record(cudaErrorInvalidValue);
+    cudaConditionalNodeParams &c = nodeParams->conditional;
+    const bool sized = (c.type == cudaGraphCondTypeIf && (c.size == 1 || c.size == 2)) ||
+                       (c.type == cudaGraphCondTypeWhile && c.size == 1) ||
+                       (c.type == cudaGraphCondTypeSwitch && c.size >= 1);
+    if (!graphs().handles.count(c.handle) || !sized || !c.phGraph_out)
+        return record(cudaErrorInvalidValue);
+    node->type = cudaGraphNodeTypeConditional;
+    node->handle = c.handle;
+    node->condition = c.type;
+    if (cudaError_t err =
+            add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node)))
+        return err;
+    for (unsigned i = 0; i < c.size; ++i) {
+        auto *body = new CUgraph_st;
+        (*pGraphNode)->bodies.push_back(body);
+        graphs().graphs.insert(body);
+        c.phGraph_out[i] = body;
+    }
+    return cudaSuccess;
 }
 
 SIMTCUDA_API cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,

@@ -81,6 +81,23 @@ static inline __host__ cudaError_t cudaMalloc(T **devPtr, size_t size) {
     return ::cudaMalloc((void **)(void *)devPtr, size);
 }
 
+/* CUDA's defaults: initial value 0, not assigned at each launch. */
+static inline __host__ cudaError_t cudaGraphConditionalHandleCreate(
+    cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph) {
+    return ::cudaGraphConditionalHandleCreate(pHandle_out, graph, 0, 0);
+}
+static inline __host__ cudaError_t cudaGraphConditionalHandleCreate(
+    cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue) {
+    return ::cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, 0);
+}
+
+/* Sets a conditional node's handle from device code: the handle is the
+ * device address of its value (umd/cudart/graph.cpp). */
+static inline __device__ void cudaGraphSetConditional(cudaGraphConditionalHandle handle,
+                                                      unsigned int value) {
+    *(volatile unsigned int *)handle = value;
+}
+
 /* cuda_runtime.h's C++ overload of cudaEventCreate with flags. */
 static inline __host__ cudaError_t cudaEventCreate(cudaEvent_t *event, unsigned int flags) {
     return ::cudaEventCreateWithFlags(event, flags);

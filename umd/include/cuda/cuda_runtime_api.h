@@ -87,6 +87,13 @@ extern __host__ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGrap
                                                           unsigned long long flags);
 extern __host__ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
 extern __host__ cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream);
+extern __host__ cudaError_t cudaGraphConditionalHandleCreate(
+    cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue,
+    unsigned int flags);
+extern __host__ cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                             const cudaGraphNode_t *pDependencies,
+                                             size_t numDependencies,
+                                             struct cudaGraphNodeParams *nodeParams);
 extern __host__ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec);
 extern __host__ cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 extern __host__ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,

@@ -156,7 +156,47 @@ enum cudaGraphNodeType {
     cudaGraphNodeTypeWaitEvent = 0x06,
     cudaGraphNodeTypeEventRecord = 0x07,
     cudaGraphNodeTypeMemAlloc = 0x0a,
-    cudaGraphNodeTypeMemFree = 0x0b
+    cudaGraphNodeTypeMemFree = 0x0b,
+    cudaGraphNodeTypeConditional = 0x0d
+};
+
+/* Conditional nodes (CUDA 12.3): a handle is a variable device code sets
+ * with cudaGraphSetConditional; an IF node runs its body graph once when
+ * the handle is non-zero (and a second body, the else, when it is zero),
+ * a WHILE node while it is non-zero, a SWITCH node body[value] if any. */
+typedef unsigned long long cudaGraphConditionalHandle;
+enum cudaGraphConditionalHandleFlags { cudaGraphCondAssignDefault = 1 };
+enum cudaGraphConditionalNodeType {
+    cudaGraphCondTypeIf = 0,
+    cudaGraphCondTypeWhile = 1,
+    cudaGraphCondTypeSwitch = 2
+};
+struct cudaConditionalNodeParams {
+    cudaGraphConditionalHandle handle;
+    enum cudaGraphConditionalNodeType type;
+    unsigned int size;
+    cudaGraph_t *phGraph_out;
+};
+/* CUDA 12's kernel node parameters, cudaGraphAddNode's `kernel`. */
+struct cudaKernelNodeParamsV2 {
+    void *func;
+    dim3 gridDim;
+    dim3 blockDim;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra; /* must be NULL */
+};
+/* cudaGraphAddNode's parameters: simtgpu takes kernel and conditional
+ * nodes by it (the other kinds by their own cudaGraphAdd*Node). */
+struct cudaGraphNodeParams {
+    enum cudaGraphNodeType type;
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        struct cudaKernelNodeParamsV2 kernel;
+        struct cudaConditionalNodeParams conditional;
+    };
+    long long reserved2;
 };
 
 #define cudaGraphInstantiateFlagAutoFreeOnLaunch 1
