@@ -5,7 +5,8 @@
 // limit the kernel before it wrote; and an IF node whose body runs only
 // when a flag kernel says so. The handles are assigned their defaults at
 // each launch (cudaGraphCondAssignDefault), so a second launch loops again.
-// Checked against the same loop on the CPU.
+// Then a SWITCH node and an IF with an else, kernels added by
+// cudaGraphAddNode. Checked against the same loop on the CPU.
 #include <cuda_runtime.h>
 
 #include "test_util.h"
@@ -142,6 +143,60 @@ int main()
 	int done[2];
 	CHECK_CUDA(cudaMemcpy(done, state, sizeof(done), cudaMemcpyDeviceToHost));
 	ok &= done[0] == passes;
+
+	// A SWITCH of three bodies and an IF with an else, their kernels added
+	// by cudaGraphAddNode: the value 1 picks body 1, zero the else.
+	cudaGraph_t pick;
+	CHECK_CUDA(cudaGraphCreate(&pick, 0));
+	cudaGraphConditionalHandle which, never;
+	CHECK_CUDA(cudaGraphConditionalHandleCreate(&which, pick, 1, cudaGraphCondAssignDefault));
+	CHECK_CUDA(cudaGraphConditionalHandleCreate(&never, pick, 0, cudaGraphCondAssignDefault));
+	cudaGraph_t cases[3], branches[2];
+	cp.conditional.handle = which;
+	cp.conditional.type = cudaGraphCondTypeSwitch;
+	cp.conditional.size = 3;
+	cp.conditional.phGraph_out = cases;
+	cudaGraphNode_t switch_node, else_node;
+	CHECK_CUDA(cudaGraphAddNode(&switch_node, pick, nullptr, 0, &cp));
+	cp.conditional.handle = never;
+	cp.conditional.type = cudaGraphCondTypeIf;
+	cp.conditional.size = 2;
+	cp.conditional.phGraph_out = branches;
+	CHECK_CUDA(cudaGraphAddNode(&else_node, pick, &switch_node, 1, &cp));
+	int *marks;
+	CHECK_CUDA(cudaMalloc(&marks, 5 * sizeof(int)));
+	CHECK_CUDA(cudaMemset(marks, 0, 5 * sizeof(int)));
+	int one = 1;
+	int *targets[5];
+	void *mark_args[5][2];
+	cudaGraph_t owners[5] = {cases[0], cases[1], cases[2], branches[0], branches[1]};
+	for (int b = 0; b < 5; ++b) {
+		targets[b] = marks + b;
+		mark_args[b][0] = &targets[b];
+		mark_args[b][1] = &one;
+		cudaGraphNodeParams kn = {};
+		kn.type = cudaGraphNodeTypeKernel;
+		kn.kernel.func = (void *)negate; // negate(marks + b, 1)
+		kn.kernel.gridDim = dim3(1);
+		kn.kernel.blockDim = dim3(1);
+		kn.kernel.kernelParams = mark_args[b];
+		cudaGraphNode_t k;
+		CHECK_CUDA(cudaGraphAddNode(&k, owners[b], nullptr, 0, &kn));
+	}
+	// Each body's kernel negates its mark: set them to 1 first so a run
+	// shows as -1.
+	int ones[5] = {1, 1, 1, 1, 1}, marked[5];
+	CHECK_CUDA(cudaMemcpy(marks, ones, sizeof(ones), cudaMemcpyHostToDevice));
+	cudaGraphExec_t pick_exec;
+	CHECK_CUDA(cudaGraphInstantiate(&pick_exec, pick, nullptr, nullptr, 0));
+	CHECK_CUDA(cudaGraphLaunch(pick_exec, s));
+	CHECK_CUDA(cudaStreamSynchronize(s));
+	CHECK_CUDA(cudaMemcpy(marked, marks, sizeof(marked), cudaMemcpyDeviceToHost));
+	ok &= marked[0] == 1 && marked[1] == -1 && marked[2] == 1; // the switch's case 1
+	ok &= marked[3] == 1 && marked[4] == -1;                   // the if's else
+	CHECK_CUDA(cudaGraphExecDestroy(pick_exec));
+	CHECK_CUDA(cudaGraphDestroy(pick));
+	CHECK_CUDA(cudaFree(marks));
 
 	cudaGraphNodeParams bad = {};
 	bad.type = cudaGraphNodeTypeMemcpy; // by cudaGraphAddMemcpyNode only
