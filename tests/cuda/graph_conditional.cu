@@ -162,7 +162,8 @@ int main()
 	cp.conditional.type = cudaGraphCondTypeIf;
 	cp.conditional.size = 2;
 	cp.conditional.phGraph_out = branches;
-	CHECK_CUDA(cudaGraphAddNode(&else_node, pick, &switch_node, 1, &cp));
+	// CUDA 12.3's form with edge data (default edges: NULL).
+	CHECK_CUDA(cudaGraphAddNode(&else_node, pick, &switch_node, nullptr, 1, &cp));
 	int *marks;
 	CHECK_CUDA(cudaMalloc(&marks, 5 * sizeof(int)));
 	CHECK_CUDA(cudaMemset(marks, 0, 5 * sizeof(int)));

@@ -91,6 +91,20 @@ static inline __host__ cudaError_t cudaGraphConditionalHandleCreate(
     return ::cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, 0);
 }
 
+/* cudaGraphAddNode with edge data (CUDA 12.3's _v2, CUDA 13's only form):
+ * default edges only, which is what NULL edge data means. */
+static inline __host__ cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode,
+                                                    cudaGraph_t graph,
+                                                    const cudaGraphNode_t *pDependencies,
+                                                    const struct cudaGraphEdgeData *dependencyData,
+                                                    size_t numDependencies,
+                                                    struct cudaGraphNodeParams *nodeParams) {
+    for (size_t i = 0; dependencyData && i < numDependencies; ++i)
+        if (dependencyData[i].from_port || dependencyData[i].to_port || dependencyData[i].type)
+            return cudaErrorInvalidValue;
+    return ::cudaGraphAddNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+}
+
 /* Sets a conditional node's handle from device code: the handle is the
  * device address of its value (umd/cudart/graph.cpp). */
 static inline __device__ void cudaGraphSetConditional(cudaGraphConditionalHandle handle,

@@ -177,6 +177,15 @@ struct cudaConditionalNodeParams {
     unsigned int size;
     cudaGraph_t *phGraph_out;
 };
+/* An edge's data (CUDA 12.3): simtgpu's edges are all the default one,
+ * all fields zero (a full dependency). */
+struct cudaGraphEdgeData {
+    unsigned char from_port;
+    unsigned char to_port;
+    unsigned char type;
+    unsigned char reserved[5];
+};
+
 /* CUDA 12's kernel node parameters, cudaGraphAddNode's `kernel`. */
 struct cudaKernelNodeParamsV2 {
     void *func;
