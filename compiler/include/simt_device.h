@@ -57,6 +57,21 @@ typedef uint64_t cuuint64_t;
 #include <__clang_cuda_device_functions.h>
 #include <__clang_cuda_math.h>
 
+#ifdef __cplusplus
+/* __clang_cuda_math_forward_declares.h declares nan and nanf for device
+ * code (static, as all its functions) and __clang_cuda_math.h does not
+ * define them: without these, device code calling nan("") or std::nan
+ * fails to link (cuda-samples' interval). */
+static __device__ __inline__ double nan(const char *__tag)
+{
+	return __nv_nan((const signed char *)__tag);
+}
+static __device__ __inline__ float nanf(const char *__tag)
+{
+	return __nv_nanf((const signed char *)__tag);
+}
+#endif
+
 extern "C" {
 /* Device printf: clang lowers printf(fmt, ...) to vprintf(fmt, packed
  * args); the device runtime writes a simtgpu_printf_record. */

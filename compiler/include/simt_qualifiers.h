@@ -24,7 +24,13 @@
 #define __constant__ __attribute__((constant))
 #endif
 #ifndef __managed__
-#define __managed__ __attribute__((managed))
+/* clang's CUDA mode ignores the managed attribute (only HIP implements
+ * it), which left a __managed__ variable a host variable that kernels may
+ * not use. Such a variable needs its device accesses to go through a
+ * pointer to host-visible storage, which simtcc does not build yet:
+ * refused by name. Managed memory itself works: cudaMallocManaged. */
+#define __managed__                                                                                \
+	_Pragma("GCC error \"__managed__ variables are not supported by simtcc yet: allocate the data with cudaMallocManaged instead (docs/compatibility.md)\"")
 #endif
 #ifndef __launch_bounds__
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))

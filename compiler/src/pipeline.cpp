@@ -15,9 +15,17 @@
 #include "clang/Frontend/Utils.h"
 #include "lld/Common/CommonLinkerContext.h"
 #include "lld/Common/Driver.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/BinaryFormat/Magic.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Object/Archive.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -26,6 +34,7 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Host.h"
 #include "llvm/Support/LEB128.h"
+#include "llvm/Support/MD5.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -49,6 +58,14 @@ constexpr const char *kDeviceFeatures = "+m,+a,+f,+d,+c";
 // and for kernels whose call graph is unbounded (recursion, indirect calls).
 constexpr uint32_t kUnknownCalleeStack = 2048;
 constexpr uint32_t kUnboundedStack = 16384;
+// The module flag of an -rdc object's bitcode that records its -arch.
+constexpr const char *kArchFlag = "simtgpu.arch";
+// Where clang's -fgpu-rdc host pass puts the embedded device code (here
+// bitcode) and its module id, and the registration function it calls,
+// which the device link defines (nvcc's nvlink does the same).
+constexpr const char *kRelocatableSection = "__nv_relfatbin";
+constexpr const char *kModuleIdSection = "__nv_module_id";
+constexpr const char *kRegisterLinkedBinary = "__cudaRegisterLinkedBinary";
 
 Error fail(const Twine &message)
 {
@@ -109,7 +126,9 @@ Error runLld(const std::vector<std::string> &args, bool verbose)
 	for (const std::string &a : args)
 		argv.push_back(a.c_str());
 	if (verbose) {
-		errs() << "simtcc: link:";
+		// The lld line on a line of its own, as a compiler driver's -v
+		// shows its linker (CMake reads implicit libraries from it).
+		errs() << "simtcc: link, lld in process:\n ";
 		for (const char *a : argv)
 			errs() << ' ' << a;
 		errs() << '\n';
@@ -303,6 +322,16 @@ std::vector<std::string> Pipeline::frontendArgs(const std::string &source, Langu
 		} else {
 			args.insert(args.end(), {"-include", "simt_device.h"});
 		}
+		if (options_.rdc) {
+			// One -cuid for both passes (clang's default hashes each pass's
+			// own arguments), so static __device__ names clang makes unique
+			// agree between the device code and the host's registration.
+			SmallString<256> real;
+			if (sys::fs::real_path(source, real))
+				real = source;
+			args.insert(args.end(), {"-fgpu-rdc", "-cuid=" + utohexstr(MD5Hash(real)),
+						 "-D__CUDACC_RDC__"});
+		}
 		if (device) // or clang refuses the warp builtins
 			args.insert(args.end(), {"-Xclang", "-target-feature", "-Xclang", "+ptx70"});
 		args.push_back(device ? "--cuda-device-only" : "--cuda-host-only");
@@ -369,24 +398,62 @@ Error runFrontend(const std::vector<std::string> &args, clang::FrontendAction &a
 
 } // namespace
 
-Expected<DeviceModule> Pipeline::compileDevice(const std::string &source)
+Expected<std::unique_ptr<Module>> Pipeline::deviceFrontEnd(const std::string &source)
 {
 	std::vector<std::string> args = frontendArgs(source, Language::Cuda, true);
 	trace(args);
+	// In nvcc's words, for build systems that read its -v (CMake's default
+	// CUDA_ARCHITECTURES): what clang's CUDA mode compiles as.
+	if (options_.verbose)
+		errs() << "simtcc: device front end as clang's CUDA sm_70 (nvcc's -arch compute_70)\n";
 	clang::EmitLLVMOnlyAction action(context_.get());
 	if (Error e = runFrontend(args, action, true, "-"))
 		return e;
-	DeviceModule device;
-	device.module = action.takeModule();
-	if (!device.module)
+	std::unique_ptr<Module> module = action.takeModule();
+	if (!module)
 		return fail("simtcc: the front end produced no device module");
+	return module;
+}
+
+Expected<DeviceModule> Pipeline::compileDevice(const std::string &source)
+{
+	Expected<std::unique_ptr<Module>> module = deviceFrontEnd(source);
+	if (!module)
+		return module.takeError();
+	return lowerDevice(std::move(*module));
+}
+
+Error Pipeline::writeDeviceBitcode(const std::string &source, const std::string &path)
+{
+	Expected<std::unique_ptr<Module>> module = deviceFrontEnd(source);
+	if (!module)
+		return module.takeError();
+	// The architecture it was compiled for: the device link lowers for it.
+	(*module)->addModuleFlag(Module::Error, kArchFlag, options_.arch);
+	std::error_code ec;
+	raw_fd_ostream out(path, ec, sys::fs::OF_None);
+	if (ec)
+		return fail("simtcc: cannot write " + path + ": " + ec.message());
+	WriteBitcodeToFile(**module, out);
+	return Error::success();
+}
+
+Expected<DeviceModule> Pipeline::lowerDevice(std::unique_ptr<Module> module)
+{
+	DeviceModule device;
+	device.module = std::move(module);
 	Module &m = *device.module;
+	// A device link lowers for the architecture its objects were compiled
+	// for (linkRelocatableDevice checked they agree).
+	uint32_t arch = options_.arch;
+	if (auto *flag = mdconst::extract_or_null<ConstantInt>(m.getModuleFlag(kArchFlag)))
+		arch = static_cast<uint32_t>(flag->getZExtValue());
 
 	if (options_.verbose)
 		errs() << "simtcc: device passes: lower-nvvm, flatten-address-spaces, "
 			  "kernel-entries, retarget (" << kDeviceTriple << ", lp64d, simt_"
-		       << options_.arch << ")\n";
-	if (Error e = lowerNvvmIntrinsics(m, LoweringOptions{options_.arch}))
+		       << arch << ")\n";
+	if (Error e = lowerNvvmIntrinsics(m, LoweringOptions{arch}))
 		return e;
 	Expected<SharedLayout> shared = flattenAddressSpaces(m);
 	if (!shared)
@@ -395,7 +462,7 @@ Expected<DeviceModule> Pipeline::compileDevice(const std::string &source)
 	if (!kernels)
 		return kernels.takeError();
 	device.kernels = std::move(*kernels);
-	emitKernelTable(m, device.kernels, options_.arch);
+	emitKernelTable(m, device.kernels, arch);
 
 	std::unique_ptr<TargetMachine> machine = deviceTargetMachine(options_.opt_level);
 	if (!machine)
@@ -478,12 +545,24 @@ Error Pipeline::buildDeviceImage(const std::string &source, const std::string &i
 	Expected<DeviceModule> device = compileDevice(source);
 	if (!device)
 		return device.takeError();
-	CallGraph graph = callGraphOf(*device->module);
+	Error built = buildDeviceImage(*device, image);
+	if (!built)
+		return built;
+	std::string message = toString(std::move(built));
+	if (StringRef(message).contains("undefined symbol"))
+		message += "simtcc: a __device__ function or variable of another .cu needs "
+			   "relocatable device code: compile with -dc (or -rdc=true)";
+	return fail(message);
+}
+
+Error Pipeline::buildDeviceImage(DeviceModule &device, const std::string &image)
+{
+	CallGraph graph = callGraphOf(*device.module);
 	SmallString<128> object;
 	if (std::error_code ec = sys::fs::createTemporaryFile("simtcc-device", "o", object))
 		return fail("simtcc: cannot create a temporary file: " + ec.message());
 	FileRemover removeObject(object);
-	if (Error e = writeDeviceCode(*device, std::string(object), false))
+	if (Error e = writeDeviceCode(device, std::string(object), false))
 		return e;
 	if (Error e = linkDevice({std::string(object)}, image))
 		return e;
@@ -531,8 +610,8 @@ Error Pipeline::buildDeviceImage(const std::string &source, const std::string &i
 	buffer->reset();
 	file->reset();
 	std::map<std::string, uint64_t> memo;
-	for (size_t i = 0; i < device->kernels.size(); ++i) {
-		KernelInfo &kernel = device->kernels[i];
+	for (size_t i = 0; i < device.kernels.size(); ++i) {
+		KernelInfo &kernel = device.kernels[i];
 		std::set<std::string> active;
 		std::optional<uint64_t> depth = stackDepth(kernel.entry_symbol, graph, *frames, active, memo);
 		uint64_t stack = alignTo(depth ? *depth : kUnboundedStack, 16);
@@ -574,6 +653,16 @@ Error Pipeline::linkHost(const std::vector<std::string> &objects, const std::str
 	args.insert(args.end(), {"-L", toolchain_.host_lib, "-Wl,-rpath," + toolchain_.host_lib});
 	args.insert(args.end(), options_.extra_link_args.begin(), options_.extra_link_args.end());
 	args.insert(args.end(), {"-lsimtcudart", "-o", executable});
+	if (options_.verbose) {
+		// As nvcc's -v shows its host link, with its LIBRARIES setting
+		// (simtcc.cpp) verbatim: a command that repeats this link, which
+		// CMake takes as the CUDA host link launcher.
+		errs() << "#$ " << sys::fs::getMainExecutable(nullptr, (void *)&Toolchain::locate);
+		for (const std::string &object : objects)
+			errs() << " \"" << object << '"';
+		errs() << "  \"-L" << toolchain_.host_lib << "\" -lsimtcudart -o \"" << executable
+		       << "\"\n";
+	}
 	std::vector<const char *> argv;
 	for (const std::string &a : args)
 		argv.push_back(a.c_str());
@@ -598,6 +687,275 @@ Error Pipeline::linkHost(const std::vector<std::string> &objects, const std::str
 			return e;
 	}
 	return Error::success();
+}
+
+namespace {
+
+// One -rdc host object's device code, as the device link finds it.
+struct RelocatableUnit {
+	std::string name; // the object, or ARCHIVE(MEMBER)
+	std::string module_id;
+	std::string bitcode;
+};
+
+// Collects the -rdc device code of one object (none in a plain host
+// object) and the registrations it defines (a -dlink object's).
+Error scanObject(MemoryBufferRef buffer, const std::string &name,
+		 std::vector<RelocatableUnit> &units, std::set<std::string> &registered)
+{
+	Expected<std::unique_ptr<object::ObjectFile>> file =
+		object::ObjectFile::createObjectFile(buffer);
+	if (!file) { // not an object: the host link says what is wrong with it
+		consumeError(file.takeError());
+		return Error::success();
+	}
+	RelocatableUnit unit{name, "", ""};
+	bool relocatable = false;
+	for (const object::SectionRef &section : (*file)->sections()) {
+		Expected<StringRef> section_name = section.getName();
+		if (!section_name) {
+			consumeError(section_name.takeError());
+			continue;
+		}
+		if (*section_name != kRelocatableSection && *section_name != kModuleIdSection)
+			continue;
+		Expected<StringRef> contents = section.getContents();
+		if (!contents)
+			return contents.takeError();
+		if (*section_name == kRelocatableSection) {
+			unit.bitcode = contents->str();
+			relocatable = true;
+		} else {
+			unit.module_id = contents->split('\0').first.str();
+		}
+	}
+	for (const object::SymbolRef &symbol : (*file)->symbols()) {
+		Expected<uint32_t> flags = symbol.getFlags();
+		Expected<StringRef> symbol_name = symbol.getName();
+		if (!flags || !symbol_name) {
+			consumeError(flags.takeError());
+			consumeError(symbol_name.takeError());
+			continue;
+		}
+		if (!(*flags & object::SymbolRef::SF_Undefined) &&
+		    symbol_name->consume_front(kRegisterLinkedBinary))
+			registered.insert(symbol_name->str());
+	}
+	if (!relocatable)
+		return Error::success();
+	if (unit.module_id.empty())
+		return fail("simtcc: " + name + " holds relocatable device code but no " +
+			    kModuleIdSection + " section");
+	units.push_back(std::move(unit));
+	return Error::success();
+}
+
+// Every symbol the device runtime, picolibc's libm and libc define.
+Expected<std::set<std::string>> archiveSymbols(const std::vector<std::string> &archives)
+{
+	std::set<std::string> symbols;
+	for (const std::string &path : archives) {
+		ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getFile(path);
+		if (!buffer)
+			return fail("simtcc: cannot read " + path);
+		Expected<std::unique_ptr<object::Archive>> archive =
+			object::Archive::create((*buffer)->getMemBufferRef());
+		if (!archive)
+			return archive.takeError();
+		for (const object::Archive::Symbol &symbol : (*archive)->symbols())
+			symbols.insert(symbol.getName().str());
+	}
+	return symbols;
+}
+
+// The device link's host object: the image, and the registration function
+// each -rdc object's constructor calls. The first registers the image,
+// every one then registers its own kernels and variables in it.
+std::string deviceLinkSource(const std::string &image, const std::vector<std::string> &module_ids)
+{
+	std::string source = R"(__asm__(".section .rodata.simtgpu_device_link,\"a\",@progbits\n"
+	".balign 16\n"
+	"simtgpu_device_link_image:\n"
+	".incbin \")" + image + R"(\"\n"
+	".previous\n");
+extern const char simtgpu_device_link_image[];
+struct fatbin_wrapper { int magic, version; const void *data; void *unused; };
+static const struct fatbin_wrapper wrapper = {0x466243b1, 1, simtgpu_device_link_image, 0};
+void **__cudaRegisterFatBinary(void *);
+void __cudaRegisterFatBinaryEnd(void **);
+void __cudaUnregisterFatBinary(void **);
+int atexit(void (*)(void));
+static void **handle;
+static void unregister(void) { __cudaUnregisterFatBinary(handle); }
+static void register_unit(void (*register_globals)(void **))
+{
+	if (!handle) {
+		handle = __cudaRegisterFatBinary((void *)&wrapper);
+		atexit(unregister);
+	}
+	register_globals(handle);
+	__cudaRegisterFatBinaryEnd(handle);
+}
+)";
+	for (const std::string &id : module_ids)
+		source += std::string("void ") + kRegisterLinkedBinary + id +
+			  "(void (*r)(void **), void *w, void *id, void (*c)(void **))\n"
+			  "{\n\t(void)w, (void)id, (void)c;\n\tregister_unit(r);\n}\n";
+	return source;
+}
+
+} // namespace
+
+Expected<bool> Pipeline::linkRelocatableDevice(const std::vector<std::string> &objects,
+					       const std::string &object)
+{
+	std::vector<RelocatableUnit> units;
+	std::set<std::string> registered;
+	for (const std::string &path : objects) {
+		ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getFile(path, false, false);
+		if (!buffer)
+			continue; // the host link says what is wrong with it
+		if (identify_magic((*buffer)->getBuffer()) != file_magic::archive) {
+			if (Error e = scanObject((*buffer)->getMemBufferRef(), path, units, registered))
+				return e;
+			continue;
+		}
+		Expected<std::unique_ptr<object::Archive>> archive =
+			object::Archive::create((*buffer)->getMemBufferRef());
+		if (!archive) {
+			consumeError(archive.takeError());
+			continue;
+		}
+		Error error = Error::success();
+		for (const object::Archive::Child &child : (*archive)->children(error)) {
+			Expected<MemoryBufferRef> member = child.getMemoryBufferRef();
+			Expected<StringRef> name = child.getName();
+			if (!member || !name) {
+				consumeError(member.takeError());
+				consumeError(name.takeError());
+				continue;
+			}
+			if (Error e = scanObject(*member, path + "(" + name->str() + ")", units,
+						 registered))
+				return e;
+		}
+		if (error)
+			return error;
+	}
+	// Left out: objects a -dlink object among the inputs already linked,
+	// and an object given twice.
+	std::vector<const RelocatableUnit *> todo;
+	std::vector<std::string> module_ids;
+	for (const RelocatableUnit &unit : units)
+		if (!registered.count(unit.module_id) &&
+		    std::find(module_ids.begin(), module_ids.end(), unit.module_id) == module_ids.end()) {
+			todo.push_back(&unit);
+			module_ids.push_back(unit.module_id);
+		}
+	if (todo.empty())
+		return false;
+	if (options_.verbose)
+		errs() << "simtcc: device link of " << todo.size() << " -rdc objects -> " << object
+		       << '\n';
+
+	// The linker reports through the context: collect, do not exit.
+	std::string diagnostics;
+	context_->setDiagnosticHandlerCallBack(
+		[](const DiagnosticInfo &info, void *out) {
+			raw_string_ostream stream(*static_cast<std::string *>(out));
+			DiagnosticPrinterRawOStream printer(stream);
+			info.print(printer);
+			stream << '\n';
+		},
+		&diagnostics);
+	auto merged = std::make_unique<Module>("simtcc-device-link", *context_);
+	Linker linker(*merged);
+	std::map<std::string, std::vector<std::string>> referenced_by;
+	std::optional<uint64_t> arch;
+	std::string arch_from;
+	Error result = Error::success();
+	for (const RelocatableUnit *unit : todo) {
+		Expected<std::unique_ptr<Module>> module =
+			parseBitcodeFile(MemoryBufferRef(unit->bitcode, unit->name), *context_);
+		if (!module) {
+			result = fail("simtcc: " + unit->name + ": unreadable device bitcode: " +
+				      toString(module.takeError()));
+			break;
+		}
+		auto *flag = mdconst::extract_or_null<ConstantInt>((*module)->getModuleFlag(kArchFlag));
+		const uint64_t unit_arch = flag ? flag->getZExtValue() : options_.arch;
+		if (arch && *arch != unit_arch) {
+			result = fail("simtcc: error: " + unit->name + " was compiled for simt_" +
+				      Twine(unit_arch) + " and " + arch_from + " for simt_" + Twine(*arch) +
+				      ": compile every -dc object with the same -arch");
+			break;
+		}
+		arch = unit_arch;
+		arch_from = unit->name;
+		for (const GlobalValue &value : (*module)->global_values())
+			if (value.isDeclaration() && !value.getName().startswith("llvm."))
+				referenced_by[value.getName().str()].push_back(unit->name);
+		if (linker.linkInModule(std::move(*module))) {
+			result = fail("simtcc: error: the device link of " + unit->name + " failed: " +
+				      diagnostics);
+			break;
+		}
+	}
+	context_->setDiagnosticHandlerCallBack(nullptr);
+	if (result)
+		return result;
+
+	Expected<DeviceModule> device = lowerDevice(std::move(merged));
+	if (!device)
+		return device.takeError();
+	// What no object defines and the device runtime does not provide either,
+	// named with the objects that use it (lld would name a temporary file).
+	Expected<std::set<std::string>> provided =
+		archiveSymbols({toolchain_.device_runtime, join(toolchain_.picolibc, "libm.a"),
+				join(toolchain_.picolibc, "libc.a")});
+	if (!provided)
+		return provided.takeError();
+	std::string missing;
+	for (const GlobalValue &value : device->module->global_values()) {
+		const std::string name = value.getName().str();
+		auto users = referenced_by.find(name);
+		if (!value.isDeclaration() || value.use_empty() || users == referenced_by.end() ||
+		    provided->count(name))
+			continue;
+		missing += "\n  '" + demangle(name) + "'" + (demangle(name) != name ? " (" + name + ")" : "") +
+			   ", used by";
+		for (const std::string &user : users->second)
+			missing += " " + user;
+	}
+	if (!missing.empty())
+		return fail("simtcc: error: undefined device symbols in the device link:" + missing +
+			    "\n  define each in a .cu compiled with -dc (or -rdc=true) and link its "
+			    "object too");
+
+	SmallString<128> image, source;
+	if (std::error_code ec = sys::fs::createTemporaryFile("simtcc-linked", "elf", image))
+		return fail("simtcc: cannot create a temporary file: " + ec.message());
+	FileRemover remove_image(image);
+	if (std::error_code ec = sys::fs::createTemporaryFile("simtcc-dlink", "c", source))
+		return fail("simtcc: cannot create a temporary file: " + ec.message());
+	FileRemover remove_source(source);
+	if (Error e = buildDeviceImage(*device, std::string(image)))
+		return e;
+	{
+		std::error_code ec;
+		raw_fd_ostream out(source, ec, sys::fs::OF_Text);
+		if (ec)
+			return fail("simtcc: cannot write " + source + ": " + ec.message());
+		out << deviceLinkSource(std::string(image), module_ids);
+	}
+	// PIC: the object may go into a shared library (nvcc -dlink -shared).
+	std::vector<std::string> args = {toolchain_.clang, "-x", "c", "-O2", "-fPIC", "-c",
+					 std::string(source), "-o", object};
+	trace(args);
+	clang::EmitObjAction action(context_.get());
+	if (Error e = runFrontend(args, action, false, object))
+		return e;
+	return true;
 }
 
 } // namespace simtcc

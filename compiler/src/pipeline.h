@@ -48,6 +48,9 @@ struct CompileOptions {
 	// -Xcompiler: for the host compiler only, as nvcc passes them to its
 	// host compiler: host passes and the host link, never device code.
 	std::vector<std::string> host_args;
+	// Relocatable device code (-rdc=true, -dc): each .cu's device code is
+	// kept as LLVM bitcode in its host object and linked at the final link.
+	bool rdc = false;
 };
 
 // The result of the device half of one CUDA source.
@@ -64,6 +67,13 @@ public:
 	// Front end (device pass) + simtcc passes + optimisation, ready for
 	// code generation.
 	llvm::Expected<DeviceModule> compileDevice(const std::string &source);
+	// The front end's device module alone, before simtcc's passes.
+	llvm::Expected<std::unique_ptr<llvm::Module>> deviceFrontEnd(const std::string &source);
+	// simtcc's passes and optimisation on a whole program's device module.
+	llvm::Expected<DeviceModule> lowerDevice(std::unique_ptr<llvm::Module> module);
+	// -rdc: the front end's device module of `source` as bitcode, what its
+	// host object carries to the device link.
+	llvm::Error writeDeviceBitcode(const std::string &source, const std::string &path);
 	// The device module as text IR, assembly or a relocatable object.
 	llvm::Error writeDeviceIR(const DeviceModule &device, const std::string &path);
 	llvm::Error writeDeviceCode(DeviceModule &device, const std::string &path, bool assembly);
@@ -73,6 +83,15 @@ public:
 	// One source to a device image: compileDevice, writeDeviceCode,
 	// linkDevice, then each kernel's stack size written into the table.
 	llvm::Error buildDeviceImage(const std::string &source, const std::string &image);
+	llvm::Error buildDeviceImage(DeviceModule &device, const std::string &image);
+
+	// The device link of relocatable device code: the bitcode of every
+	// -rdc host object among `objects` (archives' members too) whose
+	// registration no other object already defines, linked into one device
+	// image and written with its registration code as the host object
+	// `object`. Returns false, writing nothing, when there is none.
+	llvm::Expected<bool> linkRelocatableDevice(const std::vector<std::string> &objects,
+						   const std::string &object);
 
 	// Host pass of a CUDA source (embedding `image`), or a C/C++ source.
 	llvm::Error compileHost(const std::string &source, Language language,

@@ -3,6 +3,7 @@
 // the command line into a plan and runs the steps of pipeline.h; every
 // error is returned up to here and printed once.
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -32,10 +33,23 @@ runtime (libsimtcudart).
   -o FILE            output file (default a.out, or per input with -c/-S)
   -c                 compile only: one host object per source, device image
                      embedded
+  -rdc=true          relocatable device code: device code kept as bitcode in
+                     the host object, linked into one image at the link
+  -dc                -rdc=true -c (nvcc's --device-c); -dw: -rdc=false -c
+  -dlink             device link of -dc objects into one host object
+                     (default a_dlink.o) for any host linker
   --device-only      build the device image (ELF) of each .cu only
   -S                 device assembly (RISC-V) of each .cu
   --emit-llvm        device LLVM IR after simtcc's passes, of each .cu
   -arch=simt_N       device architecture (simt_1, simt_2; default simt_%u)
+  -arch=sm_NN, -gencode arch=compute_NN,code=..., --generate-code=...
+                     NVIDIA targets: accepted, building for the default simt_N
+  -x cu|c++|c        the language of every source, whatever its suffix
+  -shared            link a shared library
+  -forward-unknown-to-host-compiler
+                     unknown options go to the host compiler, not refused
+  --keep, --keep-dir DIR
+                     accepted: no intermediate files to keep
   -I DIR, -D M[=V], -U M, -include FILE, -std=STD
                      passed to the front end
   -O0 .. -O3         optimisation level (default -O2)
@@ -54,7 +68,7 @@ runtime (libsimtcudart).
   -MF FILE, -MT TARGET, -MP
                      the dependency file, its target (default the object)
                      and phony targets for the headers
-  -rdc=false, -m64, -ftz=, -prec-div=, -prec-sqrt=, -use_fast_math,
+  -m64, -ftz=, -prec-div=, -prec-sqrt=, -use_fast_math,
   --expt-relaxed-constexpr, --expt-extended-lambda, --extended-lambda
                      accepted: simtgpu's floats are IEEE, clang needs no flag
 
@@ -67,7 +81,7 @@ value (-Idir); an exact option name always wins over such a prefix.
   --help             show this text
 )";
 
-enum class Mode { Link, Compile, DeviceOnly, Assembly, EmitLlvm };
+enum class Mode { Link, Compile, DeviceLink, DeviceOnly, Assembly, EmitLlvm };
 
 struct Input {
 	std::string path;
@@ -87,6 +101,8 @@ struct Plan {
 	std::string output;
 	std::vector<Input> inputs;
 	simtcc::CompileOptions options;
+	std::optional<Language> language; // -x
+	bool forward_unknown = false;     // -forward-unknown-to-host-compiler
 	bool help = false, version = false;
 };
 
@@ -119,10 +135,25 @@ struct NvccOption {
 	Error (*apply)(Plan &plan, StringRef flag, StringRef value);
 };
 
+// sm_70, compute_70, lto_70, and nvcc's all, all-major, native.
+bool isNvidiaArch(StringRef name)
+{
+	unsigned number = 0;
+	StringRef rest = name;
+	if (rest.consume_front("sm_") || rest.consume_front("compute_") || rest.consume_front("lto_"))
+		return !rest.rtrim("af").getAsInteger(10, number);
+	return name == "all" || name == "all-major" || name == "native";
+}
+
 Error setArch(Plan &plan, StringRef, StringRef name)
 {
 	unsigned arch = 0;
 	StringRef number = name;
+	// NVIDIA's architectures (what build systems pass, CMake's
+	// CUDA_ARCHITECTURES among them) name no simtgpu device: the default,
+	// the newest simt_N, is built. Only simt_N chooses.
+	if (isNvidiaArch(name))
+		return Error::success();
 	if (!number.consume_front("simt_") || number.getAsInteger(10, arch) ||
 	    arch < SIMTGPU_ARCH_SIMT1 || arch > SIMTGPU_ARCH_NEWEST)
 		return optionError("unknown device architecture '" + name + "' (known: simt_1 .. simt_" +
@@ -139,6 +170,37 @@ Error setOptLevel(Plan &plan, StringRef flag, StringRef level)
 		return optionError("unsupported optimisation level '" + flag + level +
 				   "' (use -O0 to -O3)");
 	plan.options.opt_level = level[0] - '0';
+	return Error::success();
+}
+
+// -gencode / --generate-code arch=compute_NN,code=[...]: NVIDIA targets,
+// accepted as -arch=sm_NN is.
+Error generateCode(Plan &, StringRef flag, StringRef value)
+{
+	StringRef rest = value;
+	if (rest.consume_front("arch=")) {
+		auto [arch, after] = rest.split(',');
+		if (!isNvidiaArch(arch))
+			return optionError("'" + flag + "': unknown NVIDIA architecture '" + arch + "'");
+		rest = after;
+	}
+	// code=sm_NN, compute_NN or a [list] of them: all NVIDIA targets.
+	if (!rest.empty() && !rest.startswith("code="))
+		return optionError("'" + flag + "' takes arch=compute_NN,code=... (got '" + value + "')");
+	return Error::success();
+}
+
+// nvcc's -x: the language of every input, whatever its suffix.
+Error setLanguage(Plan &plan, StringRef flag, StringRef value)
+{
+	if (value == "cu")
+		plan.language = Language::Cuda;
+	else if (value == "c++" || value == "cpp")
+		plan.language = Language::Cxx;
+	else if (value == "c")
+		plan.language = Language::C;
+	else
+		return optionError("'" + flag + "' takes cu, c++ or c (got '" + value + "')");
 	return Error::success();
 }
 
@@ -200,23 +262,15 @@ template <Deps D> Error setDeps(Plan &plan, StringRef, StringRef)
 	return Error::success();
 }
 
-// -dc and -dlink: relocatable device code, refused by name with the reason.
-Error noRelocatable(Plan &, StringRef flag, StringRef)
-{
-	return optionError("nvcc's '" + flag +
-			   "' (relocatable device code) is not supported: each .cu is its own "
-			   "device image, so a kernel and the __device__ functions it calls must "
-			   "be in one .cu; compile with -c instead");
-}
-
-Error setRdc(Plan &, StringRef flag, StringRef value)
+// -rdc=true: each .cu's device code kept as bitcode in its host object and
+// linked into one device image at the link (simtcc.md, "Relocatable device
+// code").
+Error setRdc(Plan &plan, StringRef flag, StringRef value)
 {
 	Expected<bool> rdc = boolValue(flag, value);
 	if (!rdc)
 		return rdc.takeError();
-	if (*rdc)
-		return optionError("relocatable device code (" + flag +
-				   "=true) is not supported: each .cu is its own device image");
+	plan.options.rdc = *rdc;
 	return Error::success();
 }
 
@@ -264,12 +318,30 @@ const NvccOption kNvccOptions[] = {
 	{"", "--device-only", false, [](Plan &p, StringRef, StringRef) -> Error { p.mode = Mode::DeviceOnly; return Error::success(); }},
 	{"", "--cuda-device-only", false, [](Plan &p, StringRef, StringRef) -> Error { p.mode = Mode::DeviceOnly; return Error::success(); }},
 	{"-link", "--link", false, nothing}, // the default mode
+	// nvcc keeps its intermediate files; simtcc's stay in memory or are
+	// temporary (-S, --emit-llvm and --device-only write them on request).
+	{"-shared", "--shared", false, [](Plan &p, StringRef, StringRef) -> Error {
+		 p.options.extra_link_args.push_back("-shared"); // a -dlink object is always PIC
+		 return Error::success();
+	 }},
+	{"-keep", "--keep", false, nothing},
+	{"-keep-dir", "--keep-dir", true, nothing},
 	{"-g", "--debug", false, [](Plan &p, StringRef, StringRef) -> Error { p.options.debug = true; return Error::success(); }},
 	{"-G", "--device-debug", false, [](Plan &p, StringRef, StringRef) -> Error { p.options.debug = true; return Error::success(); }},
 	// Device code always keeps its source lines (simtcc.md): nothing to do.
 	{"-lineinfo", "--generate-line-info", false, nothing},
 	{"-o", "--output-file", true, [](Plan &p, StringRef, StringRef v) -> Error { p.output = v.str(); return Error::success(); }},
 	{"-arch", "--gpu-architecture", true, setArch},
+	{"-gencode", "--generate-code", true, generateCode},
+	{"-code", "--gpu-code", true, [](Plan &p, StringRef flag, StringRef v) -> Error {
+		 return generateCode(p, flag, "code=" + v.str());
+	 }},
+	{"-x", "--x", true, setLanguage},
+	{"-forward-unknown-to-host-compiler", "--forward-unknown-to-host-compiler", false,
+	 [](Plan &p, StringRef, StringRef) -> Error {
+		 p.forward_unknown = true;
+		 return Error::success();
+	 }},
 	{"-O", "--optimize", true, setOptLevel},
 	{"-I", "--include-path", true, frontendPair<'I'>},
 	{"-D", "--define-macro", true, frontendPair<'D'>},
@@ -290,9 +362,20 @@ const NvccOption kNvccOptions[] = {
 	{"-w", "--disable-warnings", false, [](Plan &p, StringRef, StringRef) { return frontendFlag(p, "-w"); }},
 	{"-Werror", "--Werror", true, setWerror},
 	{"-rdc", "--relocatable-device-code", true, setRdc},
-	{"-dc", "--device-c", false, noRelocatable},
-	{"-dw", "--device-w", false, noRelocatable},
-	{"-dlink", "--device-link", false, noRelocatable},
+	{"-dc", "--device-c", false, [](Plan &p, StringRef, StringRef) -> Error {
+		 p.mode = Mode::Compile;
+		 p.options.rdc = true;
+		 return Error::success();
+	 }},
+	{"-dw", "--device-w", false, [](Plan &p, StringRef, StringRef) -> Error {
+		 p.mode = Mode::Compile;
+		 p.options.rdc = false;
+		 return Error::success();
+	 }},
+	{"-dlink", "--device-link", false, [](Plan &p, StringRef, StringRef) -> Error {
+		 p.mode = Mode::DeviceLink;
+		 return Error::success();
+	 }},
 	{"-M", "--generate-dependencies", false, setDeps<Deps::Only>},
 	{"-MM", "--generate-nonsystem-dependencies", false, setDeps<Deps::OnlyUser>},
 	{"-MD", "--generate-dependencies-with-compile", false, setDeps<Deps::WithCompile>},
@@ -377,6 +460,8 @@ Expected<Plan> parse(int argc, char **argv)
 			plan.options.frontend_args.push_back(arg.str());
 		} else if (arg.startswith("-Wl,")) {
 			plan.options.extra_link_args.push_back(arg.str());
+		} else if (arg.startswith("-") && plan.forward_unknown) {
+			plan.options.host_args.push_back(arg.str());
 		} else if (arg.startswith("-")) {
 			return optionError("unknown option '" + arg + "' (see --help)");
 		} else {
@@ -387,6 +472,12 @@ Expected<Plan> parse(int argc, char **argv)
 		return plan;
 	if (plan.inputs.empty())
 		return optionError("no input files");
+	if (plan.language)
+		for (Input &input : plan.inputs) {
+			StringRef ext = sys::path::extension(input.path);
+			if (ext != ".o" && ext != ".a" && ext != ".so")
+				input.language = plan.language;
+		}
 	size_t sources = 0;
 	for (const Input &input : plan.inputs)
 		sources += input.language.has_value();
@@ -398,7 +489,12 @@ Expected<Plan> parse(int argc, char **argv)
 					plan.dep_phony))
 		return optionError("-MF, -MT and -MP need -M, -MM, -MD or -MMD");
 	for (const Input &input : plan.inputs)
+		if (plan.mode == Mode::DeviceLink && input.language)
+			return optionError("-dlink links objects: compile '" + input.path +
+					   "' with -dc first");
+	for (const Input &input : plan.inputs)
 		if (plan.mode != Mode::Link && plan.mode != Mode::Compile &&
+		    plan.mode != Mode::DeviceLink &&
 		    input.language != Language::Cuda)
 			return optionError("'" + input.path + "' is not a CUDA source (.cu)");
 	return plan;
@@ -510,15 +606,20 @@ Error run(const Plan &plan, const simtcc::Toolchain &toolchain, simtcc::Pipeline
 		}
 		case Mode::Compile:
 		case Mode::Link:
+		case Mode::DeviceLink:
 			break;
 		}
+		// The device code the host object carries: its image, or with -rdc
+		// the bitcode the device link takes.
 		std::string image;
 		if (input.language == Language::Cuda) {
-			Expected<std::string> path = temporaries.make("simtcc-image", "elf");
+			Expected<std::string> path =
+				temporaries.make("simtcc-image", plan.options.rdc ? "bc" : "elf");
 			if (!path)
 				return path.takeError();
 			image = *path;
-			if (Error e = pipeline.buildDeviceImage(input.path, image))
+			if (Error e = plan.options.rdc ? pipeline.writeDeviceBitcode(input.path, image)
+						       : pipeline.buildDeviceImage(input.path, image))
 				return e;
 		}
 		std::string object;
@@ -545,9 +646,29 @@ Error run(const Plan &plan, const simtcc::Toolchain &toolchain, simtcc::Pipeline
 	}
 	if (plan.deps == Deps::Only || plan.deps == Deps::OnlyUser)
 		return Error::success();
-	if (plan.mode == Mode::Link)
-		return pipeline.linkHost(objects, plan.output.empty() ? "a.out" : plan.output);
-	return Error::success();
+	if (plan.mode == Mode::DeviceLink) {
+		const std::string output = plan.output.empty() ? "a_dlink.o" : plan.output;
+		Expected<bool> linked = pipeline.linkRelocatableDevice(objects, output);
+		if (!linked)
+			return linked.takeError();
+		if (!*linked)
+			return optionError("-dlink: no relocatable device code in the inputs (compile "
+					   "the .cu sources with -dc or -rdc=true)");
+		return Error::success();
+	}
+	if (plan.mode != Mode::Link)
+		return Error::success();
+	// nvcc links the device code of -rdc objects at the link, unless a
+	// -dlink object among them already did.
+	Expected<std::string> device_link = temporaries.make("simtcc-dlink", "o");
+	if (!device_link)
+		return device_link.takeError();
+	Expected<bool> linked = pipeline.linkRelocatableDevice(objects, *device_link);
+	if (!linked)
+		return linked.takeError();
+	if (*linked)
+		objects.push_back(*device_link);
+	return pipeline.linkHost(objects, plan.output.empty() ? "a.out" : plan.output);
 }
 
 } // namespace
@@ -567,10 +688,31 @@ int main(int argc, char **argv)
 	if (plan->version) {
 		outs() << "simtcc " SIMTCC_VERSION " (simtgpu CUDA compiler; clang/LLVM/lld "
 		       << SIMTCC_LLVM_VERSION << ", device simt_1..simt_" << SIMTGPU_ARCH_NEWEST
-		       << ", RV64GC lp64d)\n";
+		       << ", RV64GC lp64d)\n"
+		       // nvcc's own first line and release, read by build systems
+		       // (CMake identifies nvcc and its toolkit version by them):
+		       // simtcc takes nvcc's options and models CUDA 11.8's API.
+		       << "as nvcc: NVIDIA (R) Cuda compiler driver options; Cuda compilation tools, "
+			  "release 11.8, V11.8.89 (the CUDA runtime API simtgpu models)\n";
 		return 0;
 	}
 	simtcc::Toolchain toolchain = simtcc::Toolchain::locate(argv[0]);
+	if (plan->options.verbose) {
+		// nvcc's -v settings lines, which build systems read (CMake finds
+		// the toolkit, the host link line and its libraries from them).
+		std::string exe = sys::fs::getMainExecutable(argv[0], (void *)&main);
+		StringRef bin = sys::path::parent_path(exe);
+		const char *path = std::getenv("PATH");
+		// NVVMIR_LIBRARY_DIR names no directory (simtgpu's libdevice is
+		// lib/simtgpu/libsimtcc_device.a): CMake takes its CUDA library
+		// root, the prefix, from it.
+		errs() << "#$ _SPACE_= \n#$ TOP=" << sys::path::parent_path(bin)
+		       << "\n#$ NVVMIR_LIBRARY_DIR=" << sys::path::parent_path(bin)
+		       << "/nvvm/libdevice\n#$ PATH=" << bin
+		       << (path ? ":" : "") << (path ? path : "") << "\n#$ INCLUDES=\"-I"
+		       << toolchain.cuda_include << "\"\n#$ LIBRARIES=  \"-L" << toolchain.host_lib
+		       << "\"\n";
+	}
 	simtcc::Pipeline pipeline(toolchain, plan->options);
 	Temporary temporaries;
 	if (Error e = run(*plan, toolchain, pipeline, temporaries)) {

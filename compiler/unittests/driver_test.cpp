@@ -270,6 +270,11 @@ TEST(Driver, NvccOptionsAreMappedAcceptedOrRefusedByName)
 		"--use_fast_math", "-ftz=true", "--ftz false", "-prec-div=false", "-prec-sqrt=true",
 		"-fmad=true", "--expt-relaxed-constexpr", "-expt-extended-lambda", "--extended-lambda",
 		"-Wno-deprecated-gpu-targets",
+		// What build systems pass nvcc (CMake's CUDA language among them).
+		"-arch=sm_70", "--gpu-architecture compute_75", "-arch=native",
+		"-gencode arch=compute_70,code=sm_70",
+		"--generate-code=arch=compute_70,code=[compute_70,sm_70]", "--keep", "--keep-dir /tmp",
+		"-x cu", "-forward-unknown-to-host-compiler -pthread", "-rdc=true",
 	};
 	for (const char *option : accepted) {
 		ToolRun build = simtcc(std::string(option) + " --device-only -o " + image + " " +
@@ -280,9 +285,11 @@ TEST(Driver, NvccOptionsAreMappedAcceptedOrRefusedByName)
 	const struct {
 		const char *args, *message;
 	} refused[] = {
-		{"-rdc=true", "relocatable device code (-rdc=true) is not supported"},
-		{"-dc", "nvcc's '-dc' (relocatable device code) is not supported"},
-		{"-dlink", "nvcc's '-dlink' (relocatable device code) is not supported"},
+		{"-dlink", "-dlink links objects: compile '"},
+		{"-rdc=maybe", "'-rdc' takes true or false (got 'maybe')"},
+		{"-gencode arch=simt_2,code=sm_70", "'-gencode': unknown NVIDIA architecture 'simt_2'"},
+		{"-x fortran", "'-x' takes cu, c++ or c (got 'fortran')"},
+		{"-pthread", "unknown option '-pthread'"},
 		{"-fmad=maybe", "'-fmad' takes true or false (got 'maybe')"},
 		{"--ftz", "missing argument to '--ftz'"},
 		{"-w=1", "'-w' takes no value"},
@@ -300,6 +307,67 @@ TEST(Driver, NvccOptionsAreMappedAcceptedOrRefusedByName)
 	ASSERT_EQ(simtcc("-fmad=false --emit-llvm -o " + ir + " " + input("fmad.cu")).status, 0);
 	EXPECT_EQ(slurp(ir).find("contract"), std::string::npos) << slurp(ir);
 	sys::fs::remove(ir);
+	sys::fs::remove(image);
+}
+
+// Relocatable device code (tests/cuda/rdc builds and runs the working
+// cases): an extern __device__ symbol no object defines is named, with the
+// object that uses it, at the device link; without -dc the failed image link
+// says -dc would resolve it; objects of different -arch are refused; -dlink
+// without -rdc objects says so.
+TEST(Driver, DeviceLinkNamesUndefinedSymbolsAndTheirObjects)
+{
+	const std::string object = temporary("o"), other = temporary("o"), out = temporary("out");
+	ToolRun compile = simtcc("-dc " + input("rdc_extern.cu") + " -o " + object);
+	ASSERT_EQ(compile.status, 0) << compile.output;
+	ToolRun link = simtcc(object + " -o " + out);
+	EXPECT_EQ(link.status, 1) << link.output;
+	EXPECT_NE(link.output.find("undefined device symbols in the device link"), std::string::npos)
+		<< link.output;
+	EXPECT_NE(link.output.find("'undefined_twice(int)' (_Z15undefined_twicei), used by " + object),
+		  std::string::npos)
+		<< link.output;
+	EXPECT_NE(link.output.find("'undefined_scale', used by " + object), std::string::npos)
+		<< link.output;
+
+	// Without -dc the image of one .cu cannot link: lld names the symbol,
+	// simtcc says what would resolve it.
+	ToolRun plain = simtcc("-c " + input("rdc_extern.cu") + " -o " + other);
+	EXPECT_EQ(plain.status, 1) << plain.output;
+	EXPECT_NE(plain.output.find("undefined symbol: undefined_twice(int)"), std::string::npos)
+		<< plain.output;
+	EXPECT_NE(plain.output.find("needs relocatable device code: compile with -dc"),
+		  std::string::npos)
+		<< plain.output;
+
+	ASSERT_EQ(simtcc("-dc -arch=simt_1 " + input("kernels.cu") + " -o " + other).status, 0);
+	ToolRun mixed = simtcc(object + " " + other + " -o " + out);
+	EXPECT_EQ(mixed.status, 1) << mixed.output;
+	EXPECT_NE(mixed.output.find("was compiled for simt_1 and " + object + " for simt_2"),
+		  std::string::npos)
+		<< mixed.output;
+
+	ASSERT_EQ(simtcc("-c " + input("kernels.cu") + " -o " + other).status, 0);
+	ToolRun nothing = simtcc("-dlink " + other + " -o " + out);
+	EXPECT_EQ(nothing.status, 1) << nothing.output;
+	EXPECT_NE(nothing.output.find("-dlink: no relocatable device code in the inputs"),
+		  std::string::npos)
+		<< nothing.output;
+	for (const std::string &path : {object, other, out})
+		sys::fs::remove(path);
+}
+
+// __managed__ variables are refused at their declaration, naming what to
+// use instead (clang's CUDA mode would silently make them host variables).
+TEST(Driver, ManagedVariablesAreRefusedByName)
+{
+	const std::string image = temporary("elf");
+	ToolRun run = simtcc("--device-only " + input("managed_var.cu") + " -o " + image);
+	EXPECT_EQ(run.status, 1) << run.output;
+	EXPECT_NE(run.output.find("managed_var.cu:3:1: error: __managed__ variables are not "
+				  "supported by simtcc yet: allocate the data with cudaMallocManaged"),
+		  std::string::npos)
+		<< run.output;
 	sys::fs::remove(image);
 }
 

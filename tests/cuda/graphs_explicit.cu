@@ -101,8 +101,19 @@ int main()
 	CHECK_CUDA(cudaGraphInstantiate(&exec, graph, nullptr, nullptr, 0));
 	cudaStream_t stream;
 	CHECK_CUDA(cudaStreamCreate(&stream));
+	// Uploaded ahead of its launch (cudaGraphsPerfScaling), which runs it once.
+	CHECK_CUDA(cudaGraphUpload(exec, stream));
+	ok = expect(cudaGraphUpload(nullptr, stream) == cudaErrorInvalidValue,
+		    "no upload of what is not an instantiated graph") &&
+	     ok;
+	cudaGetLastError();
+	// cuda_runtime.h's cudaEventCreate(event, flags): the launch is recorded.
+	cudaEvent_t launched;
+	CHECK_CUDA(cudaEventCreate(&launched, cudaEventDisableTiming));
 	CHECK_CUDA(cudaGraphLaunch(exec, stream));
-	CHECK_CUDA(cudaStreamSynchronize(stream));
+	CHECK_CUDA(cudaEventRecord(launched, stream));
+	CHECK_CUDA(cudaEventSynchronize(launched));
+	CHECK_CUDA(cudaEventDestroy(launched));
 	ok = expect(matches(y, x, 3) && calls == 1, "the first launch") && ok;
 
 	// New arguments for the instantiated kernel node.

@@ -40,6 +40,12 @@ struct CUgraphNode_st {
     // Host.
     cudaHostFn_t fn = nullptr;
     void *user_data = nullptr;
+    // Conditional: its handle, kind, body graphs and (instantiated) their
+    // executables.
+    cudaGraphConditionalHandle handle = 0;
+    cudaGraphConditionalNodeType condition = cudaGraphCondTypeIf;
+    std::vector<CUgraph_st *> bodies;
+    std::vector<std::shared_ptr<CUgraphExec_st>> body_execs;
     // Explicit API: the nodes this one waits for (of the same graph).
     std::vector<CUgraphNode_st *> deps;
 };
@@ -50,6 +56,8 @@ struct CUgraph_st {
 
 struct CUgraphExec_st {
     std::vector<CUgraphNode_st> nodes;
+    // Conditional handles assigned their default at each launch.
+    std::vector<std::pair<cudaGraphConditionalHandle, unsigned>> defaults;
     std::map<const CUgraphNode_st *, size_t> index; // the graph's node -> nodes[i]
     std::vector<size_t> slot_of_added;              // the graph's k-th node -> nodes[i]
 };
@@ -67,9 +75,19 @@ struct Capture {
 struct Graphs {
     std::map<simtgpuStream, std::shared_ptr<Capture>> capturing; // every stream in a capture
     std::set<uint64_t> allocations; // graph memory: made by allocation nodes, never freed
+    // cudaDeviceGetGraphMemAttribute's figures, by device: graph memory
+    // in use and reserved are the same here (never freed, never pooled).
+    std::map<int, uint64_t> graph_memory, graph_memory_high;
     std::map<cudaEvent_t, std::weak_ptr<Capture>> captured_events;
     std::set<cudaGraph_t> graphs;
     std::set<cudaGraphExec_t> execs;
+    // Conditional handles: device memory of one unsigned each, by graph.
+    struct Handle {
+        cudaGraph_t graph;
+        unsigned default_value;
+        bool assign_default;
+    };
+    std::map<cudaGraphConditionalHandle, Handle> handles;
 };
 
 Graphs &graphs() {
@@ -96,6 +114,102 @@ cudaError_t invalidate(Capture *c, cudaError_t err) {
     return record(err);
 }
 
+// One constructor per node type, for stream capture and the explicit API
+// alike; each caller checks its own arguments first.
+
+// A kernel node's contents: the argument values as they are now, copied, as
+// CUDA does at capture and at cudaGraphAddKernelNode. Refuses missing
+// arguments (without recording: capture invalidates, the API records).
+cudaError_t fill_kernel_node(CUgraphNode_st *node, const void *func, simtgpuFunction f, dim3 grid,
+                             dim3 block, size_t shared, void **args) {
+    int count = 0;
+    simtgpuFuncGetAttribute(&count, SIMTGPU_FUNC_ATTRIBUTE_NUM_PARAMS, f);
+    if (count > 0 && !args)
+        return cudaErrorInvalidValue;
+    node->type = cudaGraphNodeTypeKernel;
+    node->func = func;
+    node->grid = grid;
+    node->block = block;
+    node->shared = shared;
+    node->params.clear();
+    node->param_offsets.clear();
+    for (unsigned i = 0; i < unsigned(count); ++i) {
+        size_t offset = 0, size = 0;
+        simtgpuFuncGetParamInfo(f, i, &offset, &size);
+        node->param_offsets.push_back(node->params.size());
+        const auto *value = static_cast<const unsigned char *>(args[i]);
+        node->params.insert(node->params.end(), value, value + size);
+    }
+    return cudaSuccess;
+}
+
+std::unique_ptr<CUgraphNode_st> memcpy_node(void *dst, const void *src, size_t bytes,
+                                            cudaMemcpyKind kind) {
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemcpy;
+    node->dst = dst;
+    node->src = src;
+    node->bytes = bytes;
+    node->kind = kind;
+    return node;
+}
+
+// Rows of `bytes` bytes set to `value`, `pitch` apart.
+std::unique_ptr<CUgraphNode_st> memset_node(void *dst, int value, size_t bytes, size_t height,
+                                            size_t pitch) {
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemset;
+    node->dst = dst;
+    node->value = value;
+    node->bytes = bytes;
+    node->height = height;
+    node->pitch = pitch;
+    return node;
+}
+
+std::unique_ptr<CUgraphNode_st> host_node(cudaHostFn_t fn, void *user_data) {
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeHost;
+    node->fn = fn;
+    node->user_data = user_data;
+    return node;
+}
+
+// Graph memory, allocated when its node is made. CUDA reuses it after a free
+// node; here it stays reserved, so no later node or launch can see another
+// allocation's data in it before its free node ran.
+cudaError_t graph_allocation(size_t bytes, void **out) {
+    CONTEXT(ctx);
+    uint64_t p = 0;
+    if (simtgpuResult r = simtgpuMemAlloc(ctx, &p, bytes ? bytes : 1))
+        return record(r);
+    Graphs &g = graphs();
+    g.allocations.insert(p);
+    const int device = current_device();
+    g.graph_memory[device] += bytes;
+    g.graph_memory_high[device] = std::max(g.graph_memory_high[device], g.graph_memory[device]);
+    *out = reinterpret_cast<void *>(p);
+    return cudaSuccess;
+}
+
+// Its memory is allocated now (graph_allocation).
+cudaError_t mem_alloc_node(size_t bytes, std::unique_ptr<CUgraphNode_st> *out) {
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemAlloc;
+    node->bytes = bytes;
+    if (cudaError_t err = graph_allocation(bytes, &node->dst))
+        return err;
+    *out = std::move(node);
+    return cudaSuccess;
+}
+
+std::unique_ptr<CUgraphNode_st> mem_free_node(void *p) {
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = cudaGraphNodeTypeMemFree;
+    node->dst = p;
+    return node;
+}
+
 } // namespace
 
 bool is_capturing(cudaStream_t stream) {
@@ -115,23 +229,8 @@ cudaError_t capture_kernel(const void *func, simtgpuFunction f, dim3 grid, dim3 
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeKernel;
-    node->func = func;
-    node->grid = grid;
-    node->block = block;
-    node->shared = shared;
-    // The argument values as they are now, as CUDA copies them at capture.
-    int count = 0;
-    simtgpuFuncGetAttribute(&count, SIMTGPU_FUNC_ATTRIBUTE_NUM_PARAMS, f);
-    if (count > 0 && !args)
-        return invalidate(capture_of(stream), cudaErrorInvalidValue);
-    for (unsigned i = 0; i < unsigned(count); ++i) {
-        size_t offset = 0, size = 0;
-        simtgpuFuncGetParamInfo(f, i, &offset, &size);
-        node->param_offsets.push_back(node->params.size());
-        const auto *value = static_cast<const unsigned char *>(args[i]);
-        node->params.insert(node->params.end(), value, value + size);
-    }
+    if (cudaError_t err = fill_kernel_node(node.get(), func, f, grid, block, shared, args))
+        return invalidate(capture_of(stream), err);
     return add(stream, std::move(node));
 }
 
@@ -139,47 +238,19 @@ cudaError_t capture_memcpy(void *dst, const void *src, size_t bytes, cudaMemcpyK
                            cudaStream_t stream) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeMemcpy;
-    node->dst = dst;
-    node->src = src;
-    node->bytes = bytes;
-    node->kind = kind;
-    return add(stream, std::move(node));
+    return add(stream, memcpy_node(dst, src, bytes, kind));
 }
 
 cudaError_t capture_memset(void *dst, int value, size_t bytes, cudaStream_t stream) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeMemset;
-    node->dst = dst;
-    node->value = value;
-    node->bytes = bytes;
-    return add(stream, std::move(node));
+    return add(stream, memset_node(dst, value, bytes, 1, bytes));
 }
 
 cudaError_t capture_host(cudaHostFn_t fn, void *user_data, cudaStream_t stream) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeHost;
-    node->fn = fn;
-    node->user_data = user_data;
-    return add(stream, std::move(node));
-}
-
-// Graph memory, allocated when its node is made. CUDA reuses it after a free
-// node; here it stays reserved, so no later node or launch can see another
-// allocation's data in it before its free node ran.
-cudaError_t graph_allocation(size_t bytes, void **out) {
-    CONTEXT(ctx);
-    uint64_t p = 0;
-    if (simtgpuResult r = simtgpuMemAlloc(ctx, &p, bytes ? bytes : 1))
-        return record(r);
-    graphs().allocations.insert(p);
-    *out = reinterpret_cast<void *>(p);
-    return cudaSuccess;
+    return add(stream, host_node(fn, user_data));
 }
 
 bool is_graph_allocation(const void *p) {
@@ -193,10 +264,8 @@ cudaError_t capture_mem_alloc(void **ptr, size_t bytes, cudaStream_t stream) {
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     if (capture_of(stream)->invalidated)
         return record(cudaErrorStreamCaptureInvalidated);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeMemAlloc;
-    node->bytes = bytes;
-    if (cudaError_t err = graph_allocation(bytes, &node->dst))
+    std::unique_ptr<CUgraphNode_st> node;
+    if (cudaError_t err = mem_alloc_node(bytes, &node))
         return invalidate(capture_of(stream), err);
     *ptr = node->dst;
     return add(stream, std::move(node));
@@ -205,10 +274,7 @@ cudaError_t capture_mem_alloc(void **ptr, size_t bytes, cudaStream_t stream) {
 cudaError_t capture_mem_free(void *p, cudaStream_t stream) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeMemFree;
-    node->dst = p;
-    return add(stream, std::move(node));
+    return add(stream, mem_free_node(p));
 }
 
 bool capture_event_record(cudaEvent_t event, cudaStream_t stream) {
@@ -320,16 +386,13 @@ SIMTCUDA_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
     return cudaSuccess;
 }
 
-SIMTCUDA_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
-                                                       cudaGraph_t graph,
-                                                       unsigned long long flags) {
-    Runtime &rt = runtime();
-    std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    Graphs &g = graphs();
-    if (!pGraphExec || !g.graphs.count(graph) || (flags & ~1ull))
-        return record(cudaErrorInvalidValue);
-    auto *exec = new CUgraphExec_st;
-    // Kahn's algorithm, taking nodes in the order they were added.
+namespace simtgpu::cudart {
+namespace {
+
+// The nodes of graph in an order that respects every dependency (Kahn's
+// algorithm, taking nodes in the order they were added), conditional
+// nodes' bodies instantiated with them; cudaErrorInvalidValue for a cycle.
+cudaError_t build_exec(cudaGraph_t graph, CUgraphExec_st *exec) {
     std::map<const CUgraphNode_st *, size_t> waiting;
     for (const auto &node : graph->nodes)
         waiting[node.get()] = node->deps.size();
@@ -340,10 +403,8 @@ SIMTCUDA_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphEx
                 ready = node.get();
                 break;
             }
-        if (!ready) { // a cycle (cudaGraphAddDependencies)
-            delete exec;
-            return record(cudaErrorInvalidValue);
-        }
+        if (!ready) // a cycle (cudaGraphAddDependencies)
+            return cudaErrorInvalidValue;
         exec->index[ready] = exec->nodes.size();
         exec->nodes.push_back(*ready);
         for (const auto &node : graph->nodes)
@@ -353,6 +414,34 @@ SIMTCUDA_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphEx
     }
     for (const auto &node : graph->nodes)
         exec->slot_of_added.push_back(exec->index[node.get()]);
+    for (CUgraphNode_st &node : exec->nodes)
+        for (CUgraph_st *body : node.bodies) {
+            node.body_execs.push_back(std::make_shared<CUgraphExec_st>());
+            if (cudaError_t err = build_exec(body, node.body_execs.back().get()))
+                return err;
+        }
+    for (const auto &[handle, h] : graphs().handles)
+        if (h.graph == graph && h.assign_default)
+            exec->defaults.emplace_back(handle, h.default_value);
+    return cudaSuccess;
+}
+
+} // namespace
+} // namespace simtgpu::cudart
+
+SIMTCUDA_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
+                                                       cudaGraph_t graph,
+                                                       unsigned long long flags) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    Graphs &g = graphs();
+    if (!pGraphExec || !g.graphs.count(graph) || (flags & ~1ull))
+        return record(cudaErrorInvalidValue);
+    auto *exec = new CUgraphExec_st;
+    if (cudaError_t err = build_exec(graph, exec)) {
+        delete exec;
+        return record(err);
+    }
     g.execs.insert(exec);
     *pGraphExec = exec;
     return cudaSuccess;
@@ -368,15 +457,22 @@ SIMTCUDA_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaG
     return cudaGraphInstantiateWithFlags(pGraphExec, graph, 0);
 }
 
-SIMTCUDA_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
-    std::vector<CUgraphNode_st> nodes;
-    {
-        Runtime &rt = runtime();
-        std::lock_guard<std::recursive_mutex> guard(rt.mu);
-        if (!graphs().execs.count(graphExec))
-            return record(cudaErrorInvalidValue);
-        nodes = graphExec->nodes;
-    }
+namespace simtgpu::cudart {
+namespace {
+
+// A conditional handle's value once the stream's work before it is done.
+cudaError_t condition_value(cudaGraphConditionalHandle handle, cudaStream_t stream,
+                            unsigned *value) {
+    if (cudaError_t err = cudaMemcpyAsync(value, reinterpret_cast<const void *>(handle),
+                                          sizeof(*value), cudaMemcpyDeviceToHost, stream))
+        return err;
+    return cudaStreamSynchronize(stream);
+}
+
+// Replays nodes, in their order, on stream. A conditional node waits for
+// the work before it, reads its handle and runs its body (once for IF,
+// again while the handle stays non-zero for WHILE).
+cudaError_t run_nodes(std::vector<CUgraphNode_st> &nodes, cudaStream_t stream) {
     for (CUgraphNode_st &n : nodes) {
         cudaError_t err = cudaSuccess;
         switch (n.type) {
@@ -403,12 +499,68 @@ SIMTCUDA_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t
         case cudaGraphNodeTypeHost:
             err = cudaLaunchHostFunc(stream, n.fn, n.user_data);
             break;
+        case cudaGraphNodeTypeConditional: {
+            unsigned value = 0;
+            err = condition_value(n.handle, stream, &value);
+            if (err != cudaSuccess)
+                break;
+            if (n.condition == cudaGraphCondTypeWhile) {
+                while (err == cudaSuccess && value) {
+                    err = run_nodes(n.body_execs[0]->nodes, stream);
+                    if (err == cudaSuccess)
+                        err = condition_value(n.handle, stream, &value);
+                }
+                break;
+            }
+            // IF: body 0 when non-zero, else body 1 if there is one;
+            // SWITCH: body[value] if there is one.
+            size_t chosen = n.condition == cudaGraphCondTypeIf ? (value ? 0 : 1) : value;
+            if (chosen < n.body_execs.size())
+                err = run_nodes(n.body_execs[chosen]->nodes, stream);
+            break;
+        }
         default:
             break;
         }
         if (err != cudaSuccess)
             return err;
     }
+    return cudaSuccess;
+}
+
+} // namespace
+} // namespace simtgpu::cudart
+
+SIMTCUDA_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+    std::vector<CUgraphNode_st> nodes;
+    std::vector<std::pair<cudaGraphConditionalHandle, unsigned>> defaults;
+    {
+        Runtime &rt = runtime();
+        std::lock_guard<std::recursive_mutex> guard(rt.mu);
+        if (!graphs().execs.count(graphExec))
+            return record(cudaErrorInvalidValue);
+        nodes = graphExec->nodes;
+        defaults = graphExec->defaults;
+    }
+    for (auto &[handle, value] : defaults)
+        if (cudaError_t err = cudaMemcpyAsync(reinterpret_cast<void *>(handle), &value,
+                                              sizeof(value), cudaMemcpyHostToDevice, stream))
+            return err;
+    if (!defaults.empty()) // the copies read `defaults`, which goes on return
+        if (cudaError_t err = cudaStreamSynchronize(stream))
+            return err;
+    return run_nodes(nodes, stream);
+}
+
+// CUDA copies an instantiated graph's work to the device ahead of its
+// launches; here a launch submits the nodes from the host, so there is
+// nothing to copy and the upload is done once the graph is known.
+SIMTCUDA_API cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
+    (void)stream;
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!graphs().execs.count(graphExec))
+        return record(cudaErrorInvalidValue);
     return cudaSuccess;
 }
 
@@ -489,7 +641,7 @@ cudaError_t add_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphN
     return cudaSuccess;
 }
 
-// A kernel node's contents: the argument values copied, as CUDA does.
+// A kernel node from the explicit API's parameters.
 cudaError_t kernel_node(const cudaKernelNodeParams *p, CUgraphNode_st *node) {
     if (!p || p->extra)
         return record(cudaErrorInvalidValue);
@@ -498,25 +650,8 @@ cudaError_t kernel_node(const cudaKernelNodeParams *p, CUgraphNode_st *node) {
     simtgpuFunction f;
     if (cudaError_t err = function_for(p->func, &f))
         return err;
-    int count = 0;
-    simtgpuFuncGetAttribute(&count, SIMTGPU_FUNC_ATTRIBUTE_NUM_PARAMS, f);
-    if (count > 0 && !p->kernelParams)
-        return record(cudaErrorInvalidValue);
-    node->type = cudaGraphNodeTypeKernel;
-    node->func = p->func;
-    node->grid = p->gridDim;
-    node->block = p->blockDim;
-    node->shared = p->sharedMemBytes;
-    node->params.clear();
-    node->param_offsets.clear();
-    for (unsigned i = 0; i < unsigned(count); ++i) {
-        size_t offset = 0, size = 0;
-        simtgpuFuncGetParamInfo(f, i, &offset, &size);
-        node->param_offsets.push_back(node->params.size());
-        const auto *value = static_cast<const unsigned char *>(p->kernelParams[i]);
-        node->params.insert(node->params.end(), value, value + size);
-    }
-    return cudaSuccess;
+    return record(fill_kernel_node(node, p->func, f, p->gridDim, p->blockDim, p->sharedMemBytes,
+                                   p->kernelParams));
 }
 
 } // namespace
@@ -572,13 +707,8 @@ SIMTCUDA_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cud
         return record(cudaErrorInvalidValue);
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeMemset;
-    node->dst = p->dst;
-    node->bytes = row;
-    node->height = p->height;
-    node->pitch = p->height > 1 ? p->pitch : row;
-    node->value = int(p->value & 0xff);
+    auto node =
+        memset_node(p->dst, int(p->value & 0xff), row, p->height, p->height > 1 ? p->pitch : row);
     // Elements whose bytes differ: the rows are filled here and copied.
     unsigned char element[4];
     std::memcpy(element, &p->value, 4); // little-endian: the low bytes first
@@ -602,13 +732,8 @@ SIMTCUDA_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, c
         return record(cudaErrorInvalidValue);
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeMemcpy;
-    node->dst = dst;
-    node->src = src;
-    node->bytes = count;
-    node->kind = kind;
-    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+    return add_node(pGraphNode, graph, pDependencies, numDependencies,
+                    memcpy_node(dst, src, count, kind));
 }
 
 SIMTCUDA_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
@@ -623,10 +748,8 @@ SIMTCUDA_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, c
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     if (!pGraphNode || !is_graph(graph))
         return record(cudaErrorInvalidValue);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeMemAlloc;
-    node->bytes = nodeParams->bytesize;
-    if (cudaError_t err = graph_allocation(node->bytes, &node->dst))
+    std::unique_ptr<CUgraphNode_st> node;
+    if (cudaError_t err = mem_alloc_node(nodeParams->bytesize, &node))
         return err;
     nodeParams->dptr = node->dst;
     return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
@@ -639,10 +762,7 @@ SIMTCUDA_API cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cu
         return record(cudaErrorInvalidValue); // as CUDA: graph memory only
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeMemFree;
-    node->dst = dptr;
-    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, mem_free_node(dptr));
 }
 
 SIMTCUDA_API cudaError_t cudaDeviceGraphMemTrim(int device) {
@@ -653,6 +773,51 @@ SIMTCUDA_API cudaError_t cudaDeviceGraphMemTrim(int device) {
     return cudaSuccess; // graph memory stays reserved (see graph_allocation)
 }
 
+// Graph memory in use and reserved: every allocation node's bytes, as
+// each stays reserved (graph_allocation); the high-water marks reset to the
+// current figure, the lowest a mark of usage since the reset can be.
+SIMTCUDA_API cudaError_t cudaDeviceGetGraphMemAttribute(int device,
+                                                        enum cudaGraphMemAttributeType attr,
+                                                        void *value) {
+    CONTEXT(ctx);
+    (void)ctx;
+    if (device < 0 || device >= runtime().device_count)
+        return record(cudaErrorInvalidDevice);
+    if (!value)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    Graphs &g = graphs();
+    switch (attr) {
+    case cudaGraphMemAttrUsedMemCurrent:
+    case cudaGraphMemAttrReservedMemCurrent:
+        *static_cast<uint64_t *>(value) = g.graph_memory[device];
+        return cudaSuccess;
+    case cudaGraphMemAttrUsedMemHigh:
+    case cudaGraphMemAttrReservedMemHigh:
+        *static_cast<uint64_t *>(value) = g.graph_memory_high[device];
+        return cudaSuccess;
+    }
+    return record(cudaErrorInvalidValue);
+}
+
+SIMTCUDA_API cudaError_t cudaDeviceSetGraphMemAttribute(int device,
+                                                        enum cudaGraphMemAttributeType attr,
+                                                        void *value) {
+    CONTEXT(ctx);
+    (void)ctx;
+    if (device < 0 || device >= runtime().device_count)
+        return record(cudaErrorInvalidDevice);
+    // As CUDA: only the high-water marks, and only reset to zero.
+    if (!value || *static_cast<const uint64_t *>(value) != 0 ||
+        (attr != cudaGraphMemAttrUsedMemHigh && attr != cudaGraphMemAttrReservedMemHigh))
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    graphs().graph_memory_high[device] = graphs().graph_memory[device];
+    return cudaSuccess;
+}
+
 SIMTCUDA_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                               const cudaGraphNode_t *pDependencies,
                                               size_t numDependencies,
@@ -661,11 +826,8 @@ SIMTCUDA_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaG
         return record(cudaErrorInvalidValue);
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    auto node = std::make_unique<CUgraphNode_st>();
-    node->type = cudaGraphNodeTypeHost;
-    node->fn = pNodeParams->fn;
-    node->user_data = pNodeParams->userData;
-    return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+    return add_node(pGraphNode, graph, pDependencies, numDependencies,
+                    host_node(pNodeParams->fn, pNodeParams->userData));
 }
 
 SIMTCUDA_API cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
@@ -675,6 +837,70 @@ SIMTCUDA_API cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cuda
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     return add_node(pGraphNode, graph, pDependencies, numDependencies,
                     std::make_unique<CUgraphNode_st>());
+}
+
+// A handle is the device address of its value, which device code sets
+// (cudaGraphSetConditional in cuda_runtime.h) and launches read.
+SIMTCUDA_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out,
+                                                          cudaGraph_t graph,
+                                                          unsigned int defaultLaunchValue,
+                                                          unsigned int flags) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!pHandle_out || !is_graph(graph) || (flags & ~unsigned(cudaGraphCondAssignDefault)))
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    uint64_t p = 0;
+    if (simtgpuResult r = simtgpuMemAlloc(ctx, &p, sizeof(unsigned)))
+        return record(r);
+    if (simtgpuResult r = simtgpuMemcpyHtoD(ctx, p, &defaultLaunchValue, sizeof(unsigned)))
+        return record(r);
+    graphs().handles[p] = {graph, defaultLaunchValue, (flags & cudaGraphCondAssignDefault) != 0};
+    *pHandle_out = p;
+    return cudaSuccess;
+}
+
+// cudaGraphAddNode: kernel nodes, and conditional nodes (IF with one body
+// or a body and an else, WHILE with one, SWITCH with any number), whose
+// body graphs the node owns; the other kinds come by their own calls.
+SIMTCUDA_API cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                          const cudaGraphNode_t *pDependencies,
+                                          size_t numDependencies,
+                                          struct cudaGraphNodeParams *nodeParams) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!nodeParams)
+        return record(cudaErrorInvalidValue);
+    auto node = std::make_unique<CUgraphNode_st>();
+    if (nodeParams->type == cudaGraphNodeTypeKernel) {
+        const cudaKernelNodeParamsV2 &k = nodeParams->kernel;
+        const cudaKernelNodeParams p = {k.func,           k.gridDim,      k.blockDim,
+                                        k.sharedMemBytes, k.kernelParams, k.extra};
+        if (cudaError_t err = kernel_node(&p, node.get()))
+            return err;
+        return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+    }
+    if (nodeParams->type != cudaGraphNodeTypeConditional)
+        return record(cudaErrorInvalidValue);
+    cudaConditionalNodeParams &c = nodeParams->conditional;
+    const bool sized = (c.type == cudaGraphCondTypeIf && (c.size == 1 || c.size == 2)) ||
+                       (c.type == cudaGraphCondTypeWhile && c.size == 1) ||
+                       (c.type == cudaGraphCondTypeSwitch && c.size >= 1);
+    if (!graphs().handles.count(c.handle) || !sized || !c.phGraph_out)
+        return record(cudaErrorInvalidValue);
+    node->type = cudaGraphNodeTypeConditional;
+    node->handle = c.handle;
+    node->condition = c.type;
+    if (cudaError_t err =
+            add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node)))
+        return err;
+    for (unsigned i = 0; i < c.size; ++i) {
+        auto *body = new CUgraph_st;
+        (*pGraphNode)->bodies.push_back(body);
+        graphs().graphs.insert(body);
+        c.phGraph_out[i] = body;
+    }
+    return cudaSuccess;
 }
 
 SIMTCUDA_API cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,

@@ -81,6 +81,42 @@ static inline __host__ cudaError_t cudaMalloc(T **devPtr, size_t size) {
     return ::cudaMalloc((void **)(void *)devPtr, size);
 }
 
+/* CUDA's defaults: initial value 0, not assigned at each launch. */
+static inline __host__ cudaError_t cudaGraphConditionalHandleCreate(
+    cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph) {
+    return ::cudaGraphConditionalHandleCreate(pHandle_out, graph, 0, 0);
+}
+static inline __host__ cudaError_t cudaGraphConditionalHandleCreate(
+    cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue) {
+    return ::cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, 0);
+}
+
+/* cudaGraphAddNode with edge data (CUDA 12.3's _v2, CUDA 13's only form):
+ * default edges only, which is what NULL edge data means. */
+static inline __host__ cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode,
+                                                    cudaGraph_t graph,
+                                                    const cudaGraphNode_t *pDependencies,
+                                                    const struct cudaGraphEdgeData *dependencyData,
+                                                    size_t numDependencies,
+                                                    struct cudaGraphNodeParams *nodeParams) {
+    for (size_t i = 0; dependencyData && i < numDependencies; ++i)
+        if (dependencyData[i].from_port || dependencyData[i].to_port || dependencyData[i].type)
+            return cudaErrorInvalidValue;
+    return ::cudaGraphAddNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+}
+
+/* Sets a conditional node's handle from device code: the handle is the
+ * device address of its value (umd/cudart/graph.cpp). */
+static inline __device__ void cudaGraphSetConditional(cudaGraphConditionalHandle handle,
+                                                      unsigned int value) {
+    *(volatile unsigned int *)handle = value;
+}
+
+/* cuda_runtime.h's C++ overload of cudaEventCreate with flags. */
+static inline __host__ cudaError_t cudaEventCreate(cudaEvent_t *event, unsigned int flags) {
+    return ::cudaEventCreateWithFlags(event, flags);
+}
+
 /* CUDA 12's form of cudaGraphInstantiate. */
 static inline __host__ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec,
                                                         cudaGraph_t graph,

@@ -86,6 +86,14 @@ extern __host__ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGrap
                                                           cudaGraph_t graph,
                                                           unsigned long long flags);
 extern __host__ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
+extern __host__ cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream);
+extern __host__ cudaError_t cudaGraphConditionalHandleCreate(
+    cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue,
+    unsigned int flags);
+extern __host__ cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                             const cudaGraphNode_t *pDependencies,
+                                             size_t numDependencies,
+                                             struct cudaGraphNodeParams *nodeParams);
 extern __host__ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec);
 extern __host__ cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 extern __host__ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
@@ -130,6 +138,12 @@ extern __host__ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode,
                                                     const cudaGraphNode_t *pDependencies,
                                                     size_t numDependencies, void *dptr);
 extern __host__ cudaError_t cudaDeviceGraphMemTrim(int device);
+extern __host__ cudaError_t cudaDeviceGetGraphMemAttribute(int device,
+                                                           enum cudaGraphMemAttributeType attr,
+                                                           void *value);
+extern __host__ cudaError_t cudaDeviceSetGraphMemAttribute(int device,
+                                                           enum cudaGraphMemAttributeType attr,
+                                                           void *value);
 extern __host__ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                                   const cudaGraphNode_t *pDependencies,
                                                   size_t numDependencies);

@@ -156,10 +156,68 @@ enum cudaGraphNodeType {
     cudaGraphNodeTypeWaitEvent = 0x06,
     cudaGraphNodeTypeEventRecord = 0x07,
     cudaGraphNodeTypeMemAlloc = 0x0a,
-    cudaGraphNodeTypeMemFree = 0x0b
+    cudaGraphNodeTypeMemFree = 0x0b,
+    cudaGraphNodeTypeConditional = 0x0d
+};
+
+/* Conditional nodes (CUDA 12.3): a handle is a variable device code sets
+ * with cudaGraphSetConditional; an IF node runs its body graph once when
+ * the handle is non-zero (and a second body, the else, when it is zero),
+ * a WHILE node while it is non-zero, a SWITCH node body[value] if any. */
+typedef unsigned long long cudaGraphConditionalHandle;
+enum cudaGraphConditionalHandleFlags { cudaGraphCondAssignDefault = 1 };
+enum cudaGraphConditionalNodeType {
+    cudaGraphCondTypeIf = 0,
+    cudaGraphCondTypeWhile = 1,
+    cudaGraphCondTypeSwitch = 2
+};
+struct cudaConditionalNodeParams {
+    cudaGraphConditionalHandle handle;
+    enum cudaGraphConditionalNodeType type;
+    unsigned int size;
+    cudaGraph_t *phGraph_out;
+};
+/* An edge's data (CUDA 12.3): simtgpu's edges are all the default one,
+ * all fields zero (a full dependency). */
+struct cudaGraphEdgeData {
+    unsigned char from_port;
+    unsigned char to_port;
+    unsigned char type;
+    unsigned char reserved[5];
+};
+
+/* CUDA 12's kernel node parameters, cudaGraphAddNode's `kernel`. */
+struct cudaKernelNodeParamsV2 {
+    void *func;
+    dim3 gridDim;
+    dim3 blockDim;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra; /* must be NULL */
+};
+/* cudaGraphAddNode's parameters: simtgpu takes kernel and conditional
+ * nodes by it (the other kinds by their own cudaGraphAdd*Node). */
+struct cudaGraphNodeParams {
+    enum cudaGraphNodeType type;
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        struct cudaKernelNodeParamsV2 kernel;
+        struct cudaConditionalNodeParams conditional;
+    };
+    long long reserved2;
 };
 
 #define cudaGraphInstantiateFlagAutoFreeOnLaunch 1
+
+/* cudaDeviceGetGraphMemAttribute / cudaDeviceSetGraphMemAttribute (values
+ * are uint64_t byte counts). */
+enum cudaGraphMemAttributeType {
+    cudaGraphMemAttrUsedMemCurrent = 0x0,
+    cudaGraphMemAttrUsedMemHigh = 0x1,
+    cudaGraphMemAttrReservedMemCurrent = 0x2,
+    cudaGraphMemAttrReservedMemHigh = 0x3
+};
 
 /* CUDA arrays (cudaMallocArray, cudaMalloc3DArray): on simtgpu a pitched
  * block of device memory, rows of width elements; what textures and
