@@ -488,8 +488,10 @@ TEST_P(SimtTest, LocalMemoryIsPerThread) {
 }
 
 // Every thread finds its local memory zeroed, wherever it looks, even where
-// an earlier thread of the same warp slot wrote (48 one-warp CTAs do not
-// fit at once: later CTAs reuse the slots), and reads back what it stored,
+// an earlier thread of the same warp slot wrote (64 two-warp CTAs do not
+// fit at once: later CTAs reuse the slots; under two-level scheduling, the
+// slots of finished CTAs once stayed in its active set and starved the
+// others: a livelock), and reads back what it stored,
 // also across the simulator's zeroing chunks (128 bytes for a 4 KiB window:
 // offset 124 straddles two; 1533 is misaligned). The kernel's own frame is at
 // the top of the window, above these.
@@ -499,7 +501,7 @@ TEST_P(SimtTest, LocalMemoryStartsZeroedAndKeepsWrites) {
         mem.write(kIn + 8 * i, offsets[i]);
     Params p;
     p.n = offsets.size();
-    const uint32_t ctas = 48, threads = 32;
+    const uint32_t ctas = 64, threads = 64;
     RunOutcome r = launch("k_local_fresh", {ctas, 1, 1}, {threads, 1, 1}, p, 0, 4096);
     ASSERT_FALSE(r.exception) << r.exception->kind << " detail " << r.exception->detail;
     for (uint64_t t = 0; t < ctas * threads; ++t)

@@ -34,7 +34,8 @@ public:
 // One entry per warp slot (of the SM, or of a sub-core in the timing model)
 // in each span: whether the warp can issue now, its age (the order in which
 // warps were launched onto the SM: smaller is older), and whether it waits on
-// a long-latency event (a global load, a barrier). What a hardware scheduler
+// a long-latency event (a global load, a barrier; a slot that holds no warp
+// waits for ever, so it counts as waiting long). What a hardware scheduler
 // sees. The functional model passes no long_wait: there every warp that
 // cannot issue waits on a global access or a barrier. A scheduler may keep
 // state between picks (two-level's active set), so each owns its instance.

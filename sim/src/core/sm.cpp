@@ -2306,7 +2306,9 @@ void Sm::Impl::timing_cycle() {
             const uint32_t slot = sc.slots[i];
             sc.live[i] = warps[slot].active;
             sc.ready[i] = 0;
-            sc.long_wait[i] = 0;
+            // An empty slot waits for ever: a two-level scheduler must not
+            // keep it in its active set while live warps starve outside.
+            sc.long_wait[i] = !sc.live[i];
             if (!sc.live[i])
                 continue;
             ++active;
