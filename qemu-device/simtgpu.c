@@ -94,6 +94,7 @@ struct SimtgpuState {
     char *config; /* a preset name or a configuration file */
     char *trace; /* where the device writes its Perfetto trace */
     uint64_t trace_max_events;
+    uint32_t threads; /* host threads that run the SMs */
 
     void *sim_handle; /* from dlopen() */
     SimtgpuSimOps ops;
@@ -376,6 +377,7 @@ static bool simtgpu_create_sim(SimtgpuState *s, Error **errp)
         .vram_discard = simtgpu_vram_discard,
         .trace = s->trace,
         .trace_max_events = s->trace_max_events,
+        .host_threads = s->threads,
     };
     char message[1024] = "";
     int ret;
@@ -510,6 +512,7 @@ static Property simtgpu_properties[] = {
     DEFINE_PROP_STRING("config", SimtgpuState, config),
     DEFINE_PROP_STRING("trace", SimtgpuState, trace),
     DEFINE_PROP_UINT64("trace-max-events", SimtgpuState, trace_max_events, 0),
+    DEFINE_PROP_UINT32("threads", SimtgpuState, threads, 0),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -25,6 +25,7 @@ constexpr uint32_t kMaxCtasPerSm = 256;
 constexpr uint32_t kMaxSharedPerSm = 16u << 20;
 constexpr uint32_t kMaxClockKhz = 10'000'000; // 10 GHz
 constexpr uint32_t kMaxMemLatency = 100'000;
+constexpr uint32_t kMaxHostThreads = 256;
 
 constexpr NumericField kNumericFields[] = {
     {"arch", &DeviceConfig::arch, &simtgpu_sim_config::arch, SIMTGPU_ARCH_SIMT1,
@@ -39,6 +40,8 @@ constexpr NumericField kNumericFields[] = {
     {"clock_khz", &DeviceConfig::clock_khz, &simtgpu_sim_config::clock_khz, 1, kMaxClockKhz},
     {"mem_latency", &DeviceConfig::mem_latency, &simtgpu_sim_config::mem_latency, 1,
      kMaxMemLatency},
+    {"host_threads", &DeviceConfig::host_threads, &simtgpu_sim_config::host_threads, 1,
+     kMaxHostThreads},
 };
 
 const NameField kNameFields[] = {

@@ -35,6 +35,9 @@ struct DeviceConfig {
     uint32_t max_stack_per_thread = 1 << 20;
     uint32_t clock_khz = 1000000;
     uint32_t mem_latency = 20; // cycles a global access adds to its warp
+    // Host threads that run the functional model's SMs (device/sm_workers.h);
+    // the same results for every count, by design.
+    uint32_t host_threads = 1;
     std::string warp_scheduler = "round-robin";
     std::string reconvergence = "min-pc";
     std::string placement = "breadth-first"; // device/placement.h

@@ -52,6 +52,8 @@ constexpr const char *kUsage =
     "  --trace FILE        write a Chrome/Perfetto trace of the run to FILE\n"
     "                      (docs/trace.md; open it in ui.perfetto.dev)\n"
     "  --trace-max-events N  events the trace holds at most (default 1000000)\n"
+    "  --threads N         host threads that run the SMs (functional model;\n"
+    "                      the same results for every N; default 1)\n"
     "  --help              show this text\n";
 
 // Where the driver puts its own things: physical VRAM, and the VA of the
@@ -68,6 +70,7 @@ struct Options {
     std::string config;                   // empty: no configuration file
     std::string trace;                    // empty: no trace
     uint64_t trace_max_events = 0;
+    uint32_t threads = 0; // 0: the configuration's
     std::string scheduler, reconvergence; // empty: the device's default
     std::array<uint32_t, 3> grid{1, 1, 1};
     std::array<uint32_t, 3> block{1, 1, 1};
@@ -140,6 +143,13 @@ Expected<Options> parse_args(int argc, char **argv) {
             if (*v == 0)
                 return Error{arg + ": must be at least 1"};
             o.trace_max_events = *v;
+        } else if (arg == "--threads") {
+            auto v = number(256);
+            if (!v)
+                return Error{v.error()};
+            if (*v == 0)
+                return Error{arg + ": must be at least 1"};
+            o.threads = uint32_t(*v);
         } else if (arg == "--scheduler" || arg == "--reconvergence") {
             auto v = value();
             if (!v)
@@ -401,6 +411,7 @@ int run(const Options &o) {
     config.config = o.config.empty() ? nullptr : o.config.c_str();
     config.trace = o.trace.empty() ? nullptr : o.trace.c_str();
     config.trace_max_events = o.trace_max_events;
+    config.host_threads = o.threads;
     simtgpu_sim *raw = nullptr;
     char err[1024] = "";
     if (simtgpu_sim_create(&config, &raw, err, sizeof err) != 0) {

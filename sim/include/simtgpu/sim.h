@@ -32,7 +32,7 @@ extern "C" {
 #define SIMTGPU_SIM_API
 #endif
 
-#define SIMTGPU_SIM_ABI_VERSION 5
+#define SIMTGPU_SIM_ABI_VERSION 6
 
 /* Name of the library and of its version query, for dlopen()/dlsym(). */
 #define SIMTGPU_SIM_LIBRARY "libsimtgpu-sim.so"
@@ -108,6 +108,11 @@ typedef struct simtgpu_sim_config {
 	 * note in the trace and on stderr, and later events are dropped.
 	 * 0 = 1000000. */
 	uint64_t trace_max_events;
+	/* ABI 6: host threads that run the functional model's SMs, 1..256;
+	 * 0 = 1. Results, statistics and cycles are the same for every count
+	 * (docs/simulator.md, "SMs on several host threads"); the timing model
+	 * runs on one thread whatever this says. */
+	uint32_t host_threads;
 } simtgpu_sim_config;
 
 /*

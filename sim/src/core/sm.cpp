@@ -71,6 +71,22 @@ struct TlbEntry {
     uint64_t bus = 0;
     bool readable = false, writable = false, executable = false;
     bool code = false; // the page has decoded instructions
+    // Stores may write `host` at once: writable, no decoded code and, in an
+    // isolated run, `host` is this SM's shadow of the page (vram the page).
+    bool direct_store = false;
+    uint8_t *vram = nullptr; // while host is a shadow
+};
+
+// An isolated run's copy of one VRAM page that its stores went to, and at
+// its end the words that differ from VRAM, to be applied in SM order.
+struct ShadowPage {
+    uint8_t *vram = nullptr;
+    alignas(64) uint8_t copy[SIMTGPU_PAGE_SIZE];
+    struct Word {
+        uint32_t offset;
+        uint64_t mask, value; // the bytes that changed, and their values
+    };
+    std::vector<Word> diff;
 };
 
 // Barrier kinds remembered per lane until the barrier releases.
@@ -274,6 +290,34 @@ struct Sm::Impl {
     bool touched_global = false;
     std::unique_ptr<trace::SmTrace> trace; // tracks of a trace, when one is written
     void trace_pick(int picked);
+
+    // ---- isolated runs (Sm::run_isolated: SMs on several host threads)
+    bool isolated = false;
+    bool stopped = false;      // before an instruction that must run serially
+    bool stop_before = false;  // set by that instruction, which then does nothing
+    // The burst that stopped, to go on with when run() is next called.
+    int resume_slot = -1;
+    GroupChoice resume_group;
+    uint32_t resume_budget = 0;
+    std::vector<std::unique_ptr<ShadowPage>> shadows; // a pool: the first shadows_used in use
+    size_t shadows_used = 0;
+    std::unordered_map<const uint8_t *, uint8_t *> shadow_of; // VRAM page -> its copy
+    SmRunResult run_isolated(uint64_t cycles);
+    void commit();
+    void shadow(TlbEntry &e);
+    void stop_at(uint32_t slot, const GroupChoice &group, uint32_t budget)
+    {
+        stopped = true;
+        resume_slot = int(slot);
+        resume_group = group;
+        resume_budget = budget;
+    }
+    bool needs_serial(uint64_t mask, const uint64_t *addr, int64_t imm, uint32_t size,
+                      Access access);
+    void refresh_direct_store(TlbEntry &e) const
+    {
+        e.direct_store = e.writable && !e.code && e.host && (!isolated || e.vram);
+    }
 
     // ---- timing model (config.model == timing; empty otherwise)
     std::vector<WarpTiming> timing_warps;
@@ -532,6 +576,7 @@ void Sm::Impl::drop_cta(uint32_t cslot)
     for (uint32_t slot : cta.warps) {
         warps[slot].active = false;
         recheck_slot(slot);
+        if (int(slot) == resume_slot) resume_slot = -1;
     }
     resident_warps -= uint32_t(cta.warps.size());
     cta.active = false;
@@ -585,8 +630,20 @@ SmRunResult Sm::Impl::run(uint64_t cycles)
 {
     if (!subcores.empty()) return run_timing(cycles);
     ctas_completed = 0;
+    stopped = false;
     const uint64_t end = now + cycles;
-    while (now < end && resident_ctas && !exception) {
+    if (resume_slot >= 0 && resident_ctas && !exception && now < end) {
+        // The burst an isolated run stopped, from the instruction it stopped
+        // before: the same warp, group and budget, as if it had not stopped.
+        const uint32_t slot = uint32_t(resume_slot);
+        resume_slot = -1;
+        const uint32_t warps_resident = resident_warps;
+        const uint32_t issued = burst_group(
+            slot, resume_group, uint32_t(std::min<uint64_t>(resume_budget, end - now)));
+        recheck_slot(slot);
+        advance(issued, warps_resident);
+    }
+    while (now < end && resident_ctas && !exception && !stopped) {
         uint64_t next_ready = UINT64_MAX;
         for (size_t k = 0; k < can_issue.size(); ++k) {
             for (uint64_t m = recheck[k]; m; m &= m - 1) {
@@ -681,6 +738,13 @@ TlbEntry *Sm::Impl::tlb_lookup(uint64_t va, uint32_t lane, Access access)
         e.writable = t.writable;
         e.executable = t.executable;
         e.code = cur->code.count(vpn) != 0;
+        e.vram = nullptr;
+        if (isolated && e.host)
+            if (auto copy = shadow_of.find(e.host); copy != shadow_of.end()) {
+                e.vram = e.host;
+                e.host = copy->second;
+            }
+        refresh_direct_store(e);
     }
     bool ok = true;
     switch (access) {
@@ -757,7 +821,7 @@ SIMT_INLINE uint8_t *Sm::Impl::coalesced(uint32_t slot, uint64_t mask, const uin
     const TlbEntry &e = cur->tlb[vpn % kTlbEntries];
     if (e.page != vpn || !e.host)
         return nullptr;
-    if (access == Access::Read ? !e.readable : (!e.writable || e.code))
+    if (access == Access::Read ? !e.readable : !e.direct_store)
         return nullptr;
     touched_global = true;
     stats.tlb_hits += uint64_t(std::popcount(mask));
@@ -790,6 +854,7 @@ bool Sm::Impl::access_slow(uint32_t, uint32_t lane, uint64_t va, void *data, uin
         if (!e) return false;
         const uint64_t off = a & kPageMask;
         if (access == Access::Write && e->code) invalidate_code_page(e->page);
+        if (access == Access::Write && isolated && e->host && !e->vram) shadow(*e);
         if (e->host) {
             if (access == Access::Write) e->host[off] = bytes[i];
             else bytes[i] = e->host[off];
@@ -836,8 +901,7 @@ template <typename T> SIMT_INLINE bool Sm::Impl::store(uint32_t slot, uint32_t l
     touched_global = true;
     const uint64_t vpn = va >> SIMTGPU_PAGE_SHIFT;
     const TlbEntry &e = cur->tlb[vpn % kTlbEntries];
-    if (e.page == vpn && e.host && e.writable && !e.code &&
-        (va & kPageMask) + sizeof(T) <= SIMTGPU_PAGE_SIZE) {
+    if (e.page == vpn && e.direct_store && (va & kPageMask) + sizeof(T) <= SIMTGPU_PAGE_SIZE) {
         ++stats.tlb_hits;
         std::memcpy(e.host + (va & kPageMask), &value, sizeof(T));
         return true;
@@ -867,6 +931,124 @@ uint8_t *Sm::Impl::atomic_ptr(uint32_t slot, uint32_t lane, uint64_t va, uint32_
     return nullptr;
 }
 
+// ------------------------------------------------------- isolated runs
+//
+// An isolated run (Sm::run_isolated) changes nothing outside the SM, so the
+// SMs of a quantum can run on several host threads in any order: its stores
+// to VRAM go to shadow copies of their pages, which its own loads read, and
+// it stops before an instruction whose effect other SMs would see at once
+// (a global atomic, DMA to host memory, a store to decoded code). commit()
+// then applies the stores in SM order and run() goes on serially.
+
+bool Sm::Impl::needs_serial(uint64_t mask, const uint64_t *addr, int64_t imm, uint32_t size,
+                            Access access)
+{
+    uint64_t checked = UINT64_MAX;
+    for (uint64_t m = mask; m; m &= m - 1) {
+        const uint64_t va = addr[std::countr_zero(m)] + imm;
+        if ((va >> 32) == (SIMTGPU_SHARED_BASE >> 32) || (va >> 32) == (SIMTGPU_LOCAL_BASE >> 32))
+            continue; // the windows are the CTA's and the thread's own
+        if (access == Access::Atomic)
+            return true;
+        for (uint64_t vpn = va >> SIMTGPU_PAGE_SHIFT; vpn <= (va + size - 1) >> SIMTGPU_PAGE_SHIFT;
+             ++vpn) {
+            if (vpn == checked)
+                continue;
+            checked = vpn;
+            const TlbEntry &e = cur->tlb[vpn % kTlbEntries];
+            bool in_vram, code;
+            if (e.page == vpn) {
+                in_vram = e.host;
+                code = e.code;
+            } else { // translate() only reads the page tables; a fault is raised as usual
+                const PageTranslation t = cur->memory->translate(vpn << SIMTGPU_PAGE_SHIFT);
+                if (t.fault)
+                    continue;
+                in_vram = t.host;
+                code = cur->code.count(vpn) != 0;
+            }
+            if (!in_vram || (access == Access::Write && code))
+                return true;
+        }
+    }
+    return false;
+}
+
+// The first store of an isolated run to a VRAM page: a copy of the page
+// takes it, and every TLB entry of the SM that maps the page points there.
+void Sm::Impl::shadow(TlbEntry &e)
+{
+    uint8_t *const page = e.host;
+    uint8_t *&copy = shadow_of[page];
+    if (!copy) {
+        if (shadows_used == shadows.size()) shadows.push_back(std::make_unique<ShadowPage>());
+        ShadowPage &sp = *shadows[shadows_used++];
+        sp.vram = page;
+        std::memcpy(sp.copy, page, SIMTGPU_PAGE_SIZE);
+        copy = sp.copy;
+    }
+    for (LaunchContext &l : launches) {
+        if (!l.attached) continue;
+        for (TlbEntry &t : l.tlb) {
+            if (t.host != page || t.vram) continue;
+            t.vram = page;
+            t.host = copy;
+            refresh_direct_store(t);
+        }
+    }
+}
+
+SmRunResult Sm::Impl::run_isolated(uint64_t cycles)
+{
+    isolated = true;
+    for (LaunchContext &l : launches)
+        for (TlbEntry &t : l.tlb) refresh_direct_store(t); // no shadows yet
+    SmRunResult r = run(cycles);
+    // The words that changed, found here, on this SM's thread: commit()
+    // then only writes them.
+    for (size_t k = 0; k < shadows_used; ++k) {
+        ShadowPage &sp = *shadows[k];
+        sp.diff.clear();
+        for (uint32_t off = 0; off < SIMTGPU_PAGE_SIZE; off += 8) {
+            uint64_t now_word, old_word;
+            std::memcpy(&now_word, sp.copy + off, 8);
+            std::memcpy(&old_word, sp.vram + off, 8);
+            if (now_word == old_word) continue;
+            uint64_t mask = 0;
+            for (uint32_t b = 0; b < 8; ++b)
+                if (uint8_t(now_word >> (8 * b)) != uint8_t(old_word >> (8 * b)))
+                    mask |= uint64_t(0xff) << (8 * b);
+            sp.diff.push_back({off, mask, now_word});
+        }
+    }
+    return r;
+}
+
+void Sm::Impl::commit()
+{
+    for (size_t k = 0; k < shadows_used; ++k) {
+        ShadowPage &sp = *shadows[k];
+        for (const ShadowPage::Word &w : sp.diff) {
+            uint64_t word;
+            std::memcpy(&word, sp.vram + w.offset, 8);
+            word = (word & ~w.mask) | (w.value & w.mask);
+            std::memcpy(sp.vram + w.offset, &word, 8);
+        }
+    }
+    shadows_used = 0;
+    shadow_of.clear();
+    isolated = false;
+    for (LaunchContext &l : launches) {
+        for (TlbEntry &t : l.tlb) {
+            if (t.vram) {
+                t.host = t.vram;
+                t.vram = nullptr;
+            }
+            refresh_direct_store(t);
+        }
+    }
+}
+
 // A store into page vpn: its decoded instructions go, and so does the last
 // slot of the page before, whose instruction may straddle into this one.
 void Sm::Impl::invalidate_code_page(uint64_t vpn)
@@ -890,7 +1072,10 @@ const Insn *Sm::Impl::fetch(uint32_t slot, uint32_t lane, uint64_t pc, CodePage 
         if (!p) {
             p = std::make_unique<CodePage>();
             p->invalidate();
-            if (TlbEntry &e = cur->tlb[vpn % kTlbEntries]; e.page == vpn) e.code = true;
+            if (TlbEntry &e = cur->tlb[vpn % kTlbEntries]; e.page == vpn) {
+                e.code = true;
+                e.direct_store = false;
+            }
         }
         page = p.get();
         page_vpn = vpn;
@@ -903,9 +1088,14 @@ const Insn *Sm::Impl::fetch(uint32_t slot, uint32_t lane, uint64_t pc, CodePage 
         TlbEntry *e = tlb_lookup(va, lane, Access::Exec);
         if (!e) return false;
         e->code = true;
+        e->direct_store = false;
         if (e->host) {
             std::memcpy(dst, e->host + (va & kPageMask), 2);
             return true;
+        }
+        if (isolated) { // DMA only in serial runs: stop before the instruction
+            stop_before = true;
+            return false;
         }
         if (cur->memory->dma_read(e->bus + (va & kPageMask), dst, 2)) return true;
         raise(SIMTGPU_EXC_PAGE_FAULT, slot, lane, pc, SIMTGPU_FAULT_DMA, va, SIMTGPU_ACCESS_EXEC);
@@ -1703,7 +1893,13 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
     while (!stop && issued < budget) {
         fault_pc = pc;
         const Insn *ip = fetch(slot, first, pc, page, page_vpn);
-        if (!ip) break;
+        if (!ip) {
+            if (stop_before) [[unlikely]] { // code in host memory
+                stop_before = false;
+                stop_at(slot, GroupChoice{pc, mask, group.yield_pc}, budget - issued);
+            }
+            break;
+        }
         const Insn &in = *ip;
         ++issued;
         uint64_t next = pc + in.len;
@@ -1740,6 +1936,10 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
             uint64_t *dst = to_fp ? F(w, in.rd) : d;
             uint64_t lo;
             const uint8_t *base = coalesced(slot, mask, a, imm, sizeof(T), Access::Read, lo);
+            if (!base && isolated && needs_serial(mask, a, imm, sizeof(T), Access::Read)) {
+                stop_before = true;
+                return;
+            }
             for (uint64_t m = mask; m; m &= m - 1) {
                 const uint32_t l = uint32_t(std::countr_zero(m));
                 T v;
@@ -1764,6 +1964,9 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                     const T v = T(src[l]);
                     std::memcpy(base + (a[l] + imm - lo), &v, sizeof(T));
                 });
+            } else if (isolated && needs_serial(mask, a, imm, sizeof(T), Access::Write)) {
+                stop_before = true;
+                return;
             } else {
                 for (uint64_t m = mask; m; m &= m - 1) {
                     const uint32_t l = uint32_t(std::countr_zero(m));
@@ -1904,6 +2107,11 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
             exec_csr(slot, in, mask, now + issued - 1);
             break;
         case Op::LrW: case Op::ScW: case Op::AmoW: case Op::LrD: case Op::ScD: case Op::AmoD:
+            // Global atomics see every SM's stores: they run serially.
+            if (isolated && needs_serial(mask, a, 0, 1, Access::Atomic)) {
+                stop_before = true;
+                break;
+            }
             exec_atomic(slot, in, mask);
             break;
         case Op::Bar:
@@ -2021,6 +2229,13 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
 #undef SA
 #undef SB
 #undef W32
+        if (stop_before) [[unlikely]] {
+            // The instruction did nothing: it runs again when run() goes on.
+            stop_before = false;
+            --issued;
+            stop_at(slot, GroupChoice{pc, mask, group.yield_pc}, budget - issued);
+            break;
+        }
         if (exception) break;
         pc = next;
         if (touched_global) {
@@ -2421,6 +2636,9 @@ bool Sm::can_accept_cta(uint32_t launch) const
 
 void Sm::add_cta(uint32_t launch, const Dim3 &ctaid) { impl_->add_cta(launch, ctaid); }
 SmRunResult Sm::run(uint64_t cycles) { return impl_->run(cycles); }
+SmRunResult Sm::run_isolated(uint64_t cycles) { return impl_->run_isolated(cycles); }
+bool Sm::stopped() const { return impl_->stopped; }
+void Sm::commit() { impl_->commit(); }
 
 void Sm::use_memory_system(mem::MemorySystem &memory)
 {
@@ -2468,6 +2686,7 @@ void Sm::abort()
         s.trace->flush(s.now);
     for (Cta &c : s.ctas) c.active = false;
     for (Warp &w : s.warps) w.active = false;
+    s.resume_slot = -1;
     std::fill(s.can_issue.begin(), s.can_issue.end(), 0);
     for (LaunchContext &lc : s.launches) {
         lc.attached = false;

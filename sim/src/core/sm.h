@@ -90,6 +90,17 @@ public:
     // it once per cycle, hands each SM its completions (memory_done) and
     // then runs every SM for one cycle, in SM order (docs/simulator.md).
     SmRunResult run(uint64_t cycles);
+    // Functional model, SMs on several host threads: run() that changes
+    // nothing another SM can see, so that SMs may run it at once. Stores to
+    // VRAM stay in the SM (its own loads see them) until commit(), which the
+    // caller makes in SM order; it stops (stopped()) before an instruction
+    // whose effect another SM would see at once: a global atomic, an access
+    // to host memory, a store to decoded code. After commit(), run() for
+    // the rest of the quantum goes on from there. The same calls with one
+    // thread give the same results: docs/simulator.md.
+    SmRunResult run_isolated(uint64_t cycles);
+    bool stopped() const;
+    void commit();
     void use_memory_system(mem::MemorySystem &memory);
     // Moves this SM's clock forward to `cycle` if it is behind (timing model:
     // the SMs sharing a memory system run on the device's cycle).

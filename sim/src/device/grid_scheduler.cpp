@@ -91,6 +91,8 @@ GridScheduler::GridScheduler(const DeviceConfig &config)
     for (uint32_t i = 0; i < config.num_sms; ++i)
         sms_.push_back(std::make_unique<Sm>(config, i));
     make_memory_system();
+    if (config.model != Model::timing && config.host_threads > 1)
+        workers_ = std::make_unique<SmWorkers>(config.host_threads);
 }
 
 // Timing model: one memory system that every SM shares.
@@ -281,19 +283,54 @@ uint64_t GridScheduler::step(uint64_t now) {
         for (uint32_t i = 0; i < sms_.size(); ++i)
             catch_up(i, cycle);
     } else {
-        for (uint32_t i = 0; i < sms_.size(); ++i) {
-            Sm &sm = *sms_[i];
-            if (sm.idle())
-                continue;
-            const uint64_t before = sm.clock();
-            collect(i, sm.run(kQuantum));
-            advanced = std::max(advanced, sm.clock() - before);
-        }
+        advanced = step_functional();
     }
 
     now_ = now + advanced;
     for (auto &g : grids_)
         settle(*g, now + advanced);
+    return advanced;
+}
+
+// The functional model: every SM with CTAs runs the quantum isolated, on
+// as many host threads as configured, then their stores are committed in SM
+// order, then the SMs that stopped before an instruction that must run
+// serially (Sm::run_isolated) finish the quantum one after the other. The
+// same three phases on one thread give the same result, by construction.
+uint64_t GridScheduler::step_functional() {
+    std::vector<uint32_t> &busy = busy_list_;
+    busy.clear();
+    for (uint32_t i = 0; i < sms_.size(); ++i)
+        if (!sms_[i]->idle())
+            busy.push_back(i);
+    isolated_.resize(sms_.size());
+    starts_.resize(sms_.size());
+    auto isolated_run = [&](uint32_t k) {
+        Sm &sm = *sms_[busy[k]];
+        starts_[busy[k]] = sm.clock();
+        isolated_[busy[k]] = sm.run_isolated(kQuantum);
+    };
+    // A trace's SM tracks go to one writer: one thread then.
+    if (workers_ && !trace_)
+        workers_->run(uint32_t(busy.size()), isolated_run);
+    else
+        for (uint32_t k = 0; k < busy.size(); ++k)
+            isolated_run(k);
+    for (uint32_t i : busy)
+        sms_[i]->commit();
+    uint64_t advanced = 0;
+    for (uint32_t i : busy) {
+        Sm &sm = *sms_[i];
+        SmRunResult r = isolated_[i];
+        if (sm.stopped() && !sm.idle()) {
+            const uint64_t rest = starts_[i] + kQuantum - sm.clock();
+            SmRunResult more = sm.run(rest);
+            more.ctas_completed += r.ctas_completed;
+            r = more;
+        }
+        collect(i, r);
+        advanced = std::max(advanced, sm.clock() - starts_[i]);
+    }
     return advanced;
 }
 

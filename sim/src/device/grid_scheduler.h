@@ -16,8 +16,10 @@
 // - A grid asked to park (PREEMPT) places nothing more; once its last CTA has
 //   finished it is parked with its next CTA saved, and resumes from there.
 //
-// Deterministic by construction: one thread, grids and SMs in a fixed order,
-// a fixed quantum. The device clock advances per step by the most cycles any
+// Deterministic by construction: grids and SMs in a fixed order, a fixed
+// quantum; in the functional model the SMs of a quantum may run on several
+// host threads (DeviceConfig::host_threads), isolated from each other until
+// their stores are committed in SM order (step_functional). The device clock advances per step by the most cycles any
 // SM advanced in it. Under the timing model a quantum is run cycle by cycle,
 // every SM beside the one memory system they share (docs/simulator.md).
 #pragma once
@@ -26,6 +28,7 @@
 #include "core/sm.h"
 #include "device/grid.h"
 #include "device/placement.h"
+#include "device/sm_workers.h"
 #include "mem/memory_system.h"
 #include "trace/trace_writer.h"
 
@@ -94,6 +97,7 @@ private:
                  std::vector<const Grid *> &reserved) const;
     void fail(Grid &grid, const Exception &e);
     void collect(uint32_t sm, const SmRunResult &r);
+    uint64_t step_functional();
     void make_memory_system();
     void settle(Grid &grid, uint64_t now);
     void trace_grid(const Grid &grid, uint64_t now, const char *how);
@@ -110,6 +114,11 @@ private:
     // Timing model: step()'s per-SM wake cycles and whether each holds CTAs.
     std::vector<uint64_t> wakes_;
     std::vector<uint8_t> busy_sms_;
+    // Functional model: step()'s SMs with CTAs, and each one's isolated run.
+    std::vector<uint32_t> busy_list_;
+    std::vector<SmRunResult> isolated_;
+    std::vector<uint64_t> starts_;
+    std::unique_ptr<SmWorkers> workers_; // host_threads > 1
     trace::TraceWriter *trace_ = nullptr;
     uint64_t now_ = 0; // the device cycle the last step ended at
 };

@@ -521,6 +521,7 @@ int SimDevice::init(std::string *error) {
     config.config = env_string("SIMTGPU_SIM_CONFIG");
     config.trace = env_string("SIMTGPU_TRACE");
     config.trace_max_events = env_u64("SIMTGPU_TRACE_MAX_EVENTS", 0);
+    config.host_threads = uint32_t(env_u64("SIMTGPU_SIM_THREADS", 0));
     tracing_ = config.trace != nullptr;
     config.opaque = this;
     config.dma_read = &SimDevice::on_dma_read;
