@@ -8,7 +8,12 @@ of each kind, and the peak resident memory. Each program checks its own
 results against the CPU, so a wrong answer shows as FAIL.
 
     cmake --build build --target cuda_tests
-    bench/cuda_bench.py [--build build] [--config PRESET] [--only NAME,...] [--markdown]
+    bench/cuda_bench.py [--build build] [--config PRESET] [--only NAME,...]
+                        [--threads 1,2] [--markdown]
+
+--threads runs each program once per host-thread count (SIMTGPU_SIM_THREADS:
+the functional model's SMs on several host threads) and adds its wall-clock
+speedup over the first count, measured in the same run.
 
 The rate per CPU second counts the whole process (setup, copies and the CPU
 reference too): what a user waits for. The rate per engine second counts only
@@ -85,6 +90,8 @@ def main():
     parser.add_argument("--build", default="build", help="build directory (default: build)")
     parser.add_argument("--config", help="SIMTGPU_SIM_CONFIG: a preset or a JSON file")
     parser.add_argument("--only", help="comma-separated program names")
+    parser.add_argument("--threads", default="1",
+                        help="comma-separated SIMTGPU_SIM_THREADS values (default: 1)")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     opts = parser.parse_args()
 
@@ -97,6 +104,11 @@ def main():
                      f"the programs are {', '.join(p[0] for p in PROGRAMS)}")
         programs = [p for p in PROGRAMS if p[0] in wanted]
 
+    try:
+        thread_counts = [int(t) for t in opts.threads.split(",")]
+    except ValueError:
+        sys.exit(f"cuda_bench: --threads {opts.threads}: expected numbers such as 1,2")
+
     rows = []
     failed = False
     for name, args, size in programs:
@@ -104,35 +116,40 @@ def main():
         if not os.access(program, os.X_OK):
             sys.exit(f"cuda_bench: {program} is not built "
                      f"(cmake --build {opts.build} --target cuda_tests)")
-        with tempfile.TemporaryDirectory() as tmp:
-            stats_path = os.path.join(tmp, "stats.json")
-            env = dict(os.environ, SIMTGPU_TRANSPORT="sim", SIMTGPU_STATS=stats_path)
-            if opts.config:
-                env["SIMTGPU_SIM_CONFIG"] = opts.config
-            status, output, wall, cpu, engine, rss = run(program, args, env)
-            try:
-                with open(stats_path) as f:
-                    instructions = json.load(f)["total"]["thread_instructions"]
-            except (OSError, ValueError, KeyError):
-                instructions = 0
-        ok = status == 0 and f"{name}: PASS" in output
-        if not ok:
-            failed = True
-            sys.stderr.write(f"cuda_bench: {name} {' '.join(args)} exited {status}:\n{output}")
-        rows.append((name, size, wall, cpu, engine, instructions, rss, ok))
+        first_wall = None
+        for threads in thread_counts:
+            with tempfile.TemporaryDirectory() as tmp:
+                stats_path = os.path.join(tmp, "stats.json")
+                env = dict(os.environ, SIMTGPU_TRANSPORT="sim", SIMTGPU_STATS=stats_path,
+                           SIMTGPU_SIM_THREADS=str(threads))
+                if opts.config:
+                    env["SIMTGPU_SIM_CONFIG"] = opts.config
+                status, output, wall, cpu, engine, rss = run(program, args, env)
+                try:
+                    with open(stats_path) as f:
+                        instructions = json.load(f)["total"]["thread_instructions"]
+                except (OSError, ValueError, KeyError):
+                    instructions = 0
+            ok = status == 0 and f"{name}: PASS" in output
+            if not ok:
+                failed = True
+                sys.stderr.write(f"cuda_bench: {name} {' '.join(args)} exited {status}:\n{output}")
+            first_wall = first_wall or wall
+            rows.append((name, size, threads, wall, first_wall / wall, cpu, engine,
+                         instructions, rss, ok))
 
-    header = ("program", "size", "wall s", "CPU s", "engine CPU s", "thread-instr",
-              "M/s per CPU s", "M/s per engine s", "peak RSS MiB", "result")
+    header = ("program", "size", "threads", "wall s", "speedup", "CPU s", "engine CPU s",
+              "thread-instr", "M/s per CPU s", "M/s per engine s", "peak RSS MiB", "result")
     lines = []
-    for name, size, wall, cpu, engine, instructions, rss, ok in rows:
+    for name, size, threads, wall, speedup, cpu, engine, instructions, rss, ok in rows:
         rate = instructions / cpu / 1e6 if cpu else 0
         engine_rate = instructions / engine / 1e6 if engine else 0
-        lines.append((name, size, f"{wall:.1f}", f"{cpu:.1f}", f"{engine:.1f}",
-                      f"{instructions / 1e6:.0f} M", f"{rate:.0f}", f"{engine_rate:.0f}",
-                      f"{rss / 2**20:.0f}", "PASS" if ok else "FAIL"))
+        lines.append((name, size, str(threads), f"{wall:.1f}", f"{speedup:.2f}x", f"{cpu:.1f}",
+                      f"{engine:.1f}", f"{instructions / 1e6:.0f} M", f"{rate:.0f}",
+                      f"{engine_rate:.0f}", f"{rss / 2**20:.0f}", "PASS" if ok else "FAIL"))
     if opts.markdown:
         print("| " + " | ".join(header) + " |")
-        print("|" + "|".join(["---"] * 2 + ["--:"] * 7 + ["---"]) + "|")
+        print("|" + "|".join(["---"] * 2 + ["--:"] * 9 + ["---"]) + "|")
         for line in lines:
             print("| " + " | ".join(line) + " |")
     else:

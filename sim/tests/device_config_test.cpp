@@ -34,6 +34,7 @@ TEST(DeviceConfig, ZerosSelectTheDocumentedDefaults) {
     EXPECT_EQ(r->shared_bytes_per_sm, 96u << 10);
     EXPECT_EQ(r->clock_khz, 1000000u);
     EXPECT_EQ(r->mem_latency, 20u);
+    EXPECT_EQ(r->host_threads, 1u);
     EXPECT_EQ(r->warp_scheduler, "round-robin");
     EXPECT_EQ(r->reconvergence, "min-pc");
     EXPECT_EQ(r->max_threads_per_cta, 1024u);
@@ -64,6 +65,7 @@ TEST(DeviceConfig, GivenValuesAreKept) {
     c.max_threads_per_cta = 2048;
     c.clock_khz = 1500000;
     c.mem_latency = 1;
+    c.host_threads = 3;
     c.warp_scheduler = "greedy";
     c.reconvergence = "min-pc";
     auto r = DeviceConfig::from(c);
@@ -78,6 +80,7 @@ TEST(DeviceConfig, GivenValuesAreKept) {
     EXPECT_EQ(r->max_threads_per_cta, 2048u);
     EXPECT_EQ(r->clock_khz, 1500000u);
     EXPECT_EQ(r->mem_latency, 1u);
+    EXPECT_EQ(r->host_threads, 3u);
     EXPECT_EQ(r->warp_scheduler, "greedy");
 }
 
@@ -108,6 +111,8 @@ TEST(DeviceConfig, EveryRangeIsChecked) {
     expect_refused(c, "clock_khz");
     c = base(), c.mem_latency = 100'001;
     expect_refused(c, "mem_latency");
+    c = base(), c.host_threads = 257;
+    expect_refused(c, "host_threads");
     c = base(), c.warps_per_sm = 2, c.warp_size = 8, c.max_threads_per_cta = 17;
     expect_refused(c, "max_threads_per_cta");
 }
