@@ -345,6 +345,8 @@ struct Sm::Impl {
     // ---- launches, CTAs and time
     bool fits(uint32_t warps_per_cta, uint32_t shared_alloc) const;
     void add_cta(uint32_t launch, const Dim3 &ctaid);
+    std::vector<uint32_t> uninitialised; // warp slots placed since the last run()
+    void initialise_placed_warps();
     void drop_cta(uint32_t cta_slot);
     void finish_cta(uint32_t cta_slot);
     SmRunResult run(uint64_t cycles);
@@ -510,7 +512,6 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
     cta.red_true = cta.red_arrivals = 0;
     cta.warps.clear();
     cta.shared.assign(launch.shared_bytes, 0);
-    const uint64_t sp = SIMTGPU_LOCAL_BASE + launch.stack_bytes;
     for (uint32_t k = 0, slot = 0; k < nwarps; ++k, ++slot) {
         while (warps[slot].active) ++slot;
         Warp &w = warps[slot];
@@ -544,19 +545,7 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
         std::fill(w.pc.begin(), w.pc.end(), launch.entry_pc);
         w.same_pc_lanes = full_mask;
         w.same_pc = launch.entry_pc;
-        std::fill(w.x.begin(), w.x.end(), 0);
-        std::fill(w.f.begin(), w.f.end(), 0);
-        std::fill(w.fflags.begin(), w.fflags.end(), 0);
-        std::fill(w.frm.begin(), w.frm.end(), 0);
-        for (uint32_t l = 0; l < W; ++l) {
-            const uint32_t t = k * W + l;
-            w.tid[3 * l] = t % launch.block[0];
-            w.tid[3 * l + 1] = t / launch.block[0] % launch.block[1];
-            w.tid[3 * l + 2] = t / (launch.block[0] * launch.block[1]);
-            X(w, 10)[l] = launch.param_va;
-            X(w, 2)[l] = sp;
-            w.local_zeroed[l] = 0;
-        }
+        uninitialised.push_back(slot);
         cta.warps.push_back(slot);
         ++resident_warps;
     }
@@ -565,6 +554,34 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
     shared_used += lc.shared_alloc;
     if (trace)
         trace->cta_placed(cslot, ctaid, launch.entry_pc, now);
+}
+
+// A placed warp's registers, zeroed and given its thread ids, parameters
+// and stack pointer when the SM next runs rather than in add_cta: CTAs are
+// placed between quanta on one thread, and the SMs run them on several.
+void Sm::Impl::initialise_placed_warps()
+{
+    for (uint32_t slot : uninitialised) {
+        Warp &w = warps[slot];
+        if (!w.active)
+            continue; // dropped before it ran
+        const LaunchDesc &launch = launches[ctas[w.cta].launch].desc;
+        std::fill(w.x.begin(), w.x.end(), 0);
+        std::fill(w.f.begin(), w.f.end(), 0);
+        std::fill(w.fflags.begin(), w.fflags.end(), 0);
+        std::fill(w.frm.begin(), w.frm.end(), 0);
+        const uint64_t sp = SIMTGPU_LOCAL_BASE + launch.stack_bytes;
+        for (uint32_t l = 0; l < W; ++l) {
+            const uint32_t t = w.warp_in_cta * W + l;
+            w.tid[3 * l] = t % launch.block[0];
+            w.tid[3 * l + 1] = t / launch.block[0] % launch.block[1];
+            w.tid[3 * l + 2] = t / (launch.block[0] * launch.block[1]);
+            X(w, 10)[l] = launch.param_va;
+            X(w, 2)[l] = sp;
+            w.local_zeroed[l] = 0;
+        }
+    }
+    uninitialised.clear();
 }
 
 void Sm::Impl::drop_cta(uint32_t cslot)
@@ -628,6 +645,7 @@ void Sm::Impl::trace_pick(int picked) {
 
 SmRunResult Sm::Impl::run(uint64_t cycles)
 {
+    initialise_placed_warps();
     if (!subcores.empty()) return run_timing(cycles);
     ctas_completed = 0;
     stopped = false;
@@ -984,6 +1002,11 @@ void Sm::Impl::shadow(TlbEntry &e)
         if (shadows_used == shadows.size()) shadows.push_back(std::make_unique<ShadowPage>());
         ShadowPage &sp = *shadows[shadows_used++];
         sp.vram = page;
+        // A write that changes nothing, so that a never-touched page is
+        // mapped writable now, not to the zero page that commit() would then
+        // replace with a TLB shootdown of every thread. Atomic: other SMs
+        // may read the page meanwhile; nobody writes VRAM in this phase.
+        __atomic_fetch_or(page, uint8_t(0), __ATOMIC_RELAXED);
         std::memcpy(sp.copy, page, SIMTGPU_PAGE_SIZE);
         copy = sp.copy;
     }

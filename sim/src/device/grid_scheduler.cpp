@@ -308,7 +308,7 @@ uint64_t GridScheduler::step_functional() {
     auto isolated_run = [&](uint32_t k) {
         Sm &sm = *sms_[busy[k]];
         starts_[busy[k]] = sm.clock();
-        isolated_[busy[k]] = sm.run_isolated(kQuantum);
+        isolated_[busy[k]] = sm.run_isolated(kFunctionalQuantum);
     };
     // A trace's SM tracks go to one writer: one thread then.
     if (workers_ && !trace_)
@@ -323,7 +323,7 @@ uint64_t GridScheduler::step_functional() {
         Sm &sm = *sms_[i];
         SmRunResult r = isolated_[i];
         if (sm.stopped() && !sm.idle()) {
-            const uint64_t rest = starts_[i] + kQuantum - sm.clock();
+            const uint64_t rest = starts_[i] + kFunctionalQuantum - sm.clock();
             SmRunResult more = sm.run(rest);
             more.ctas_completed += r.ctas_completed;
             r = more;

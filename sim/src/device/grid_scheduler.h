@@ -40,8 +40,13 @@ namespace simtgpu::sim {
 
 class GridScheduler {
 public:
-    // Cycles each SM runs between two placement decisions.
+    // Cycles each SM runs between two placement decisions: the timing
+    // model's, and the functional model's, longer because each of its
+    // quanta costs a fixed amount of host time (two synchronisations of
+    // the host threads, the SMs' TLB entries redirected and restored, a
+    // copy and a diff of every page stored to: docs/simulator-performance.md).
     static constexpr uint64_t kQuantum = 256;
+    static constexpr uint64_t kFunctionalQuantum = 2048;
 
     explicit GridScheduler(const DeviceConfig &config);
 
