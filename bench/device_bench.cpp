@@ -10,6 +10,9 @@
 //                          kernel holds every SM
 //   alone_us               the short kernel's own time on an idle device
 //   load_us                the long kernel's own time (its launch report)
+//   thread_instr/s         (BM_SmsOnHostThreads) simulated thread-instructions
+//                          per second of host wall time, the functional model's
+//                          SMs on 1 or 2 host threads (host_threads)
 #include "device_harness.h"
 #include "device_kernels.h"
 
@@ -26,16 +29,18 @@ constexpr uint64_t kCode = 0x10000;
 constexpr uint64_t kData = 0x10'0000'0000ull;
 constexpr uint32_t kThreads = 32;
 
-simtgpu_sim_config config(const char *sm_sharing) {
+simtgpu_sim_config config(const char *sm_sharing, uint32_t host_threads) {
     simtgpu_sim_config c{};
     c.sm_sharing = sm_sharing;
+    c.host_threads = host_threads;
     return c;
 }
 
 // A device with the record kernel loaded and ring n at priority n.
 struct Bench {
     DeviceHarness h;
-    explicit Bench(const char *sm_sharing = nullptr) : h(config(sm_sharing)) {
+    explicit Bench(const char *sm_sharing = nullptr, uint32_t host_threads = 0)
+        : h(config(sm_sharing, host_threads)) {
         const uint64_t pa = h.map_new(kCode, 4096, SIMTGPU_PTE_R | SIMTGPU_PTE_X);
         std::memcpy(h.vram + pa, kRecordKernel.data(), kRecordKernel.size() * 4);
         for (uint32_t ring = 0; ring < SIMTGPU_NUM_RINGS; ++ring) {
@@ -130,6 +135,32 @@ BENCHMARK_CAPTURE(BM_HighPriorityLatencyUnderLoad, same_context, "same-context")
     ->Iterations(12)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_HighPriorityLatencyUnderLoad, exclusive, "exclusive")
     ->Iterations(12)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// One kernel of four waves of one-warp CTAs over every warp slot of the
+// default device (4 SMs), each thread spinning 2000 times, on the
+// functional model's SMs run by 1 and by 2 host threads: the parallel part
+// of a quantum, without a CUDA program's host-side work (cuda_bench.py
+// --threads measures whole programs).
+void BM_SmsOnHostThreads(benchmark::State &state) {
+    Bench b(nullptr, uint32_t(state.range(0)));
+    const uint32_t slots = b.h.reg(SIMTGPU_REG_WARPS_PER_SM) * b.h.reg(SIMTGPU_REG_NUM_SMS);
+    uint64_t pa = 0;
+    const auto launch = b.grid(kData, 4 * slots, 2000, pa);
+    const uint64_t before = b.h.stats().counters[SIMTGPU_COUNTER_thread_instructions];
+    for (auto _ : state) {
+        b.h.emit(0, launch);
+        b.h.doorbell(0);
+        if (!b.h.wait_idle()) {
+            state.SkipWithError("the device did not go idle");
+            return;
+        }
+    }
+    const uint64_t after = b.h.stats().counters[SIMTGPU_COUNTER_thread_instructions];
+    state.counters["thread_instr/s"] =
+        benchmark::Counter(double(after - before), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_SmsOnHostThreads)->ArgName("host_threads")->Arg(1)->Arg(2)
+    ->UseRealTime()->Unit(benchmark::kMillisecond);
 
 } // namespace
 
