@@ -114,14 +114,18 @@ run_pair() {
 
 # A long kernel on the least-priority stream of one process holds every SM;
 # a short one on the greatest-priority stream of another, started while it
-# runs, ends before it, in a small fraction of its device time.
+# runs, ends before it, in under half its device time. The long kernel runs
+# in four waves of CTAs and an SM takes another context's CTAs once it has
+# drained (sm-sharing same-context), so the short one waits for up to a
+# wave, a quarter of the long one's time, depending on when it arrives;
+# without priorities it would wait for every wave placed before it.
 priorities_across_processes() {
 	run_pair long short
 	long_ms=$(echo "$first_out" | sed -n 's/^long: \([0-9.]*\) ms$/\1/p')
 	short_ms=$(echo "$second_out" | sed -n 's/^short: \([0-9.]*\) ms$/\1/p')
 	[ $first_status -eq 0 ] && [ $second_status -eq 0 ] && [ $first_was_running -eq 0 ] &&
 		[ -n "$long_ms" ] && [ -n "$short_ms" ] &&
-		awk -v s="$short_ms" -v l="$long_ms" 'BEGIN { exit !(s < l / 5) }'
+		awk -v s="$short_ms" -v l="$long_ms" 'BEGIN { exit !(s < l / 2) }'
 }
 
 # Kernels of two processes, each on half the SMs, run at the same time: the
@@ -149,7 +153,7 @@ check "kernels of two processes overlap" \
 	"the second kernel must start before the first one ends, in device time" \
 	overlap_across_processes
 check "stream priorities across two processes" \
-	"the short kernel must end while the long one runs, in under a fifth of its time" \
+	"the short kernel must end while the long one runs, in under half its time" \
 	priorities_across_processes
 dmesg | grep -E 'simtgpu [0-9a-f]{4}:' | tail -n 10
 result
