@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The guest tests of `make test`: builds QEMU (cached), the kernel module
 # (make -C kmd) and the initramfs from BUILD_DIR, boots once, and runs tests/guest/init/run-suites.sh in the guest,
-# which runs every tests/guest/suites/*.sh. Ends with one line
+# which runs every tests/guest/suites/*.sh, then boots again with the device's
+# SMs on two host threads (threads=2) to run a few CUDA programs that check
+# their results against the CPU, through the kernel driver. Ends with one line
 # "guest: N passed, N failed" and exits non-zero on any failure (a guest
 # that cannot boot or hangs counts as one failure).
 #
@@ -59,11 +61,30 @@ line=$(grep -aE '^guest: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 if [[ -z $line ]]; then
 	fail "the guest ended (status $status) before reporting its suites"
 fi
-if ((host_lab_failures)); then
-	read -r passed failed < <(sed -E 's/^guest: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/' <<<"$line")
-	line="guest: $passed passed, $((failed + host_lab_failures)) failed"
-	status=1
-fi
+read -r passed failed < <(sed -E 's/^guest: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/' <<<"$line")
+failed=$((failed + host_lab_failures))
+
+# The QEMU device's threads= property: the same programs pass with the
+# functional model's SMs on two host threads (docs/simulator.md).
+threads_programs="vector_add matmul_tiled histogram_atomic threadfence printf grid_sync"
+"$top/scripts/run-qemu.sh" --build "$build_dir" --timeout 600 --device-opts threads=2 -- \
+	env SIMTGPU_BUILD_DIR="$build_dir" sh -c 'for p in '"$threads_programs"'; do
+		if "$SIMTGPU_BUILD_DIR/tests/cuda/$p" | grep -q "^$p: PASS"; then
+			echo "threads=2: $p: PASS"
+		else
+			echo "threads=2: $p: FAIL"
+		fi
+	done' 2>&1 | tee "$log"
+threads_passed=$(grep -ac '^threads=2: .*: PASS' "$log")
+for p in $threads_programs; do
+	if ! grep -aq "^threads=2: $p: PASS" "$log"; then
+		echo "guest-tests: $p failed on a device with threads=2 (or the guest ended first)"
+		failed=$((failed + 1))
+	fi
+done
+passed=$((passed + threads_passed))
+line="guest: $passed passed, $failed failed"
+((failed == 0)) || status=1
 # Repeat the guest's total as the last line, for scripts/run-tests.sh.
 echo "$line"
 exit "$status"
