@@ -42,7 +42,8 @@
  */
 #define SIMTGPU_ARCH_SIMT1 1 /* RV64GC + SIMT extension v1 */
 #define SIMTGPU_ARCH_SIMT2 2 /* adds bar.red, the envptr CSR, named barriers
-			    * (bar.sync id, count; bar.arrive), match, redux */
+			    * (bar.sync id, count; bar.arrive), match, redux,
+			    * Zacas amocas.w/d and the custom atomics */
 #define SIMTGPU_ARCH_NEWEST SIMTGPU_ARCH_SIMT2
 
 /*
@@ -505,6 +506,12 @@ struct simtgpu_pkt_timestamp {
 #define SIMTGPU_REDUX_MAX 5
 #define SIMTGPU_REDUX_MINU 6 /* unsigned, 64-bit */
 #define SIMTGPU_REDUX_MAXU 7
+#define SIMTGPU_F3_ATOMIC 6 /* funct7 selects SIMTGPU_ATOM_*: rd = the old value at
+			     * address rs1, which becomes op(old, rs2) (simt_2) */
+#define SIMTGPU_ATOM_FADD_S 0 /* binary32 add, rs2's low 32 bits; rd sign-extended */
+#define SIMTGPU_ATOM_FADD_D 1 /* binary64 add */
+#define SIMTGPU_ATOM_INC_W 2 /* old >= rs2 (unsigned 32-bit) ? 0 : old + 1 */
+#define SIMTGPU_ATOM_DEC_W 3 /* old == 0 || old > rs2 (unsigned 32-bit) ? rs2 : old - 1 */
 
 /* Environment calls (a7). */
 #define SIMTGPU_ECALL_EXIT 93 /* end this thread, status in a0 */

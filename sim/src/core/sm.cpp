@@ -1515,6 +1515,7 @@ bool Sm::Impl::exec_atomic(uint32_t slot, const Insn &in, uint64_t mask)
     Warp &w = warps[slot];
     const uint64_t *addr = X(w, in.rs1);
     const uint64_t *src = X(w, in.rs2);
+    const uint64_t *expected_in = X(w, in.rd); // amocas only
     const bool dbl = in.op == Op::LrD || in.op == Op::ScD || in.op == Op::AmoD;
     const uint32_t size = dbl ? 8 : 4;
     auto value_of = [&](uint64_t raw) { return dbl ? raw : uint64_t(int64_t(int32_t(raw))); };
@@ -1592,7 +1593,20 @@ bool Sm::Impl::exec_atomic(uint32_t slot, const Insn &in, uint64_t mask)
         for (;;) {
             const uint64_t a = value_of(old), b = dbl ? src[l] : value_of(src[l]);
             uint64_t nv = 0;
+            if (in.funct == kAmoCas && a != (dbl ? expected_in[l] : value_of(expected_in[l])))
+                break; // no match: memory keeps its value, rd gets it
             switch (in.funct) {
+            case kAmoCas: nv = b; break;
+            case kAmoFadd: // IEEE round to nearest even, a NaN canonical, no flags (as PTX atom)
+                nv = dbl ? std::bit_cast<uint64_t>(fp::canonicalize(std::bit_cast<double>(a) +
+                                                                     std::bit_cast<double>(b)))
+                         : std::bit_cast<uint32_t>(fp::canonicalize(
+                               std::bit_cast<float>(uint32_t(a)) + std::bit_cast<float>(uint32_t(b))));
+                break;
+            case kAmoIncW: nv = uint32_t(a) >= uint32_t(b) ? 0 : uint32_t(a) + 1; break;
+            case kAmoDecW:
+                nv = uint32_t(a) == 0 || uint32_t(a) > uint32_t(b) ? uint32_t(b) : uint32_t(a) - 1;
+                break;
             case kAmoSwap: nv = b; break;
             case kAmoAdd: nv = a + b; break;
             case kAmoXor: nv = a ^ b; break;
@@ -2130,6 +2144,11 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
             exec_csr(slot, in, mask, now + issued - 1);
             break;
         case Op::LrW: case Op::ScW: case Op::AmoW: case Op::LrD: case Op::ScD: case Op::AmoD:
+            if ((in.funct == kAmoCas || in.funct >= kAmoFadd) && config.arch < SIMTGPU_ARCH_SIMT2 &&
+                (in.op == Op::AmoW || in.op == Op::AmoD)) { // simt_2's atomics
+                raise(SIMTGPU_EXC_ILLEGAL_INSTRUCTION, slot, first, pc, in.raw);
+                break;
+            }
             // Global atomics see every SM's stores: they run serially.
             if (isolated && needs_serial(mask, a, 0, 1, Access::Atomic)) {
                 stop_before = true;

@@ -248,7 +248,8 @@ InsnInfo describe(const Insn &in) {
         reads(x(in.rs1), in.op == Op::Fsw || in.op == Op::Fsd ? f(in.rs2) : x(in.rs2));
     } else if (i.mem == MemOp::atomic) {
         i.dst = x(in.rd);
-        reads(x(in.rs1), x(in.rs2));
+        const bool cas = (in.op == Op::AmoW || in.op == Op::AmoD) && in.funct == kAmoCas;
+        reads(x(in.rs1), x(in.rs2), cas ? x(in.rd) : kNoReg); // amocas compares with rd
     }
     // FP arithmetic: single or double precision, divide and square root on the SFU.
     if (in.op >= Op::FmaddS && in.op <= Op::FcvtDS) {
