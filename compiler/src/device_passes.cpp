@@ -273,6 +273,17 @@ private:
 	// Inline assembly in CUDA sources (clang's headers included) is PTX.
 	// The few PTX statements with a SIMT counterpart are mapped; anything
 	// else written in PTX is refused. RISC-V assembly passes through.
+	// __nanosleep / PTX nanosleep.u32: warp.nanosleep, an instruction of simt_2.
+	Expected<Value *> lowerNanosleep(CallInst &call, IRBuilder<> &b, Value *ns)
+	{
+		if (options_.arch < SIMTGPU_ARCH_SIMT2)
+			return refuse(call, "__nanosleep needs simt_2 (warp.nanosleep); compile with "
+					    "-arch=simt_2");
+		customR(b, SIMTGPU_F3_WARP, SIMTGPU_WARP_NANOSLEEP, false,
+			{b.CreateZExtOrTrunc(ns, i64_)});
+		return nullptr;
+	}
+
 	Expected<Value *> lowerInlineAsm(CallInst &call, IRBuilder<> &b)
 	{
 		StringRef text = cast<InlineAsm>(call.getCalledOperand())->getAsmString();
@@ -280,6 +291,8 @@ private:
 		if (trimmed == "activemask.b32 $0;")
 			return fromI64(b, customR(b, SIMTGPU_F3_WARP, SIMTGPU_WARP_ACTIVEMASK, true, {}),
 				       call.getType());
+		if (trimmed == "nanosleep.u32 $0;")
+			return lowerNanosleep(call, b, call.getArgOperand(0));
 		bool barrier = false;
 		Expected<Value *> lowered = lowerPtxBarrier(call, b, trimmed, barrier);
 		if (barrier || !lowered)
@@ -358,6 +371,8 @@ private:
 				       {toI64(b, call.getArgOperand(0))});
 		if (name == "activemask")
 			return fromI64(b, customR(b, SIMTGPU_F3_WARP, SIMTGPU_WARP_ACTIVEMASK, true, {}), type);
+		if (name == "nanosleep")
+			return lowerNanosleep(call, b, call.getArgOperand(0));
 		if (name.consume_front("vote.")) {
 			bool sync = name.consume_back(".sync");
 			unsigned op = StringSwitch<unsigned>(name)

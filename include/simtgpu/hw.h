@@ -494,6 +494,9 @@ struct simtgpu_pkt_timestamp {
 #define SIMTGPU_F3_WARP 3 /* funct7 selects */
 #define SIMTGPU_WARP_ACTIVEMASK 0 /* rd = mask of lanes executing this */
 #define SIMTGPU_WARP_SYNC 1 /* warp.sync rs1: wait for the lanes in rs1 */
+#define SIMTGPU_WARP_NANOSLEEP 2 /* warp.nanosleep rs1: issue nothing for about
+				  * rs1 ns, at most SIMTGPU_NANOSLEEP_MAX_NS (simt_2) */
+#define SIMTGPU_NANOSLEEP_MAX_NS 1000000 /* 1 ms, as PTX's nanosleep */
 #define SIMTGPU_F3_MATCH 4 /* funct7 selects; rs1 = value, rs2 = member mask */
 #define SIMTGPU_MATCH_ANY 0 /* rd = member lanes whose rs1 equals this lane's */
 #define SIMTGPU_MATCH_ALL 1 /* rd = the member lanes if all rs1 are equal, else 0 */

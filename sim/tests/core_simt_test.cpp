@@ -334,6 +334,27 @@ TEST_P(SimtTest, NativeAtomicsNeedSimt2) {
     EXPECT_EQ(r.exception->detail & 0x7f, 0x2fu); // amocas, the first of them
 }
 
+// warp.nanosleep: a sleeping warp issues nothing for the time asked (in the
+// SM's cycles), the others go on; on simt_1 it is illegal.
+TEST_P(SimtTest, NanosleepDelaysOnlyItsWarp) {
+    const uint32_t ns = 5000, threads = 128;
+    Params p;
+    p.arg = ns;
+    RunOutcome r = launch("k_nanosleep", {1, 1, 1}, {threads, 1, 1}, p);
+    ASSERT_FALSE(r.exception);
+    const uint64_t cycles = uint64_t(ns) * config.clock_khz / 1000000;
+    for (uint32_t t = 0; t < threads; ++t) {
+        if ((t / config.warp_size) & 1)
+            ASSERT_GE(out(t), cycles) << "thread " << t;
+        else
+            ASSERT_LT(out(t), cycles) << "thread " << t;
+    }
+    config.arch = SIMTGPU_ARCH_SIMT1;
+    RunOutcome old = launch("k_nanosleep", {1, 1, 1}, {threads, 1, 1}, p);
+    ASSERT_TRUE(old.exception);
+    EXPECT_EQ(old.exception->kind, uint32_t(SIMTGPU_EXC_ILLEGAL_INSTRUCTION));
+}
+
 TEST_P(SimtTest, AtomicsOnHostMemoryPages) {
     mem.set_host_pages(kCounter, 4096);
     Params p;

@@ -171,6 +171,7 @@ bool writes_int_rd(Op op)
     case Op::Beq: case Op::Bne: case Op::Blt: case Op::Bge: case Op::Bltu: case Op::Bgeu:
     case Op::Sb: case Op::Sh: case Op::Sw: case Op::Sd: case Op::Fsw: case Op::Fsd:
     case Op::Fence: case Op::FenceI: case Op::Ecall: case Op::Ebreak: case Op::WarpSync:
+    case Op::Nanosleep:
     case Op::Flw: case Op::Fld: case Op::Illegal: case Op::Undecoded:
         return false;
     default:
@@ -420,6 +421,7 @@ Op decode_32(uint32_t w, Insn &in)
         case SIMTGPU_F3_WARP:
             if (f7 == SIMTGPU_WARP_ACTIVEMASK) return Op::ActiveMask;
             if (f7 == SIMTGPU_WARP_SYNC) return Op::WarpSync;
+            if (f7 == SIMTGPU_WARP_NANOSLEEP) return Op::Nanosleep;
             return Op::Illegal;
         case SIMTGPU_F3_MATCH:
             in.funct = uint8_t(f7);

@@ -37,7 +37,7 @@ enum class Op : uint16_t {
     FcvtWD, FcvtWuD, FcvtLD, FcvtLuD, FcvtDW, FcvtDWu, FcvtDL, FcvtDLu, FmvXD, FmvDX,
     FcvtSD, FcvtDS,
     // SIMT extension (custom-0); funct holds funct7 / funct2
-    Bar, Vote, Shfl, ActiveMask, WarpSync, Match, Redux,
+    Bar, Vote, Shfl, ActiveMask, WarpSync, Match, Redux, Nanosleep,
 };
 
 // AMO funct5 values (instruction bits 31:27).

@@ -371,6 +371,7 @@ struct Sm::Impl {
     void raise(uint32_t kind, uint32_t slot, uint32_t lane, uint64_t pc, uint32_t detail = 0,
                uint64_t address = 0, uint32_t access = 0);
     uint64_t fault_pc = 0; // PC of the instruction executing (for reports)
+    uint64_t sleep_cycles = 0; // a burst's warp.nanosleep: how long its warp waits
     uint32_t fault_slot = 0;
 
     // ---- memory
@@ -1922,6 +1923,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
     CodePage *page = nullptr;
     uint64_t page_vpn = UINT64_MAX;
     touched_global = false;
+    sleep_cycles = 0;
     fault_slot = slot;
 
     uint64_t *x = w.x.data();
@@ -2249,6 +2251,18 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
             break;
         }
         case Op::ActiveMask: ALU(mask); break;
+        case Op::Nanosleep: { // the longest any lane asked for, in cycles
+            if (config.arch < SIMTGPU_ARCH_SIMT2) {
+                raise(SIMTGPU_EXC_ILLEGAL_INSTRUCTION, slot, first, pc, in.raw);
+                break;
+            }
+            uint64_t ns = 0;
+            each(mask, [&](uint32_t l) {
+                ns = std::max<uint64_t>(ns, std::min<uint64_t>(uint32_t(a[l]), SIMTGPU_NANOSLEEP_MAX_NS));
+            });
+            sleep_cycles = std::max<uint64_t>(1, ns * config.clock_khz / 1000000);
+            break;
+        }
         case Op::WarpSync: {
             uint64_t waiting = 0;
             each(mask, [&](uint32_t l) {
@@ -2282,6 +2296,10 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
         pc = next;
         if (touched_global) {
             ready_at[slot] = now + issued + config.mem_latency;
+            break;
+        }
+        if (sleep_cycles) {
+            ready_at[slot] = now + issued + sleep_cycles; // the timing model: timing_issue
             break;
         }
         if (pc >= group.yield_pc) break;
@@ -2518,7 +2536,8 @@ bool Sm::Impl::timing_issue(uint32_t slot, SubCore &sc) {
         }
     }
     if (cls == timing::InsnClass::branch || cls == timing::InsnClass::barrier) {
-        t.not_before = now + unit.latency;
+        // A sleeping warp counts as waiting at a barrier: it sleeps to wait for others.
+        t.not_before = now + std::max<uint64_t>(unit.latency, sleep_cycles);
         t.not_before_reason =
             cls == timing::InsnClass::branch ? Stall::stall_no_instruction : Stall::stall_barrier;
     }

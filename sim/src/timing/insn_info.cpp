@@ -170,6 +170,10 @@ InsnInfo describe(const Insn &in) {
     case Op::WarpSync:
         reads(x(in.rs1));
         break;
+    case Op::Nanosleep: // waits like a barrier: Sm::timing_issue sets how long
+        i.cls = InsnClass::barrier;
+        reads(x(in.rs1));
+        break;
     case Op::Shfl:
         i.dst = x(in.rd);
         reads(x(in.rs1), x(in.rs2), x(in.rs3));

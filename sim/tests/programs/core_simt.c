@@ -338,6 +338,16 @@ KERNEL(k_native_atomics)
 	SIMT_ATOMIC(3, p->counter + 5, 16u);
 }
 
+/* out[t] = SM cycles around a warp.nanosleep of p->arg ns, by odd warps only. */
+KERNEL(k_nanosleep)
+{
+	uint32_t t = simt_tid_x();
+	uint64_t before = simt_clock();
+	if (simt_warpid() & 1)
+		simt_nanosleep((uint32_t)p->arg);
+	p->out[t] = simt_clock() - before;
+}
+
 /* Misaligned atomic at p->arg. */
 KERNEL(k_amo_arg)
 {
