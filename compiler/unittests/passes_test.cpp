@@ -304,19 +304,31 @@ TEST(NvvmLowering, BadNamedBarrierOperandsAreCompileErrors)
 	EXPECT_EQ(errorText(simtcc::lowerNvvmIntrinsics(*module, {SIMTGPU_ARCH_SIMT1})), "");
 }
 
-TEST(NvvmLowering, PtxInlineAssemblyIsRefusedButActivemaskIsMapped)
+TEST(NvvmLowering, PtxInlineAssemblyIsRefusedButActivemaskAndNanosleepAreMapped)
 {
 	LLVMContext context;
 	auto module = parse(context, "",
 			    "  %a = call i32 asm sideeffect \"activemask.b32 $0;\", \"=r\"()\n"
 			    "  store i32 %a, ptr %p\n"
-			    "  call void asm sideeffect \"nanosleep.u32 $0;\", \"r\"(i32 5), !dbg !7",
+			    "  call void asm sideeffect \"nanosleep.u32 $0;\", \"r\"(i32 5)\n"
+			    "  call void asm sideeffect \"prefetch.global.L2 [$0];\", \"l\"(ptr %p), !dbg !7",
 			    "");
 	ASSERT_TRUE(module);
 	std::string error = errorText(simtcc::lowerNvvmIntrinsics(*module, {}));
-	EXPECT_NE(error.find("k.cu:12:7: error: PTX inline assembly 'nanosleep.u32 $0;'"),
+	EXPECT_NE(error.find("k.cu:12:7: error: PTX inline assembly 'prefetch.global.L2 [$0];'"),
 		  std::string::npos)
 		<< error;
+	std::vector<std::string> strings = asmStrings(*module, "k");
+	ASSERT_GE(strings.size(), 2u);
+	EXPECT_EQ(strings[0], ".insn r 0x0b, 3, 0, $0, x0, x0"); // warp.activemask
+	EXPECT_EQ(strings[1], ".insn r 0x0b, 3, 2, x0, $0, x0"); // warp.nanosleep
+
+	// warp.nanosleep is simt_2's.
+	LLVMContext context1;
+	auto old = parse(context1, "", "  call void asm sideeffect \"nanosleep.u32 $0;\", \"r\"(i32 5), !dbg !7", "");
+	ASSERT_TRUE(old);
+	EXPECT_NE(errorText(simtcc::lowerNvvmIntrinsics(*old, {SIMTGPU_ARCH_SIMT1})).find("simt_2"),
+		  std::string::npos);
 }
 
 TEST(NvvmLowering, PrintfNeedsTheEnvironmentCsrOfSimt2)
