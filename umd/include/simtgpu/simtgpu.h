@@ -98,7 +98,11 @@ typedef struct simtgpuDeviceProperties {
     uint32_t max_stack_per_thread;
     uint32_t clock_khz;
     uint32_t max_queues;
-    uint32_t reserved;
+    /* 1 when host memory the device maps (simtgpuMemHostAlloc,
+     * simtgpuMemHostRegister) has the same address on the device as on the
+     * host, and device memory lies where no host memory can (uAPI 1.5 on an
+     * x86-64 host, whose processes use addresses below 2^47 only). */
+    uint32_t unified_addressing;
     uint64_t vram_size;
     /* The memory hierarchy the device models (uAPI 1.4); 0 where it models
      * none (the functional model) or the driver is older. */
