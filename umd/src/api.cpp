@@ -374,6 +374,18 @@ SIMTGPU_API simtgpuResult simtgpuMemAlloc(simtgpuContext ctx, simtgpuDevicePtr *
     return ctx->impl->mem_alloc(bytes, dptr);
 }
 
+SIMTGPU_API simtgpuResult simtgpuMemAllocAt(simtgpuContext ctx, simtgpuDevicePtr va,
+                                           size_t bytes) {
+    CHECK_ARG(ctx, "ctx is NULL");
+    CHECK_ARG(bytes > 0, "allocation of 0 bytes");
+    CHECK_ARG(va % SIMTGPU_PAGE_SIZE == 0 && bytes % SIMTGPU_PAGE_SIZE == 0,
+              "address and size must be multiples of the page size (4096)");
+    LOCK(ctx->impl);
+    if (simtgpuResult r = ctx->impl->sticky_error())
+        return fail(r, "the context has a sticky error");
+    return ctx->impl->mem_alloc_at(va, bytes);
+}
+
 SIMTGPU_API simtgpuResult simtgpuMemFree(simtgpuContext ctx, simtgpuDevicePtr dptr) {
     CHECK_ARG(ctx, "ctx is NULL");
     if (!dptr)

@@ -281,11 +281,15 @@ void Context::print_kernel_stats() const {
 
 // ------------------------------------------------------------- memory ---
 
-simtgpuResult Context::create_bo(uint64_t size, uint32_t flags, Bo *out) {
+simtgpuResult Context::create_bo(uint64_t size, uint32_t flags, Bo *out, uint64_t fixed_va) {
     drm_simtgpu_bo_create create{};
     create.size = size;
     // Unified addressing: device memory where no host address can be.
     create.flags = flags | (unified_addressing() ? SIMTGPU_BO_HIGH_VA : 0);
+    if (fixed_va) {
+        create.flags = flags | SIMTGPU_BO_FIXED_VA;
+        create.gpu_va = fixed_va;
+    }
     if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_CREATE, &create)) {
         if (rc == -ENOMEM) {
             // A cgroup VRAM limit (dmem "max"): name it and the cgroup.
@@ -312,6 +316,16 @@ simtgpuResult Context::create_bo(uint64_t size, uint32_t flags, Bo *out) {
                             std::to_string(used.value) + " of " + std::to_string(total) +
                             " bytes of VRAM in use)");
         }
+        if (fixed_va && (rc == -EEXIST || rc == -ERANGE))
+            return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                        "device memory at " + hex(fixed_va) + ".." + hex(fixed_va + size) + ": " +
+                            (rc == -EEXIST ? "part of the range is mapped already"
+                                           : "the range lies outside the device's address "
+                                             "space for buffers"));
+        if (fixed_va && rc == -EINVAL && (props().uapi_version & 0xffff) < 5)
+            return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
+                        "the kernel driver's uAPI predates BOs at a chosen address (1.5): load "
+                        "the simtgpu.ko built with this library");
         return fail_errno(rc, "BO_CREATE of " + std::to_string(size) + " bytes");
     }
     drm_simtgpu_bo_mmap_offset map{create.handle, 0, 0};
@@ -469,6 +483,16 @@ simtgpuResult Context::mem_alloc(size_t bytes, simtgpuDevicePtr *out) {
     bo.user_size = bytes;
     device_bos_[bo.va] = bo;
     *out = bo.va;
+    return SIMTGPU_SUCCESS;
+}
+
+simtgpuResult Context::mem_alloc_at(uint64_t va, size_t bytes) {
+    Bo bo;
+    if (simtgpuResult r = create_bo(bytes, 0, &bo, va))
+        return r;
+    bo.kind = BoKind::Device;
+    bo.user_size = bytes;
+    device_bos_[bo.va] = bo;
     return SIMTGPU_SUCCESS;
 }
 

@@ -116,9 +116,11 @@ public:
     std::recursive_mutex &mutex() { return mu_; }
 
     // Memory.
-    simtgpuResult create_bo(uint64_t size, uint32_t flags, Bo *out);
+    // A VRAM BO mapped for the CPU too; at fixed_va when that is not 0.
+    simtgpuResult create_bo(uint64_t size, uint32_t flags, Bo *out, uint64_t fixed_va = 0);
     void destroy_bo(Bo &bo);
     simtgpuResult mem_alloc(size_t bytes, simtgpuDevicePtr *out);
+    simtgpuResult mem_alloc_at(uint64_t va, size_t bytes);
     simtgpuResult mem_free(simtgpuDevicePtr ptr);
     simtgpuResult host_alloc(size_t bytes, void **out);
     simtgpuResult host_free(void *ptr);

@@ -161,6 +161,13 @@ SIMTGPU_API simtgpuResult simtgpuCtxGetLimit(simtgpuContext ctx, simtgpuLimit li
 SIMTGPU_API simtgpuResult simtgpuMemAlloc(simtgpuContext ctx, simtgpuDevicePtr *dptr,
                                          size_t bytes);
 SIMTGPU_API simtgpuResult simtgpuMemFree(simtgpuContext ctx, simtgpuDevicePtr dptr);
+/* Device memory at a chosen address (the CUDA driver API's cuMemMap): va and
+ * bytes page aligned (SIMTGPU_PAGE_SIZE), the range inside the device's
+ * address space for buffers and free in this context; simtgpuMemFree(va)
+ * releases it. INVALID_VALUE names what is wrong; NOT_SUPPORTED under a
+ * kernel driver older than uAPI 1.5. */
+SIMTGPU_API simtgpuResult simtgpuMemAllocAt(simtgpuContext ctx, simtgpuDevicePtr va,
+                                           size_t bytes);
 /* The allocation containing dptr. */
 SIMTGPU_API simtgpuResult simtgpuMemGetAddressRange(simtgpuContext ctx, simtgpuDevicePtr *base,
                                                    size_t *bytes, simtgpuDevicePtr dptr);
