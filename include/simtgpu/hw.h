@@ -433,11 +433,13 @@ struct simtgpu_pkt_timestamp {
  * tables: shared memory (per CTA) and local memory (per thread). Addresses
  * in them are private to the CTA or thread; accesses beyond the launch's
  * shared_bytes or stack_bytes are SIMTGPU_FAULT_OUT_OF_WINDOW. The driver
- * must not map pages there.
+ * must not map pages there. Both lie in the upper half of the 48-bit space,
+ * above every address of a 47-bit (x86-64) host process, so that host memory
+ * can be mapped at its own address (unified addressing).
  */
-#define SIMTGPU_SHARED_BASE 0x00007f0000000000ull
+#define SIMTGPU_SHARED_BASE 0x0000ff0000000000ull
 #define SIMTGPU_SHARED_WINDOW (1ull << 32)
-#define SIMTGPU_LOCAL_BASE 0x00007e0000000000ull
+#define SIMTGPU_LOCAL_BASE 0x0000fe0000000000ull
 #define SIMTGPU_LOCAL_WINDOW (1ull << 32)
 /* Initial sp of every thread: SIMTGPU_LOCAL_BASE + stack_bytes. */
 
