@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "pipeline.h"
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "clang/Basic/Diagnostic.h"
@@ -11,8 +13,11 @@
 #include "clang/Driver/Driver.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/PreprocessorOutputOptions.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Frontend/Utils.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "lld/Common/CommonLinkerContext.h"
 #include "lld/Common/Driver.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -43,6 +48,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 
+#include "ptx_asm.h"
 #include "simtcc_config.h"
 #include "simtgpu/hw.h"
 
@@ -362,16 +368,21 @@ std::vector<std::string> Pipeline::frontendArgs(const std::string &source, Langu
 
 namespace {
 
-// Runs clang's cc1 for `args` in this process with `action`.
+// Runs clang's cc1 for `args` in this process with `action`; `adjust`, when
+// given, changes the invocation first, and `quiet` drops its diagnostics.
 Error runFrontend(const std::vector<std::string> &args, clang::FrontendAction &action,
-		  bool locationTracking, const std::string &output)
+		  bool locationTracking, const std::string &output,
+		  const std::function<void(clang::CompilerInvocation &)> &adjust = {},
+		  bool quiet = false)
 {
 	std::vector<const char *> argv;
 	for (const std::string &a : args)
 		argv.push_back(a.c_str());
 	auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
 	diagOptions->ShowColors = sys::Process::StandardErrHasColors();
-	auto *printer = new clang::TextDiagnosticPrinter(errs(), diagOptions.get());
+	clang::DiagnosticConsumer *printer =
+		quiet ? static_cast<clang::DiagnosticConsumer *>(new clang::IgnoringDiagConsumer())
+		      : new clang::TextDiagnosticPrinter(errs(), diagOptions.get());
 	auto diags = clang::CompilerInstance::createDiagnostics(diagOptions.get(), printer);
 	clang::CreateInvocationOptions invocationOptions;
 	invocationOptions.Diags = diags;
@@ -387,6 +398,8 @@ Error runFrontend(const std::vector<std::string> &args, clang::FrontendAction &a
 	if (locationTracking &&
 	    invocation->getCodeGenOpts().getDebugInfo() == clang::codegenoptions::NoDebugInfo)
 		invocation->getCodeGenOpts().setDebugInfo(clang::codegenoptions::LocTrackingOnly);
+	if (adjust)
+		adjust(*invocation);
 	clang::CompilerInstance compiler;
 	compiler.setInvocation(std::move(invocation));
 	compiler.createDiagnostics(printer, /*ShouldOwnClient=*/false);
@@ -395,6 +408,28 @@ Error runFrontend(const std::vector<std::string> &args, clang::FrontendAction &a
 		return fail("simtcc: compilation failed");
 	return Error::success();
 }
+
+// The device pass's preprocessor output with lone `%`s before PTX special
+// registers in asm templates escaped (ptx_asm.h); escaped stays empty when
+// there are none, or when preprocessing fails (the compile then says why).
+class EscapePtxRegistersAction : public clang::PreprocessorFrontendAction {
+public:
+	std::optional<std::string> escaped;
+
+protected:
+	void ExecuteAction() override
+	{
+		clang::CompilerInstance &compiler = getCompilerInstance();
+		std::string text;
+		raw_string_ostream out(text);
+		clang::PreprocessorOutputOptions options;
+		options.ShowCPP = 1;
+		options.ShowLineMarkers = 1;
+		clang::DoPrintPreprocessedInput(compiler.getPreprocessor(), &out, options);
+		if (!compiler.getDiagnostics().hasErrorOccurred())
+			escaped = escapePtxSpecialRegisters(out.str(), compiler.getLangOpts());
+	}
+};
 
 } // namespace
 
@@ -406,8 +441,32 @@ Expected<std::unique_ptr<Module>> Pipeline::deviceFrontEnd(const std::string &so
 	// CUDA_ARCHITECTURES): what clang's CUDA mode compiles as.
 	if (options_.verbose)
 		errs() << "simtcc: device front end as clang's CUDA sm_70 (nvcc's -arch compute_70)\n";
+	// nvcc passes inline PTX to ptxas as text, where `%globaltimer` names a
+	// register; clang would refuse the lone `%`. Where a template has one,
+	// the device pass compiles its preprocessed source with `%%` there.
+	// (Preprocessed twice then: once quietly to look, once reporting the
+	// preprocessor's warnings, as a direct compile would.)
+	EscapePtxRegistersAction escape;
+	if (Error e = runFrontend(args, escape, false, "-", {}, /*quiet=*/true))
+		consumeError(std::move(e));
+	std::unique_ptr<MemoryBuffer> escaped;
+	std::function<void(clang::CompilerInvocation &)> fromEscaped;
+	if (escape.escaped) {
+		EscapePtxRegistersAction reporting;
+		if (Error e = runFrontend(args, reporting, false, "-"))
+			return e;
+		escaped = MemoryBuffer::getMemBufferCopy(*escape.escaped, source);
+		fromEscaped = [&](clang::CompilerInvocation &invocation) {
+			clang::FrontendOptions &frontend = invocation.getFrontendOpts();
+			clang::InputKind kind = frontend.Inputs.front().getKind().getPreprocessed();
+			frontend.Inputs = {clang::FrontendInputFile(escaped->getMemBufferRef(), kind)};
+			// Its -include'd headers are in the text already.
+			invocation.getPreprocessorOpts().Includes.clear();
+			invocation.getPreprocessorOpts().MacroIncludes.clear();
+		};
+	}
 	clang::EmitLLVMOnlyAction action(context_.get());
-	if (Error e = runFrontend(args, action, true, "-"))
+	if (Error e = runFrontend(args, action, true, "-", fromEscaped))
 		return e;
 	std::unique_ptr<Module> module = action.takeModule();
 	if (!module)

@@ -357,6 +357,21 @@ TEST(Driver, DeviceLinkNamesUndefinedSymbolsAndTheirObjects)
 		sys::fs::remove(path);
 }
 
+// nvcc's single `%` before a special register compiles; one with no simtgpu
+// counterpart is refused at its line, in its PTX spelling.
+TEST(Driver, LoneEscapeSpecialRegistersWithoutCounterpartAreRefused)
+{
+	const std::string image = temporary("elf");
+	ToolRun run = simtcc("--device-only " + input("ptx_sreg_refused.cu") + " -o " + image);
+	EXPECT_EQ(run.status, 1) << run.output;
+	EXPECT_NE(run.output.find("ptx_sreg_refused.cu:4:2: error: PTX inline assembly "
+				  "'mov.u32 $0, %lanemask_eq;': special register %lanemask_eq has no "
+				  "simtgpu equivalent"),
+		  std::string::npos)
+		<< run.output;
+	sys::fs::remove(image);
+}
+
 // __managed__ variables are refused at their declaration, naming what to
 // use instead (clang's CUDA mode would silently make them host variables).
 TEST(Driver, ManagedVariablesAreRefusedByName)

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "device_passes.h"
+#include "ptx_asm.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InlineAsm.h"
@@ -468,3 +469,47 @@ TEST(KernelTable, EncodingFollowsHwH)
 }
 
 } // namespace
+
+namespace {
+
+std::string escaped(const std::string &preprocessed)
+{
+	clang::LangOptions language;
+	language.CPlusPlus = 1;
+	language.CPlusPlus17 = 1;
+	std::optional<std::string> text = simtcc::escapePtxSpecialRegisters(preprocessed, language);
+	return text ? *text : "unchanged";
+}
+
+} // namespace
+
+// nvcc's `%globaltimer` (one `%`) becomes clang's `%%globaltimer`, in the
+// templates of extended asm only, for PTX special register names only.
+TEST(PtxAsm, LoneEscapesBeforeSpecialRegistersAreDoubled)
+{
+	EXPECT_EQ(escaped(R"(asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));)"),
+		  R"(asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));)");
+	EXPECT_EQ(escaped(R"(__asm__ __volatile__("mov.u32 %0, %tid.x;" :: "r"(x));)"),
+		  R"(__asm__ __volatile__("mov.u32 %0, %%tid.x;" :: "r"(x));)");
+	// A template in several literals, the `%` ending one of them.
+	EXPECT_EQ(escaped(R"(asm("mov.u32 %0, %" "laneid;\n\t" "mov.u32 %1, %lanemask_lt;" : "=r"(a), "=r"(b));)"),
+		  R"(asm("mov.u32 %0, %%" "laneid;\n\t" "mov.u32 %1, %%lanemask_lt;" : "=r"(a), "=r"(b));)");
+	EXPECT_EQ(escaped(R"(asm("mov.u32 %0, %envreg3; mov.u32 %1, %pm0_64;" : "=r"(a), "=r"(b));)"),
+		  R"(asm("mov.u32 %0, %%envreg3; mov.u32 %1, %%pm0_64;" : "=r"(a), "=r"(b));)");
+}
+
+TEST(PtxAsm, EverythingElseIsLeftAsItIs)
+{
+	// Already escaped, operands and modifiers, names that are no register.
+	EXPECT_EQ(escaped(R"(asm("mov.u32 %0, %%laneid;" : "=r"(l));)"), "unchanged");
+	EXPECT_EQ(escaped(R"(asm("add %0, %1, %[x]; %= %l0 %c1" : "=r"(l) : "r"(a), [x] "r"(b));)"),
+		  "unchanged");
+	EXPECT_EQ(escaped(R"(asm("mov.u32 %0, %laneidx; %clocks" : "=r"(l));)"), "unchanged");
+	// "%%%laneid": a literal `%`, then an escape.
+	EXPECT_EQ(escaped(R"(asm("%%%laneid" : "=r"(l));)"), R"(asm("%%%%laneid" : "=r"(l));)");
+	// Basic asm (no operands) reads `%` as text already; strings elsewhere
+	// and comments are no templates.
+	EXPECT_EQ(escaped(R"(asm volatile("membar %laneid;");)"), "unchanged");
+	EXPECT_EQ(escaped(R"(printf("%laneid"); // asm("%laneid" : "=r"(x)))"), "unchanged");
+	EXPECT_EQ(escaped("# 1 \"k.cu\"\nconst char *s = \"asm(\\\"%laneid\\\" : )\";"), "unchanged");
+}
