@@ -320,8 +320,13 @@ using namespace simtgpu::cudart;
 SIMTCUDA_API cudaError_t cudaDriverGetVersion(int *driverVersion) {
     if (!driverVersion)
         return record(cudaErrorInvalidValue);
+    // The API level of the driver-side features programs test the driver
+    // version for: conditional graph nodes with IF/else and SWITCH (12.8,
+    // which cuda-samples' graphConditionalNodes requires) are there. A
+    // driver newer than the runtime (CUDART_VERSION) is CUDA's usual case.
     // 0 when no driver can be reached, as CUDA reports it.
-    *driverVersion = ensure_init() == cudaSuccess ? CUDART_VERSION : 0;
+    constexpr int kDriverVersion = 12080;
+    *driverVersion = ensure_init() == cudaSuccess ? kDriverVersion : 0;
     return cudaSuccess;
 }
 
