@@ -8,6 +8,8 @@
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Basic/TargetInfo.h"
+#include "clang/CodeGen/BackendUtil.h"
 #include "clang/CodeGen/CodeGenAction.h"
 #include "clang/Driver/Compilation.h"
 #include "clang/Driver/Driver.h"
@@ -48,6 +50,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 
+#include "managed_vars.h"
 #include "ptx_asm.h"
 #include "simtcc_config.h"
 #include "simtgpu/hw.h"
@@ -373,7 +376,7 @@ namespace {
 Error runFrontend(const std::vector<std::string> &args, clang::FrontendAction &action,
 		  bool locationTracking, const std::string &output,
 		  const std::function<void(clang::CompilerInvocation &)> &adjust = {},
-		  bool quiet = false)
+		  bool quiet = false, std::unique_ptr<clang::CompilerInstance> *keep = nullptr)
 {
 	std::vector<const char *> argv;
 	for (const std::string &a : args)
@@ -400,12 +403,20 @@ Error runFrontend(const std::vector<std::string> &args, clang::FrontendAction &a
 		invocation->getCodeGenOpts().setDebugInfo(clang::codegenoptions::LocTrackingOnly);
 	if (adjust)
 		adjust(*invocation);
-	clang::CompilerInstance compiler;
+	auto instance = std::make_unique<clang::CompilerInstance>();
+	clang::CompilerInstance &compiler = *instance;
 	compiler.setInvocation(std::move(invocation));
 	compiler.createDiagnostics(printer, /*ShouldOwnClient=*/false);
 	bool ok = compiler.ExecuteAction(action);
 	if (!ok || compiler.getDiagnostics().hasErrorOccurred())
 		return fail("simtcc: compilation failed");
+	if (keep) { // its options and diagnostics, for the caller's back end
+		// The printer above belongs to `diags`, which goes with this call.
+		compiler.createDiagnostics(
+			new clang::TextDiagnosticPrinter(errs(), &compiler.getDiagnosticOpts()),
+			/*ShouldOwnClient=*/true);
+		*keep = std::move(instance);
+	}
 	return Error::success();
 }
 
@@ -471,6 +482,8 @@ Expected<std::unique_ptr<Module>> Pipeline::deviceFrontEnd(const std::string &so
 	std::unique_ptr<Module> module = action.takeModule();
 	if (!module)
 		return fail("simtcc: the front end produced no device module");
+	if (hasManagedVariables(*module))
+		managed_sources_.insert(source);
 	return module;
 }
 
@@ -512,6 +525,8 @@ Expected<DeviceModule> Pipeline::lowerDevice(std::unique_ptr<Module> module)
 		errs() << "simtcc: device passes: lower-nvvm, flatten-address-spaces, "
 			  "kernel-entries, retarget (" << kDeviceTriple << ", lp64d, simt_"
 		       << arch << ")\n";
+	if (Error e = lowerManagedVariablesForDevice(m))
+		return e;
 	if (Error e = lowerNvvmIntrinsics(m, LoweringOptions{arch}))
 		return e;
 	Expected<SharedLayout> shared = flattenAddressSpaces(m);
@@ -692,15 +707,49 @@ Error Pipeline::buildDeviceImage(DeviceModule &device, const std::string &image)
 }
 
 Error Pipeline::compileHost(const std::string &source, Language language, const std::string &image,
-			    const std::string &object)
+			    const std::string &object, bool managedVariables)
 {
 	std::vector<std::string> args = frontendArgs(source, language, false);
 	if (language == Language::Cuda)
 		args.insert(args.end(), {"-Xclang", "-fcuda-include-gpubinary", "-Xclang", image});
 	args.insert(args.end(), {"-o", object});
 	trace(args);
-	clang::EmitObjAction action(context_.get());
-	return runFrontend(args, action, false, object);
+	if (!managedVariables || language != Language::Cuda) {
+		clang::EmitObjAction action(context_.get());
+		return runFrontend(args, action, false, object);
+	}
+	// __managed__ variables: the front end's module, unoptimised, gets
+	// their host accesses rewritten (managed_vars.h), then clang's own
+	// optimisation and code generation, as EmitObjAction would run them.
+	if (options_.verbose)
+		errs() << "simtcc: host pass with __managed__ variables: lower-managed-host\n";
+	clang::EmitLLVMOnlyAction action(context_.get());
+	std::unique_ptr<clang::CompilerInstance> compiler;
+	if (Error e = runFrontend(
+		    args, action, false, object,
+		    [](clang::CompilerInvocation &invocation) {
+			    invocation.getCodeGenOpts().DisableLLVMPasses = true;
+		    },
+		    false, &compiler))
+		return e;
+	std::unique_ptr<Module> module = action.takeModule();
+	if (!module)
+		return fail("simtcc: the front end produced no host module");
+	if (Error e = lowerManagedVariablesForHost(*module))
+		return e;
+	std::error_code ec;
+	auto out = std::make_unique<raw_fd_ostream>(object, ec, sys::fs::OF_None);
+	if (ec)
+		return fail("simtcc: cannot write " + object + ": " + ec.message());
+	clang::CodeGenOptions codegen = compiler->getCodeGenOpts();
+	codegen.DisableLLVMPasses = false;
+	clang::EmitBackendOutput(compiler->getDiagnostics(), compiler->getHeaderSearchOpts(), codegen,
+				 compiler->getTargetOpts(), compiler->getLangOpts(),
+				 compiler->getTarget().getDataLayoutString(), module.get(),
+				 clang::Backend_EmitObj, std::move(out));
+	if (compiler->getDiagnostics().hasErrorOccurred())
+		return fail("simtcc: compilation failed");
+	return Error::success();
 }
 
 Error Pipeline::linkHost(const std::vector<std::string> &objects, const std::string &executable)

@@ -69,8 +69,9 @@ cudaError_t symbol_address(const void *symbol, uint64_t *address, size_t *size) 
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     auto it = rt.variables.find(symbol);
-    if (it == rt.variables.end())
-        return record(cudaErrorInvalidSymbol);
+    if (it == rt.variables.end()) // a __managed__ variable is its managed address
+        return managed_symbol(symbol, address, size) ? cudaSuccess
+                                                      : record(cudaErrorInvalidSymbol);
     simtgpuModule module;
     if (cudaError_t err = module_for(*it->second.fatbin, &module))
         return err;
@@ -206,6 +207,7 @@ simtgpuContext current_context(cudaError_t *err) {
             return nullptr;
         }
         rt.fault_reported[device] = false;
+        setup_managed_variables(rt.contexts[device]);
     }
     return rt.contexts[device];
 }
@@ -271,6 +273,8 @@ cudaError_t module_for(FatBinary &fatbin, simtgpuModule *out) {
         return record(r);
     }
     fatbin.modules[device] = *out;
+    if (cudaError_t err = attach_managed_variables(fatbin, ctx, *out))
+        return err;
     return attach_malloc_heap(ctx, device, *out);
 }
 
