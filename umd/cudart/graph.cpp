@@ -473,13 +473,10 @@ SIMTCUDA_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *
 
 // CUDA 12's cudaStreamGetCaptureInfo (_v2) and 12.3's _v3 with edge data:
 // the capture's id, graph and the stream's frontier, while it captures.
-SIMTCUDA_API cudaError_t cudaStreamGetCaptureInfo_v3(cudaStream_t stream,
-                                                     enum cudaStreamCaptureStatus *captureStatus_out,
-                                                     unsigned long long *id_out,
-                                                     cudaGraph_t *graph_out,
-                                                     const cudaGraphNode_t **dependencies_out,
-                                                     const cudaGraphEdgeData **edgeData_out,
-                                                     size_t *numDependencies_out) {
+SIMTCUDA_API cudaError_t cudaStreamGetCaptureInfo_v3(
+    cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+    unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out,
+    const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out) {
     if (!captureStatus_out || (edgeData_out && !dependencies_out))
         return record(cudaErrorInvalidValue);
     Runtime &rt = runtime();
@@ -508,12 +505,10 @@ SIMTCUDA_API cudaError_t cudaStreamGetCaptureInfo_v3(cudaStream_t stream,
     return cudaSuccess;
 }
 
-SIMTCUDA_API cudaError_t cudaStreamGetCaptureInfo_v2(cudaStream_t stream,
-                                                     enum cudaStreamCaptureStatus *captureStatus_out,
-                                                     unsigned long long *id_out,
-                                                     cudaGraph_t *graph_out,
-                                                     const cudaGraphNode_t **dependencies_out,
-                                                     size_t *numDependencies_out) {
+SIMTCUDA_API cudaError_t
+cudaStreamGetCaptureInfo_v2(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+                            unsigned long long *id_out, cudaGraph_t *graph_out,
+                            const cudaGraphNode_t **dependencies_out, size_t *numDependencies_out) {
     return cudaStreamGetCaptureInfo_v3(stream, captureStatus_out, id_out, graph_out,
                                        dependencies_out, nullptr, numDependencies_out);
 }
@@ -1196,8 +1191,7 @@ SIMTCUDA_API cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node,
     if (pDependencies)
         for (size_t i = 0; i < *pNumDependencies; ++i)
             pDependencies[i] = i < deps.size() ? deps[i] : nullptr;
-    *pNumDependencies =
-        pDependencies ? std::min(*pNumDependencies, deps.size()) : deps.size();
+    *pNumDependencies = pDependencies ? std::min(*pNumDependencies, deps.size()) : deps.size();
     return cudaSuccess;
 }
 

@@ -20,11 +20,11 @@ namespace {
 
 struct ManagedVariable {
     const FatBinary *fatbin = nullptr;
-    void **slot = nullptr;        // the host's pointer to it
-    std::string name;             // the image's pointer variable
+    void **slot = nullptr; // the host's pointer to it
+    std::string name;      // the image's pointer variable
     size_t size = 0;
-    std::vector<uint8_t> initial; // its value in the image
-    void *memory = nullptr;       // its managed memory, once a context exists
+    std::vector<uint8_t> initial;     // its value in the image
+    void *memory = nullptr;           // its managed memory, once a context exists
     simtgpuContext context = nullptr; // the context that memory belongs to
 };
 
@@ -63,7 +63,8 @@ bool image_bytes(const void *image, size_t size, const std::string &name, size_t
             if (sym.st_shndx == SHN_UNDEF || sym.st_name >= strtab.sh_size ||
                 strtab.sh_offset + strtab.sh_size > size)
                 continue;
-            const char *text = reinterpret_cast<const char *>(base + strtab.sh_offset + sym.st_name);
+            const char *text =
+                reinterpret_cast<const char *>(base + strtab.sh_offset + sym.st_name);
             if (strnlen(text, strtab.sh_size - sym.st_name) != name.size() || name != text)
                 continue;
             out->assign(bytes, 0);
@@ -199,8 +200,9 @@ SIMTCUDA_API void *__simtgpuManagedVarAddress(void **slot) {
     for (const ManagedVariable &v : managed_variables())
         if (v.slot == slot)
             name = v.name;
-    std::fprintf(stderr, "simtgpu: the host used __managed__ variable %s, which has no managed "
-                         "memory: %s\n",
+    std::fprintf(stderr,
+                 "simtgpu: the host used __managed__ variable %s, which has no managed "
+                 "memory: %s\n",
                  name.c_str(), ctx ? "its allocation failed (above)" : cudaGetErrorString(err));
     std::abort();
 }
