@@ -383,6 +383,9 @@ Error runFrontend(const std::vector<std::string> &args, clang::FrontendAction &a
 		argv.push_back(a.c_str());
 	auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
 	diagOptions->ShowColors = sys::Process::StandardErrHasColors();
+	// As clang's driver: line markers name the place (the device pass may
+	// compile preprocessed text).
+	diagOptions->ShowPresumedLoc = true;
 	clang::DiagnosticConsumer *printer =
 		quiet ? static_cast<clang::DiagnosticConsumer *>(new clang::IgnoringDiagConsumer())
 		      : new clang::TextDiagnosticPrinter(errs(), diagOptions.get());

@@ -372,6 +372,20 @@ TEST(Driver, LoneEscapeSpecialRegistersWithoutCounterpartAreRefused)
 	sys::fs::remove(image);
 }
 
+// The device pass compiles preprocessed text when it escaped a `%`: the
+// front end's diagnostics still name the source's lines.
+TEST(Driver, LoneEscapeSourcesKeepTheirDiagnosticLines)
+{
+	const std::string image = temporary("elf");
+	ToolRun run = simtcc("--device-only " + input("ptx_sreg_line.cu") + " -o " + image);
+	EXPECT_EQ(run.status, 1) << run.output;
+	EXPECT_NE(run.output.find("ptx_sreg_line.cu:8:10: error: use of undeclared identifier "
+				  "'undeclared_value'"),
+		  std::string::npos)
+		<< run.output;
+	sys::fs::remove(image);
+}
+
 // A __managed__ variable becomes a pointer variable of its name in the
 // device image, which the runtime points at managed memory, with its
 // initial value kept beside it as NAME.managed; kernels load the pointer.
