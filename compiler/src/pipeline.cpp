@@ -338,8 +338,12 @@ std::vector<std::string> Pipeline::frontendArgs(const std::string &source, Langu
 			SmallString<256> real;
 			if (sys::fs::real_path(source, real))
 				real = source;
-			args.insert(args.end(), {"-fgpu-rdc", "-cuid=" + utohexstr(MD5Hash(real)),
-						 "-D__CUDACC_RDC__"});
+			// clang's driver hands -cuid to the device pass only; the host
+			// pass (--cuda-host-only) made its own, so static __device__
+			// variables the host registers got other names there.
+			const std::string cuid = "-cuid=" + utohexstr(MD5Hash(real));
+			args.insert(args.end(),
+				    {"-fgpu-rdc", cuid, "-Xclang", cuid, "-D__CUDACC_RDC__"});
 		}
 		if (device) // or clang refuses the warp builtins
 			args.insert(args.end(), {"-Xclang", "-target-feature", "-Xclang", "+ptx70"});
@@ -423,6 +427,27 @@ Error runFrontend(const std::vector<std::string> &args, clang::FrontendAction &a
 	return Error::success();
 }
 
+// With -fgpu-rdc clang 16 renames a static __device__ variable that host
+// code uses to NAME__static__CUID (what the host registers), but code emitted
+// before the rename still names an external NAME, which no object defines.
+// Within one translation unit that declaration can only mean the renamed
+// variable.
+void resolveExternalisedStatics(Module &module)
+{
+	for (GlobalVariable &declared : make_early_inc_range(module.globals())) {
+		if (!declared.isDeclaration())
+			continue;
+		const std::string prefix = declared.getName().str() + "__static__";
+		for (GlobalVariable &defined : module.globals())
+			if (!defined.isDeclaration() && defined.getName().startswith(prefix) &&
+			    defined.getType() == declared.getType()) {
+				declared.replaceAllUsesWith(&defined);
+				declared.eraseFromParent();
+				break;
+			}
+	}
+}
+
 // The device pass's preprocessor output with lone `%`s before PTX special
 // registers in asm templates escaped (ptx_asm.h); escaped stays empty when
 // there are none, or when preprocessing fails (the compile then says why).
@@ -485,6 +510,7 @@ Expected<std::unique_ptr<Module>> Pipeline::deviceFrontEnd(const std::string &so
 	std::unique_ptr<Module> module = action.takeModule();
 	if (!module)
 		return fail("simtcc: the front end produced no device module");
+	resolveExternalisedStatics(*module);
 	if (hasManagedVariables(*module))
 		managed_sources_.insert(source);
 	return module;
@@ -740,6 +766,11 @@ Error Pipeline::compileHost(const std::string &source, Language language, const 
 		return fail("simtcc: the front end produced no host module");
 	if (Error e = lowerManagedVariablesForHost(*module))
 		return e;
+	std::string problems;
+	raw_string_ostream problemStream(problems);
+	if (verifyModule(*module, &problemStream))
+		return fail("simtcc: internal error: invalid host module after lower-managed-host:\n" +
+			    problemStream.str());
 	std::error_code ec;
 	auto out = std::make_unique<raw_fd_ostream>(object, ec, sys::fs::OF_None);
 	if (ec)
