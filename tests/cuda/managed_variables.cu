@@ -7,7 +7,9 @@
 // (passed to a kernel, cudaGetSymbolAddress) and is managed memory (advice
 // and prefetches accept it; host memcpy into it, cudaMemcpyToSymbol and
 // FromSymbol); a static one and one
-// touched only in __host__ __device__ code work too. Every value is checked
+// touched only in __host__ __device__ code work too; after cudaDeviceReset
+// the values are kept and kernels reach them again, and a static destructor
+// still reads them at exit. Every value is checked
 // against the same steps done on the CPU.
 #include <cuda_runtime.h>
 
@@ -34,6 +36,19 @@ __host__ __device__ double twice_both_sides()
 {
 	return 2 * both_sides;
 }
+
+// Checked by a static destructor, after the runtime has shut down at exit:
+// the host still reads the variable's last value.
+int counter_at_exit = -1;
+struct CheckAtExit {
+	~CheckAtExit()
+	{
+		if (counter != counter_at_exit) {
+			std::printf("at exit: counter %d (want %d)\n", counter, counter_at_exit);
+			std::_Exit(1);
+		}
+	}
+} check_at_exit;
 
 __global__ void count(const int *values)
 {
@@ -142,5 +157,18 @@ int main()
 
 	CHECK_CUDA(cudaFree(d_values));
 	CHECK_CUDA(cudaFree(d_out));
+
+	// cudaDeviceReset: the values stay; the next context gets them in its
+	// own managed memory, where kernels reach them again.
+	CHECK_CUDA(cudaDeviceReset());
+	bool reset = counter == expect_counter && histogram[2] == replacement[2];
+	add_through_pointer<<<1, 32>>>(&counter, 1);
+	CHECK_LAUNCH();
+	expect_counter += 32;
+	reset &= counter == expect_counter && histogram[2] == replacement[2];
+	if (!reset)
+		std::printf("after cudaDeviceReset: counter %d (want %d)\n", counter, expect_counter);
+	ok &= reset;
+	counter_at_exit = expect_counter;
 	return report("managed_variables", ok);
 }

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <elf.h>
 #include <list>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "runtime.h"
 
@@ -86,29 +88,36 @@ bool image_bytes(const void *image, size_t size, const std::string &name, size_t
     return false;
 }
 
-bool context_is_live(simtgpuContext ctx) {
-    const auto &contexts = runtime().contexts;
-    return ctx && std::find(contexts.begin(), contexts.end(), ctx) != contexts.end();
-}
-
 } // namespace
 
 void setup_managed_variables(simtgpuContext ctx) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     for (ManagedVariable &v : managed_variables()) {
+        if (!v.fatbin)
+            continue; // its image is gone (at exit)
         // One memory for every device's images; made again after the
         // context it was made in was destroyed (cudaDeviceReset), with the
         // value it had, which the host mapping still holds.
-        if (v.memory && context_is_live(v.context))
+        if (v.memory && v.context)
             continue;
+        // The dead context's address may come again from the new one: the
+        // value moves out of the old mapping, which goes, first.
+        std::vector<uint8_t> value = v.initial;
+        if (v.memory) {
+            std::memcpy(value.data(), v.memory, v.size);
+            const size_t page = size_t(sysconf(_SC_PAGESIZE));
+            munmap(v.memory, (v.size + page - 1) / page * page);
+            v.memory = nullptr;
+            *v.slot = nullptr;
+        }
         void *memory = nullptr;
         if (cudaError_t err = cudaMallocManaged(&memory, v.size, cudaMemAttachGlobal)) {
             std::fprintf(stderr, "simtgpu: __managed__ variable %s: no managed memory for it: %s\n",
                          v.name.c_str(), cudaGetErrorString(err));
             continue;
         }
-        std::memcpy(memory, v.memory ? v.memory : v.initial.data(), v.size);
+        std::memcpy(memory, value.data(), v.size);
         v.memory = memory;
         v.context = ctx;
         *v.slot = memory;
@@ -149,10 +158,26 @@ bool managed_symbol(const void *symbol, uint64_t *address, size_t *size) {
     return false;
 }
 
+void managed_variables_lose_context(simtgpuContext ctx) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    // Host accesses take the slow path again, which makes the next context
+    // (and moves the values into its memory); the old mapping keeps them.
+    for (ManagedVariable &v : managed_variables())
+        if (v.context == ctx) {
+            *v.slot = nullptr;
+            v.context = nullptr; // the memory's context is gone
+        }
+}
+
 void forget_managed_variables(const FatBinary &fatbin) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    managed_variables().remove_if([&](const ManagedVariable &v) { return v.fatbin == &fatbin; });
+    // Kept, for host accesses at exit (static destructors run after the
+    // image is unregistered): the memory stays mapped on the host.
+    for (ManagedVariable &v : managed_variables())
+        if (v.fatbin == &fatbin)
+            v.fatbin = nullptr;
 }
 
 } // namespace simtgpu::cudart
@@ -187,7 +212,7 @@ SIMTCUDA_API void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddre
 
 // The managed address of the variable whose host pointer is *slot, making
 // the current device's context (and so every variable's memory) first: a
-// host access that comes before any other CUDA call. Without a device there
+// host access that comes before any other CUDA call, or after a reset. Without a device there
 // is no memory for the variable: the program cannot go on.
 SIMTCUDA_API void *__simtgpuManagedVarAddress(void **slot) {
     cudaError_t err = cudaSuccess;
@@ -198,8 +223,13 @@ SIMTCUDA_API void *__simtgpuManagedVarAddress(void **slot) {
         return *slot;
     std::string name = "?";
     for (const ManagedVariable &v : managed_variables())
-        if (v.slot == slot)
+        if (v.slot == slot) {
+            // No new context (the runtime is shutting down at exit): the
+            // memory of the last one is still mapped on the host.
+            if (v.memory)
+                return v.memory;
             name = v.name;
+        }
     std::fprintf(stderr,
                  "simtgpu: the host used __managed__ variable %s, which has no managed "
                  "memory: %s\n",

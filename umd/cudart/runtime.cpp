@@ -301,6 +301,7 @@ void reset_device(int device) {
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     if (device < 0 || device >= int(rt.contexts.size()) || !rt.contexts[device])
         return;
+    managed_variables_lose_context(rt.contexts[device]);
     simtgpuCtxDestroy(rt.contexts[device]);
     rt.contexts[device] = nullptr;
     rt.fault_reported[device] = false;

@@ -139,6 +139,7 @@ void setup_managed_variables(simtgpuContext ctx);
 cudaError_t attach_managed_variables(const FatBinary &fatbin, simtgpuContext ctx,
                                      simtgpuModule module);
 bool managed_symbol(const void *symbol, uint64_t *address, size_t *size);
+void managed_variables_lose_context(simtgpuContext ctx);
 void forget_managed_variables(const FatBinary &fatbin);
 
 // cudaFree of managed memory (managed.cpp): cudaErrorNotReady when p is not
