@@ -180,7 +180,9 @@ bool capture_info_and_update(int *x, int *y, int *z)
 	CHECK_CUDA(cudaStreamGetCaptureInfo(s1, &status, nullptr, nullptr, &deps, &count));
 	cudaGraphNode_t k5 = count == 1 ? deps[0] : nullptr;
 
-	// Refused: unknown flags, a node of no graph of the capture.
+	// Refused: destroying the graph while it is captured, unknown flags, a
+	// node of no graph of the capture.
+	EXPECT(cudaGraphDestroy(graph) == cudaErrorIllegalState);
 	EXPECT(cudaStreamUpdateCaptureDependencies(s1, &k5, 1, 7) == cudaErrorInvalidValue);
 	cudaGraph_t other;
 	CHECK_CUDA(cudaGraphCreate(&other, 0));

@@ -766,6 +766,10 @@ SIMTCUDA_API cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
 SIMTCUDA_API cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    // Not while a capture adds to it (its capture would own a freed graph).
+    for (const auto &[stream, capture] : graphs().capturing)
+        if (capture->graph == graph)
+            return record(cudaErrorIllegalState);
     if (!graphs().graphs.erase(graph))
         return record(cudaErrorInvalidValue);
     delete graph;
