@@ -551,7 +551,7 @@ Expected<DeviceModule> Pipeline::lowerDevice(std::unique_ptr<Module> module)
 		arch = static_cast<uint32_t>(flag->getZExtValue());
 
 	if (options_.verbose)
-		errs() << "simtcc: device passes: lower-nvvm, flatten-address-spaces, "
+		errs() << "simtcc: device passes: lower-nvvm, flatten-address-spaces, native-atomics, "
 			  "kernel-entries, retarget (" << kDeviceTriple << ", lp64d, simt_"
 		       << arch << ")\n";
 	if (Error e = lowerManagedVariablesForDevice(m))
@@ -598,6 +598,7 @@ Expected<DeviceModule> Pipeline::lowerDevice(std::unique_ptr<Module> module)
 					   ? builder.buildO0DefaultPipeline(level)
 					   : builder.buildPerModuleDefaultPipeline(level);
 	passes.run(m, mam);
+	lowerNativeAtomics(m, LoweringOptions{arch});
 	return device;
 }
 

@@ -144,6 +144,47 @@ TEST(NvvmLowering, AtomicIncAndLdgBecomeIrOperations)
 	EXPECT_TRUE(load);
 }
 
+// The atomics RISC-V would expand into LR/SC loops become one instruction
+// each on simt_2; the A extension's own AMOs stay for the backend.
+TEST(NativeAtomics, CasFloatAddAndWrappingIncDecBecomeOneInstruction)
+{
+	const std::string body = "  %c = cmpxchg ptr %p, i32 1, i32 2 seq_cst seq_cst\n"
+				 "  %d = cmpxchg ptr %p, i64 1, i64 2 monotonic monotonic\n"
+				 "  %f = atomicrmw fadd ptr %p, float 1.0 monotonic\n"
+				 "  %g = atomicrmw fsub ptr %p, double 1.0 monotonic\n"
+				 "  %i = atomicrmw uinc_wrap ptr %p, i32 7 monotonic\n"
+				 "  %j = atomicrmw udec_wrap ptr %p, i32 7 monotonic\n"
+				 "  %a = atomicrmw add ptr %p, i32 1 monotonic\n"
+				 "  %ok = extractvalue { i32, i1 } %c, 1\n"
+				 "  store i1 %ok, ptr %p\n"
+				 "  store float %f, ptr %p";
+	LLVMContext context;
+	auto module = parse(context, "", body, "");
+	ASSERT_TRUE(module);
+	simtcc::lowerNativeAtomics(*module, {SIMTGPU_ARCH_SIMT2});
+	std::vector<std::string> strings = asmStrings(*module, "k");
+	const std::vector<std::string> want = {
+		".insn r 0x2f, 2, 0x17, $0, $1, $2", // amocas.w.aqrl
+		".insn r 0x2f, 3, 0x17, $0, $1, $2", // amocas.d.aqrl
+		".insn r 0x0b, 6, " + std::to_string(SIMTGPU_ATOM_FADD_S) + ", $0, $1, $2",
+		".insn r 0x0b, 6, " + std::to_string(SIMTGPU_ATOM_FADD_D) + ", $0, $1, $2",
+		".insn r 0x0b, 6, " + std::to_string(SIMTGPU_ATOM_INC_W) + ", $0, $1, $2",
+		".insn r 0x0b, 6, " + std::to_string(SIMTGPU_ATOM_DEC_W) + ", $0, $1, $2"};
+	EXPECT_EQ(strings, want);
+	unsigned left = 0;
+	for (Instruction &inst : module->getFunction("k")->getEntryBlock())
+		left += isa<AtomicCmpXchgInst>(inst) || isa<AtomicRMWInst>(inst);
+	EXPECT_EQ(left, 1u); // the amoadd.w
+	EXPECT_FALSE(verifyModule(*module, &errs()));
+
+	// simt_1 has none of them: LLVM's expansion stays.
+	LLVMContext context1;
+	auto old = parse(context1, "", body, "");
+	ASSERT_TRUE(old);
+	simtcc::lowerNativeAtomics(*old, {SIMTGPU_ARCH_SIMT1});
+	EXPECT_TRUE(asmStrings(*old, "k").empty());
+}
+
 TEST(NvvmLowering, UnsupportedIntrinsicIsAnErrorWithItsLocation)
 {
 	LLVMContext context;
@@ -266,19 +307,31 @@ TEST(NvvmLowering, BadNamedBarrierOperandsAreCompileErrors)
 	EXPECT_EQ(errorText(simtcc::lowerNvvmIntrinsics(*module, {SIMTGPU_ARCH_SIMT1})), "");
 }
 
-TEST(NvvmLowering, PtxInlineAssemblyIsRefusedButActivemaskIsMapped)
+TEST(NvvmLowering, PtxInlineAssemblyIsRefusedButActivemaskAndNanosleepAreMapped)
 {
 	LLVMContext context;
 	auto module = parse(context, "",
 			    "  %a = call i32 asm sideeffect \"activemask.b32 $0;\", \"=r\"()\n"
 			    "  store i32 %a, ptr %p\n"
-			    "  call void asm sideeffect \"nanosleep.u32 $0;\", \"r\"(i32 5), !dbg !7",
+			    "  call void asm sideeffect \"nanosleep.u32 $0;\", \"r\"(i32 5)\n"
+			    "  call void asm sideeffect \"prefetch.global.L2 [$0];\", \"l\"(ptr %p), !dbg !7",
 			    "");
 	ASSERT_TRUE(module);
 	std::string error = errorText(simtcc::lowerNvvmIntrinsics(*module, {}));
-	EXPECT_NE(error.find("k.cu:12:7: error: PTX inline assembly 'nanosleep.u32 $0;'"),
+	EXPECT_NE(error.find("k.cu:12:7: error: PTX inline assembly 'prefetch.global.L2 [$0];'"),
 		  std::string::npos)
 		<< error;
+	std::vector<std::string> strings = asmStrings(*module, "k");
+	ASSERT_GE(strings.size(), 2u);
+	EXPECT_EQ(strings[0], ".insn r 0x0b, 3, 0, $0, x0, x0"); // warp.activemask
+	EXPECT_EQ(strings[1], ".insn r 0x0b, 3, 2, x0, $0, x0"); // warp.nanosleep
+
+	// warp.nanosleep is simt_2's.
+	LLVMContext context1;
+	auto old = parse(context1, "", "  call void asm sideeffect \"nanosleep.u32 $0;\", \"r\"(i32 5), !dbg !7", "");
+	ASSERT_TRUE(old);
+	EXPECT_NE(errorText(simtcc::lowerNvvmIntrinsics(*old, {SIMTGPU_ARCH_SIMT1})).find("simt_2"),
+		  std::string::npos);
 }
 
 TEST(NvvmLowering, PrintfNeedsTheEnvironmentCsrOfSimt2)

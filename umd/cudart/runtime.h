@@ -145,6 +145,8 @@ void forget_managed_variables(const FatBinary &fatbin);
 // cudaFree of managed memory (managed.cpp): cudaErrorNotReady when p is not
 // the start of a managed allocation.
 cudaError_t free_managed(simtgpuContext ctx, void *p);
+// Whether p lies in memory from cudaMallocManaged (managed.cpp).
+bool is_managed_pointer(const void *p);
 
 // Stream-ordered allocation (mempool.cpp). cudaFree of a pool allocation:
 // cudaErrorNotReady when p is not one.

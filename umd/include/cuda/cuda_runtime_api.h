@@ -64,6 +64,8 @@ extern __host__ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned in
 extern __host__ cudaError_t cudaHostUnregister(void *ptr);
 extern __host__ cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
                                                      unsigned int flags);
+extern __host__ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
+                                                     const void *ptr);
 extern __host__ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
                                        enum cudaMemcpyKind kind);
 extern __host__ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
