@@ -258,13 +258,14 @@ private:
 		rest = rest.ltrim();
 		if (!rest.consume_front("%") || !rest.consume_back(";"))
 			return nullptr;
-		std::string reg = rest.trim().str();
+		StringRef ptxName = rest.trim();
+		std::string reg = ptxName.str();
 		if (StringRef(reg).startswith("lanemask_"))
 			reg[8] = '.'; // PTX's %lanemask_lt is the intrinsic's lanemask.lt
 		auto csr = sregCsr(reg);
 		if (!csr || !call.getType()->isIntegerTy())
 			return refuse(call, "PTX inline assembly '" + text +
-						    "': special register %" + reg +
+						    "': special register %" + ptxName +
 						    " has no simtgpu equivalent");
 		bool pure = !StringRef(reg).startswith("clock") && reg != "globaltimer";
 		return fromI64(b, readCsr(b, *csr, pure), call.getType());

@@ -69,8 +69,9 @@ cudaError_t symbol_address(const void *symbol, uint64_t *address, size_t *size) 
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     auto it = rt.variables.find(symbol);
-    if (it == rt.variables.end())
-        return record(cudaErrorInvalidSymbol);
+    if (it == rt.variables.end()) // a __managed__ variable is its managed address
+        return managed_symbol(symbol, address, size) ? cudaSuccess
+                                                      : record(cudaErrorInvalidSymbol);
     simtgpuModule module;
     if (cudaError_t err = module_for(*it->second.fatbin, &module))
         return err;
@@ -210,6 +211,7 @@ simtgpuContext current_context(cudaError_t *err) {
             return nullptr;
         }
         rt.fault_reported[device] = false;
+        setup_managed_variables(rt.contexts[device]);
     }
     return rt.contexts[device];
 }
@@ -275,6 +277,8 @@ cudaError_t module_for(FatBinary &fatbin, simtgpuModule *out) {
         return record(r);
     }
     fatbin.modules[device] = *out;
+    if (cudaError_t err = attach_managed_variables(fatbin, ctx, *out))
+        return err;
     return attach_malloc_heap(ctx, device, *out);
 }
 
@@ -301,6 +305,7 @@ void reset_device(int device) {
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     if (device < 0 || device >= int(rt.contexts.size()) || !rt.contexts[device])
         return;
+    managed_variables_lose_context(rt.contexts[device]);
     simtgpuCtxDestroy(rt.contexts[device]);
     rt.contexts[device] = nullptr;
     rt.fault_reported[device] = false;
@@ -324,8 +329,13 @@ using namespace simtgpu::cudart;
 SIMTCUDA_API cudaError_t cudaDriverGetVersion(int *driverVersion) {
     if (!driverVersion)
         return record(cudaErrorInvalidValue);
+    // The API level of the driver-side features programs test the driver
+    // version for: conditional graph nodes with IF/else and SWITCH (12.8,
+    // which cuda-samples' graphConditionalNodes requires) are there. A
+    // driver newer than the runtime (CUDART_VERSION) is CUDA's usual case.
     // 0 when no driver can be reached, as CUDA reports it.
-    *driverVersion = ensure_init() == cudaSuccess ? CUDART_VERSION : 0;
+    constexpr int kDriverVersion = 12080;
+    *driverVersion = ensure_init() == cudaSuccess ? kDriverVersion : 0;
     return cudaSuccess;
 }
 
