@@ -116,6 +116,12 @@ Capture *capture_of(cudaStream_t stream) {
     return it == graphs().capturing.end() ? nullptr : it->second.get();
 }
 
+cudaStreamCaptureStatus capture_status(const Capture *c) {
+    return !c               ? cudaStreamCaptureStatusNone
+           : c->invalidated ? cudaStreamCaptureStatusInvalidated
+                            : cudaStreamCaptureStatusActive;
+}
+
 // What a capture records after an error: nothing; EndCapture reports it.
 cudaError_t add(cudaStream_t stream, std::unique_ptr<CUgraphNode_st> node) {
     Capture *c = capture_of(stream);
@@ -482,9 +488,7 @@ SIMTCUDA_API cudaError_t cudaStreamGetCaptureInfo_v3(
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     Capture *c = capture_of(stream);
-    *captureStatus_out = !c               ? cudaStreamCaptureStatusNone
-                         : c->invalidated ? cudaStreamCaptureStatusInvalidated
-                                          : cudaStreamCaptureStatusActive;
+    *captureStatus_out = capture_status(c);
     if (*captureStatus_out != cudaStreamCaptureStatusActive)
         return cudaSuccess; // the other outputs only for an active capture
     if (id_out)
@@ -570,9 +574,7 @@ SIMTCUDA_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     Capture *c = capture_of(stream);
-    *pCaptureStatus = !c               ? cudaStreamCaptureStatusNone
-                      : c->invalidated ? cudaStreamCaptureStatusInvalidated
-                                       : cudaStreamCaptureStatusActive;
+    *pCaptureStatus = capture_status(c);
     return cudaSuccess;
 }
 
