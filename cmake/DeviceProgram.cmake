@@ -18,9 +18,10 @@ function(simtgpu_add_device_program name)
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/device/${name}.d
       COMMAND ${SIMTGPU_DEVICE_CC} --target=riscv64-unknown-elf -march=rv64gc -mabi=lp64d
               -mcmodel=medany -ffreestanding -fno-builtin -nostdlib -O2 -Wall -Wextra
-              -I${CMAKE_SOURCE_DIR}/include ${ARG_CFLAGS} -c ${abs} -o ${obj}
+              -I${CMAKE_SOURCE_DIR}/include ${ARG_CFLAGS} -MD -MF ${obj}.d -c ${abs} -o ${obj}
       DEPENDS ${abs}
-      IMPLICIT_DEPENDS C ${abs}
+      # the headers it includes (simtgpu/hw.h's windows among them), as clang lists them
+      DEPFILE ${obj}.d
       COMMENT "Device: ${base}"
       VERBATIM)
     list(APPEND objects ${obj})
