@@ -21,6 +21,7 @@
 
 #include "core/decode.h"
 #include "core/fp.h"
+#include "core/fp_lanes.h"
 #include "core/policy.h"
 #include "mem/memory_system.h"
 #include "simtgpu/hw.h"
@@ -194,6 +195,16 @@ struct LaunchContext {
     ExitRecord exits;
     TlbEntry tlb[kTlbEntries];
     std::unordered_map<uint64_t, std::unique_ptr<CodePage>> code;
+    // The page fetched from last, so that a burst does not start with a
+    // lookup in `code` (reset wherever `code` is cleared).
+    uint64_t last_code_vpn = UINT64_MAX;
+    CodePage *last_code_page = nullptr;
+    void clear_code()
+    {
+        code.clear();
+        last_code_vpn = UINT64_MAX;
+        last_code_page = nullptr;
+    }
 };
 
 // The timing model's view of a warp slot.
@@ -275,7 +286,11 @@ struct Sm::Impl {
     // and those to look at again because an event may have changed that (a
     // burst, a CTA placed or gone, a barrier released). Rebuilding it from
     // every slot before every burst cost a quarter of the time with 64 slots.
-    std::vector<uint64_t> can_issue, recheck, ready;
+    // waiting: the slots of can_issue whose ready_at was later than `now`
+    // when last looked at; only they are looked at again before a burst
+    // (scanning every resident slot's ready_at was a quarter of the time of
+    // kernels whose bursts end at a global access).
+    std::vector<uint64_t> can_issue, recheck, ready, waiting;
     void recheck_slot(uint32_t slot) { recheck[slot / 64] |= uint64_t(1) << (slot % 64); }
     std::vector<uint64_t> age;  // per slot: launch order of its warp onto this SM
     std::vector<uint64_t> issued_at; // per slot: the cycle its warp last issued
@@ -378,8 +393,15 @@ struct Sm::Impl {
     uint8_t *window(uint32_t slot, uint32_t lane, uint64_t va, uint32_t size, Access access,
                     bool &in_window);
     void zero_local(Warp &w, uint32_t lane, uint64_t chunks);
+    // The chunks of local memory bytes off..off+size-1 lie in (at most chunk
+    // 63: 2 << 63 wraps to 0).
+    uint64_t local_chunks(uint64_t off, uint32_t size) const
+    {
+        const uint32_t shift = cur->local_chunk_shift;
+        return (uint64_t(2) << ((off + size - 1) >> shift)) - (uint64_t(1) << (off >> shift));
+    }
     uint8_t *coalesced(uint32_t slot, uint64_t mask, const uint64_t *addr, int64_t imm,
-                       uint32_t size, Access access, uint64_t &lo);
+                       uint32_t size, Access access, uint64_t &lo, uint64_t &hi);
     bool access_slow(uint32_t slot, uint32_t lane, uint64_t va, void *data, uint32_t size,
                      Access access);
     template <typename T> bool load(uint32_t slot, uint32_t lane, uint64_t va, T &out);
@@ -395,10 +417,33 @@ struct Sm::Impl {
     bool exec_fp(uint32_t slot, const Insn &in, uint64_t mask);
     bool exec_csr(uint32_t slot, const Insn &in, uint64_t mask, uint64_t clock);
     bool csr_read(Warp &w, uint32_t lane, uint32_t csr, uint64_t clock, uint64_t &value);
+    // An operation fp::lanes computes for a whole warp in host SIMD.
+    struct WarpFp {
+        bool ok = false;
+        bool dbl = false;
+        fp::lanes::Kind kind = fp::lanes::Kind::Add;
+        const uint64_t *a = nullptr, *b = nullptr, *c = nullptr;
+        double sa = 1, sc = 1;
+    };
+    bool simd_fp = false; // fp::lanes runs here and W is a multiple of 8
     template <class Compute, class Rmm>
     bool fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t *dst, Compute compute,
-                    Rmm rmm);
+                    Rmm rmm, const WarpFp &warp_op = {});
     bool lane_rm(Warp &w, const Insn &in, uint32_t lane, uint8_t &rm);
+    // Whether every lane's frm is round-to-nearest-even (0), eight at a time.
+    bool frm_all_rne(const Warp &w) const
+    {
+        const uint8_t *frm = w.frm.data();
+        uint64_t any = 0;
+        uint32_t l = 0;
+        for (; l + 8 <= W; l += 8) {
+            uint64_t eight;
+            std::memcpy(&eight, frm + l, 8);
+            any |= eight;
+        }
+        for (; l < W; ++l) any |= frm[l];
+        return any == 0;
+    }
 
     // ---- SIMT control
     void exit_lanes(uint32_t slot, uint64_t mask);
@@ -419,6 +464,7 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
       reconvergence(make_reconvergence_policy(cfg.reconvergence)),
       scheduler(make_warp_scheduler(cfg.warp_scheduler))
 {
+    simd_fp = W % 8 == 0 && fp::lanes::available();
     warps.resize(cfg.warps_per_sm);
     for (Warp &w : warps) {
         w.pc.resize(W);
@@ -447,6 +493,7 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
     can_issue.resize((cfg.warps_per_sm + 63) / 64);
     recheck.resize(can_issue.size());
     ready.resize(can_issue.size());
+    waiting.resize(can_issue.size());
     age.resize(cfg.warps_per_sm);
     issued_at.resize(cfg.warps_per_sm);
     if (cfg.model == Model::timing) {
@@ -667,21 +714,23 @@ SmRunResult Sm::Impl::run(uint64_t cycles)
             for (uint64_t m = recheck[k]; m; m &= m - 1) {
                 const uint32_t s = uint32_t(k * 64) + uint32_t(std::countr_zero(m));
                 const Warp &w = warps[s];
-                if (w.active && w.runnable())
+                if (w.active && w.runnable()) {
                     can_issue[k] |= m & -m;
-                else
+                    waiting[k] |= m & -m; // looked at below
+                } else {
                     can_issue[k] &= ~(m & -m);
+                    waiting[k] &= ~(m & -m);
+                }
             }
             recheck[k] = 0;
-            uint64_t r = 0;
-            for (uint64_t m = can_issue[k]; m; m &= m - 1) {
+            for (uint64_t m = waiting[k]; m; m &= m - 1) {
                 const uint64_t at = ready_at[k * 64 + size_t(std::countr_zero(m))];
                 if (at <= now)
-                    r |= m & -m;
+                    waiting[k] &= ~(m & -m);
                 else
                     next_ready = std::min(next_ready, at);
             }
-            ready[k] = r;
+            ready[k] = can_issue[k] & ~waiting[k];
         }
         const int slot = scheduler->pick_bits(ready, uint32_t(warps.size()), age, last_issued);
         if (trace)
@@ -793,10 +842,7 @@ SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va,
         const uint64_t off = va - SIMTGPU_LOCAL_BASE;
         if (off + size <= cur->desc.stack_bytes) {
             Warp &w = warps[slot];
-            const uint32_t shift = cur->local_chunk_shift;
-            // Chunks off..off+size-1 (at most chunk 63: 2 << 63 wraps to 0).
-            const uint64_t need =
-                (uint64_t(2) << ((off + size - 1) >> shift)) - (uint64_t(1) << (off >> shift));
+            const uint64_t need = local_chunks(off, size);
             if (need & ~w.local_zeroed[lane])
                 zero_local(w, lane, need);
             return w.local[lane].data() + off;
@@ -816,9 +862,10 @@ SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va,
 // or nullptr for the per-lane path. Counts what the per-lane path would (a TLB
 // hit per lane), so statistics are the same either way.
 SIMT_INLINE uint8_t *Sm::Impl::coalesced(uint32_t slot, uint64_t mask, const uint64_t *addr,
-                                         int64_t imm, uint32_t size, Access access, uint64_t &lo) {
+                                         int64_t imm, uint32_t size, Access access, uint64_t &lo,
+                                         uint64_t &hi) {
     lo = UINT64_MAX;
-    uint64_t hi = 0;
+    hi = 0;
     each(mask, [&](uint32_t l) {
         const uint64_t va = addr[l] + imm;
         lo = std::min(lo, va);
@@ -1090,17 +1137,21 @@ const Insn *Sm::Impl::fetch(uint32_t slot, uint32_t lane, uint64_t pc, CodePage 
                             uint64_t &page_vpn)
 {
     const uint64_t vpn = pc >> SIMTGPU_PAGE_SHIFT;
-    if (vpn != page_vpn) {
-        auto &p = cur->code[vpn];
-        if (!p) {
-            p = std::make_unique<CodePage>();
-            p->invalidate();
-            if (TlbEntry &e = cur->tlb[vpn % kTlbEntries]; e.page == vpn) {
-                e.code = true;
-                e.direct_store = false;
+    if (vpn != page_vpn) [[unlikely]] {
+        if (vpn != cur->last_code_vpn) {
+            auto &p = cur->code[vpn];
+            if (!p) {
+                p = std::make_unique<CodePage>();
+                p->invalidate();
+                if (TlbEntry &e = cur->tlb[vpn % kTlbEntries]; e.page == vpn) {
+                    e.code = true;
+                    e.direct_store = false;
+                }
             }
+            cur->last_code_vpn = vpn;
+            cur->last_code_page = p.get();
         }
-        page = p.get();
+        page = cur->last_code_page;
         page_vpn = vpn;
     }
     Insn &in = page->slots[(pc & kPageMask) >> 1];
@@ -1630,12 +1681,14 @@ bool Sm::Impl::lane_rm(Warp &w, const Insn &in, uint32_t l, uint8_t &rm)
 // exceptions.
 template <class Compute, class Rmm>
 bool Sm::Impl::fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t *dst,
-                          Compute compute, Rmm rmm)
+                          Compute compute, Rmm rmm, const WarpFp &warp_op)
 {
     Warp &w = warps[slot];
     uint64_t by_rm[5] = {0, 0, 0, 0, 0};
     if (in.rm != fp::kDyn) {
         by_rm[in.rm] = mask;
+    } else if (frm_all_rne(w)) { // the usual case: no lane changed frm
+        by_rm[fp::kRne] = mask;
     } else {
         for (uint64_t m = mask; m; m &= m - 1) {
             const uint32_t l = uint32_t(std::countr_zero(m));
@@ -1651,7 +1704,16 @@ bool Sm::Impl::fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t
         const uint64_t lanes = by_rm[rm];
         if (!lanes) continue;
         fp::set_round(rm); // also clears the flags
-        each(lanes, compute);
+        if (warp_op.ok && simd_fp && lanes == full_mask) {
+            if (warp_op.dbl)
+                fp::lanes::dbl(warp_op.kind, warp_op.a, warp_op.b, warp_op.c, warp_op.sa,
+                               warp_op.sc, res, W);
+            else
+                fp::lanes::single(warp_op.kind, warp_op.a, warp_op.b, warp_op.c,
+                                  float(warp_op.sa), float(warp_op.sc), res, W);
+        } else {
+            each(lanes, compute);
+        }
         const uint8_t raised = fp::flags();
         if (!raised) continue;
         // Attribute the flags to lanes, unless every lane already has them.
@@ -1724,23 +1786,29 @@ bool Sm::Impl::exec_fp(uint32_t slot, const Insn &in, uint64_t mask)
     // ---- single
     case Op::FaddS:
         return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(S(f1[l]) + S(f2[l])); },
-                          [&](uint32_t l) { res[l] = bs(fp::rmm_add(S(f1[l]), S(f2[l]))); });
+                          [&](uint32_t l) { res[l] = bs(fp::rmm_add(S(f1[l]), S(f2[l]))); },
+                          WarpFp{true, false, fp::lanes::Kind::Add, f1, f2, f3});
     case Op::FsubS:
         return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(S(f1[l]) - S(f2[l])); },
-                          [&](uint32_t l) { res[l] = bs(fp::rmm_add(S(f1[l]), -S(f2[l]))); });
+                          [&](uint32_t l) { res[l] = bs(fp::rmm_add(S(f1[l]), -S(f2[l]))); },
+                          WarpFp{true, false, fp::lanes::Kind::Sub, f1, f2, f3});
     case Op::FmulS:
         return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(S(f1[l]) * S(f2[l])); },
-                          [&](uint32_t l) { res[l] = bs(fp::rmm_mul(S(f1[l]), S(f2[l]))); });
+                          [&](uint32_t l) { res[l] = bs(fp::rmm_mul(S(f1[l]), S(f2[l]))); },
+                          WarpFp{true, false, fp::lanes::Kind::Mul, f1, f2, f3});
     case Op::FdivS: // a quotient is never a tie: RMM == RNE
-        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(S(f1[l]) / S(f2[l])); }, none);
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(S(f1[l]) / S(f2[l])); }, none,
+                          WarpFp{true, false, fp::lanes::Kind::Div, f1, f2, f3});
     case Op::FsqrtS: // nor is a square root
-        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(std::sqrt(S(f1[l]))); }, none);
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(std::sqrt(S(f1[l]))); }, none,
+                          WarpFp{true, false, fp::lanes::Kind::Sqrt, f1, f2, f3});
     case Op::FmaddS: case Op::FmsubS: case Op::FnmsubS: case Op::FnmaddS: {
         const float sa = (in.op == Op::FnmsubS || in.op == Op::FnmaddS) ? -1.0f : 1.0f;
         const float sc = (in.op == Op::FmsubS || in.op == Op::FnmaddS) ? -1.0f : 1.0f;
         return fp_rounded(slot, in, mask, fd,
                           [&](uint32_t l) { res[l] = bs(fp::fma(sa * S(f1[l]), S(f2[l]), sc * S(f3[l]))); },
-                          [&](uint32_t l) { res[l] = bs(fp::rmm_fma(sa * S(f1[l]), S(f2[l]), sc * S(f3[l]))); });
+                          [&](uint32_t l) { res[l] = bs(fp::rmm_fma(sa * S(f1[l]), S(f2[l]), sc * S(f3[l]))); },
+                          WarpFp{true, false, fp::lanes::Kind::Fma, f1, f2, f3, sa, sc});
     }
     case Op::FsgnjS: case Op::FsgnjnS: case Op::FsgnjxS:
         return soft(fd, [&](uint32_t l, uint8_t &) {
@@ -1783,23 +1851,29 @@ bool Sm::Impl::exec_fp(uint32_t slot, const Insn &in, uint64_t mask)
     // ---- double
     case Op::FaddD:
         return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(D(f1[l]) + D(f2[l])); },
-                          [&](uint32_t l) { res[l] = bd(fp::rmm_add(D(f1[l]), D(f2[l]))); });
+                          [&](uint32_t l) { res[l] = bd(fp::rmm_add(D(f1[l]), D(f2[l]))); },
+                          WarpFp{true, true, fp::lanes::Kind::Add, f1, f2, f3});
     case Op::FsubD:
         return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(D(f1[l]) - D(f2[l])); },
-                          [&](uint32_t l) { res[l] = bd(fp::rmm_add(D(f1[l]), -D(f2[l]))); });
+                          [&](uint32_t l) { res[l] = bd(fp::rmm_add(D(f1[l]), -D(f2[l]))); },
+                          WarpFp{true, true, fp::lanes::Kind::Sub, f1, f2, f3});
     case Op::FmulD:
         return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(D(f1[l]) * D(f2[l])); },
-                          [&](uint32_t l) { res[l] = bd(fp::rmm_mul(D(f1[l]), D(f2[l]))); });
+                          [&](uint32_t l) { res[l] = bd(fp::rmm_mul(D(f1[l]), D(f2[l]))); },
+                          WarpFp{true, true, fp::lanes::Kind::Mul, f1, f2, f3});
     case Op::FdivD:
-        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(D(f1[l]) / D(f2[l])); }, none);
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(D(f1[l]) / D(f2[l])); }, none,
+                          WarpFp{true, true, fp::lanes::Kind::Div, f1, f2, f3});
     case Op::FsqrtD:
-        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(std::sqrt(D(f1[l]))); }, none);
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(std::sqrt(D(f1[l]))); }, none,
+                          WarpFp{true, true, fp::lanes::Kind::Sqrt, f1, f2, f3});
     case Op::FmaddD: case Op::FmsubD: case Op::FnmsubD: case Op::FnmaddD: {
         const double sa = (in.op == Op::FnmsubD || in.op == Op::FnmaddD) ? -1.0 : 1.0;
         const double sc = (in.op == Op::FmsubD || in.op == Op::FnmaddD) ? -1.0 : 1.0;
         return fp_rounded(slot, in, mask, fd,
                           [&](uint32_t l) { res[l] = bd(fp::fma(sa * D(f1[l]), D(f2[l]), sc * D(f3[l]))); },
-                          [&](uint32_t l) { res[l] = bd(fp::rmm_fma(sa * D(f1[l]), D(f2[l]), sc * D(f3[l]))); });
+                          [&](uint32_t l) { res[l] = bd(fp::rmm_fma(sa * D(f1[l]), D(f2[l]), sc * D(f3[l]))); },
+                          WarpFp{true, true, fp::lanes::Kind::Fma, f1, f2, f3, sa, sc});
     }
     case Op::FsgnjD: case Op::FsgnjnD: case Op::FsgnjxD:
         return soft(fd, [&](uint32_t l, uint8_t &) {
@@ -1915,7 +1989,11 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
 
     while (!stop && issued < budget) {
         fault_pc = pc;
-        const Insn *ip = fetch(slot, first, pc, page, page_vpn);
+        const Insn *ip = page_vpn == pc >> SIMTGPU_PAGE_SHIFT
+                             ? &page->slots[(pc & kPageMask) >> 1]
+                             : nullptr;
+        if (!ip || ip->op == Op::Undecoded) [[unlikely]]
+            ip = fetch(slot, first, pc, page, page_vpn);
         if (!ip) {
             if (stop_before) [[unlikely]] { // code in host memory
                 stop_before = false;
@@ -1957,23 +2035,50 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
         auto do_load = [&](auto type_tag, bool to_fp) {
             using T = decltype(type_tag);
             uint64_t *dst = to_fp ? F(w, in.rd) : d;
-            uint64_t lo;
-            const uint8_t *base = coalesced(slot, mask, a, imm, sizeof(T), Access::Read, lo);
-            if (!base && isolated && needs_serial(mask, a, imm, sizeof(T), Access::Read)) {
+            auto widen = [](T v) {
+                if constexpr (std::is_same_v<T, float>) return fp::box(v);
+                else if constexpr (std::is_same_v<T, double>) return std::bit_cast<uint64_t>(v);
+                else if constexpr (std::is_signed_v<T>) return uint64_t(int64_t(v));
+                else return uint64_t(v);
+            };
+            uint64_t lo, hi;
+            if (const uint8_t *base =
+                    coalesced(slot, mask, a, imm, sizeof(T), Access::Read, lo, hi)) {
+                // No lane can fault: straight into rd (a lane reads only its
+                // own address register, so rd == rs1 is fine).
+                each(mask, [&](uint32_t l) {
+                    T v;
+                    std::memcpy(&v, base + (a[l] + imm - lo), sizeof(T));
+                    dst[l] = widen(v);
+                });
+                stats.mem_reads += active;
+                return;
+            }
+            if (const uint64_t off = lo - SIMTGPU_LOCAL_BASE;
+                lo == hi && off < cur->desc.stack_bytes &&
+                cur->desc.stack_bytes - off >= sizeof(T)) {
+                // Every lane at the same local address (a stack slot).
+                const uint64_t need = local_chunks(off, sizeof(T));
+                each(mask, [&](uint32_t l) {
+                    if (need & ~w.local_zeroed[l]) [[unlikely]]
+                        zero_local(w, l, need);
+                    T v;
+                    std::memcpy(&v, w.local[l].data() + off, sizeof(T));
+                    dst[l] = widen(v);
+                });
+                stats.mem_reads += active;
+                return;
+            }
+            if (isolated && needs_serial(mask, a, imm, sizeof(T), Access::Read)) {
                 stop_before = true;
                 return;
             }
             for (uint64_t m = mask; m; m &= m - 1) {
                 const uint32_t l = uint32_t(std::countr_zero(m));
                 T v;
-                if (base)
-                    std::memcpy(&v, base + (a[l] + imm - lo), sizeof(T));
-                else if (!load<T>(slot, l, a[l] + imm, v))
+                if (!load<T>(slot, l, a[l] + imm, v))
                     return;
-                if constexpr (std::is_same_v<T, float>) res[l] = fp::box(v);
-                else if constexpr (std::is_same_v<T, double>) res[l] = std::bit_cast<uint64_t>(v);
-                else if constexpr (std::is_signed_v<T>) res[l] = uint64_t(int64_t(v));
-                else res[l] = uint64_t(v);
+                res[l] = widen(v);
             }
             each(mask, [&](uint32_t l) { dst[l] = res[l]; });
             stats.mem_reads += active;
@@ -1981,11 +2086,21 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
         auto do_store = [&](auto type_tag, bool from_fp) {
             using T = decltype(type_tag);
             const uint64_t *src = from_fp ? F(w, in.rs2) : b;
-            uint64_t lo;
-            if (uint8_t *base = coalesced(slot, mask, a, imm, sizeof(T), Access::Write, lo)) {
+            uint64_t lo, hi;
+            if (uint8_t *base = coalesced(slot, mask, a, imm, sizeof(T), Access::Write, lo, hi)) {
                 each(mask, [&](uint32_t l) {
                     const T v = T(src[l]);
                     std::memcpy(base + (a[l] + imm - lo), &v, sizeof(T));
+                });
+            } else if (const uint64_t off = lo - SIMTGPU_LOCAL_BASE;
+                       lo == hi && off < cur->desc.stack_bytes &&
+                cur->desc.stack_bytes - off >= sizeof(T)) {
+                const uint64_t need = local_chunks(off, sizeof(T));
+                each(mask, [&](uint32_t l) {
+                    if (need & ~w.local_zeroed[l]) [[unlikely]]
+                        zero_local(w, l, need);
+                    const T v = T(src[l]);
+                    std::memcpy(w.local[l].data() + off, &v, sizeof(T));
                 });
             } else if (isolated && needs_serial(mask, a, imm, sizeof(T), Access::Write)) {
                 stop_before = true;
@@ -2631,7 +2746,7 @@ std::optional<uint32_t> Sm::attach(const LaunchDesc &launch, GlobalMemory &memor
     while ((uint64_t(launch.stack_bytes) >> lc.local_chunk_shift) >= 64)
         ++lc.local_chunk_shift;
     for (TlbEntry &e : lc.tlb) e = TlbEntry{};
-    lc.code.clear();
+    lc.clear_code();
     return uint32_t(free - s.launches.begin());
 }
 
@@ -2639,7 +2754,7 @@ void Sm::detach(uint32_t launch)
 {
     LaunchContext &lc = impl_->launches[launch];
     lc.attached = false;
-    lc.code.clear();
+    lc.clear_code();
 }
 
 bool Sm::can_accept_cta(const LaunchDesc &launch) const
@@ -2711,10 +2826,11 @@ void Sm::abort()
     for (Warp &w : s.warps) w.active = false;
     s.resume_slot = -1;
     std::fill(s.can_issue.begin(), s.can_issue.end(), 0);
+    std::fill(s.waiting.begin(), s.waiting.end(), 0);
     for (LaunchContext &lc : s.launches) {
         lc.attached = false;
         lc.resident_ctas = 0;
-        lc.code.clear();
+        lc.clear_code();
     }
     s.resident_ctas = s.resident_warps = s.shared_used = 0;
     s.exception.reset();
