@@ -866,11 +866,24 @@ SIMT_INLINE uint8_t *Sm::Impl::coalesced(uint32_t slot, uint64_t mask, const uin
                                          uint64_t &hi) {
     lo = UINT64_MAX;
     hi = 0;
-    each(mask, [&](uint32_t l) {
-        const uint64_t va = addr[l] + imm;
-        lo = std::min(lo, va);
-        hi = std::max(hi, va);
-    });
+    if (mask == full_mask && W % 4 == 0) {
+        // Four independent min/max chains: one chain of 32 dependent
+        // compare-and-moves was half the time of a coalesced load.
+        uint64_t lo4[4] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX}, hi4[4] = {0, 0, 0, 0};
+        for (uint32_t l = 0; l < W; l += 4)
+            for (uint32_t k = 0; k < 4; ++k) {
+                lo4[k] = std::min(lo4[k], addr[l + k] + imm);
+                hi4[k] = std::max(hi4[k], addr[l + k] + imm);
+            }
+        lo = std::min(std::min(lo4[0], lo4[1]), std::min(lo4[2], lo4[3]));
+        hi = std::max(std::max(hi4[0], hi4[1]), std::max(hi4[2], hi4[3]));
+    } else {
+        each(mask, [&](uint32_t l) {
+            const uint64_t va = addr[l] + imm;
+            lo = std::min(lo, va);
+            hi = std::max(hi, va);
+        });
+    }
     if (hi - lo >= SIMTGPU_PAGE_SIZE)
         return nullptr;
     if ((lo >> 32) == (SIMTGPU_SHARED_BASE >> 32) && (hi >> 32) == (SIMTGPU_SHARED_BASE >> 32)) {
