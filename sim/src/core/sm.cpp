@@ -141,14 +141,19 @@ struct Warp {
     std::vector<uint8_t> bar_kind, bar_rd, bar_id;
     std::vector<uint64_t> resv_addr, resv_value;
     uint64_t resv_valid = 0;
-    // Local memory per lane, allocated when first touched and kept for the
-    // slot's later threads. A thread's local memory reads as zero until it
-    // writes it (deterministic; CUDA leaves it undefined), but only the
-    // chunks it touches are zeroed (local_zeroed: bit c for chunk c of
-    // LaunchContext::local_chunk_shift bytes): most threads use a few words
-    // of a window of kilobytes.
-    std::vector<std::vector<uint8_t>> local;
+    // Local memory of the warp's lanes, allocated when first touched and
+    // kept for the slot's later threads, interleaved by 8-byte words as on
+    // NVIDIA GPUs: word k of lane l is local[k * W + l] (Sm::Impl::
+    // local_byte), so a stack slot that every lane reads at the same offset
+    // is W consecutive words, not W cache lines apart. A thread's local
+    // memory reads as zero until it writes it (deterministic; CUDA leaves
+    // it undefined), but only the chunks it touches are zeroed
+    // (local_zeroed: bit c for chunk c of LaunchContext::local_chunk_shift
+    // bytes; local_zeroed_all: the chunks zeroed in every lane): most
+    // threads use a few words of a window of kilobytes.
+    std::vector<uint64_t> local;
     std::vector<uint64_t> local_zeroed;
+    uint64_t local_zeroed_all = 0;
 
     uint64_t runnable() const { return valid & ~exited & ~blocked_bar & ~blocked_sync; }
     uint64_t live() const { return valid & ~exited; }
@@ -390,9 +395,21 @@ struct Sm::Impl {
 
     // ---- memory
     TlbEntry *tlb_lookup(uint64_t va, uint32_t lane, Access access);
+    // The host bytes of an access to shared or local memory (in_window), or
+    // nullptr: outside both windows (in_window false), a fault raised, or
+    // (split) a local access across two words, for local_split.
     uint8_t *window(uint32_t slot, uint32_t lane, uint64_t va, uint32_t size, Access access,
-                    bool &in_window);
+                    bool &in_window, bool &split);
     void zero_local(Warp &w, uint32_t lane, uint64_t chunks);
+    void zero_local_all(Warp &w, uint64_t chunks);
+    // Byte `off` of lane l's local memory (interleaved: see Warp::local).
+    uint8_t *local_byte(Warp &w, uint32_t lane, uint64_t off) const
+    {
+        return reinterpret_cast<uint8_t *>(w.local.data() + (off >> 3) * W + lane) + (off & 7);
+    }
+    // Local accesses that cross an 8-byte word: byte by byte.
+    void local_split(Warp &w, uint32_t lane, uint64_t off, void *data, uint32_t size,
+                     bool write);
     // The chunks of local memory bytes off..off+size-1 lie in (at most chunk
     // 63: 2 << 63 wraps to 0).
     uint64_t local_chunks(uint64_t off, uint32_t size) const
@@ -484,7 +501,6 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
         w.bar_id.resize(W);
         w.resv_addr.resize(W);
         w.resv_value.resize(W);
-        w.local.resize(W);
         w.local_zeroed.resize(W);
     }
     ctas.resize(cfg.ctas_per_sm);
@@ -627,6 +643,7 @@ void Sm::Impl::initialise_placed_warps()
             X(w, 2)[l] = sp;
             w.local_zeroed[l] = 0;
         }
+        w.local_zeroed_all = 0;
     }
     uninitialised.clear();
 }
@@ -831,9 +848,10 @@ TlbEntry *Sm::Impl::tlb_lookup(uint64_t va, uint32_t lane, Access access)
 // Shared or local window access: the host pointer, or nullptr with an
 // exception when out of the window. in_window says whether va is in one.
 SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va, uint32_t size,
-                                      Access access, bool &in_window)
+                                      Access access, bool &in_window, bool &split)
 {
     in_window = true;
+    split = false;
     if ((va >> 32) == (SIMTGPU_SHARED_BASE >> 32)) {
         std::vector<uint8_t> &shared = ctas[warps[slot].cta].shared;
         const uint64_t off = va - SIMTGPU_SHARED_BASE;
@@ -845,7 +863,11 @@ SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va,
             const uint64_t need = local_chunks(off, size);
             if (need & ~w.local_zeroed[lane])
                 zero_local(w, lane, need);
-            return w.local[lane].data() + off;
+            if ((off & 7) + size > 8) { // two words, not adjacent: the caller goes byte by byte
+                split = true;
+                return nullptr;
+            }
+            return local_byte(w, lane, off);
         }
     } else {
         in_window = false;
@@ -909,16 +931,36 @@ SIMT_INLINE uint8_t *Sm::Impl::coalesced(uint32_t slot, uint64_t mask, const uin
 // Zeroes the chunks of a lane's local memory that its thread touches for
 // the first time.
 void Sm::Impl::zero_local(Warp &w, uint32_t lane, uint64_t chunks) {
-    std::vector<uint8_t> &local = w.local[lane];
     const uint32_t bytes = cur->desc.stack_bytes;
-    if (local.size() < bytes)
-        local.resize(bytes);
-    const uint32_t shift = cur->local_chunk_shift;
+    const size_t words = (size_t(bytes) + 7) / 8;
+    if (w.local.size() < words * W)
+        w.local.resize(words * W); // word k of lane l stays at k * W + l
+    const uint32_t shift = cur->local_chunk_shift; // >= 6: chunks are whole words
     for (uint64_t m = chunks & ~w.local_zeroed[lane]; m; m &= m - 1) {
-        const uint32_t begin = uint32_t(std::countr_zero(m)) << shift;
-        std::memset(local.data() + begin, 0, std::min(uint32_t(1) << shift, bytes - begin));
+        const size_t begin = size_t(std::countr_zero(m)) << (shift - 3);
+        const size_t end = std::min(begin + (size_t(1) << (shift - 3)), words);
+        for (size_t k = begin; k < end; ++k) w.local[k * W + lane] = 0;
     }
     w.local_zeroed[lane] |= chunks;
+}
+
+// zero_local for every lane of the warp, so that accesses to these chunks
+// need no check per lane from now on.
+void Sm::Impl::zero_local_all(Warp &w, uint64_t chunks) {
+    for (uint32_t l = 0; l < W; ++l)
+        if (chunks & ~w.local_zeroed[l])
+            zero_local(w, l, chunks);
+    w.local_zeroed_all |= chunks;
+}
+
+void Sm::Impl::local_split(Warp &w, uint32_t lane, uint64_t off, void *data, uint32_t size,
+                           bool write) {
+    uint8_t *bytes = static_cast<uint8_t *>(data);
+    for (uint32_t i = 0; i < size; ++i) {
+        uint8_t *p = local_byte(w, lane, off + i);
+        if (write) *p = bytes[i];
+        else bytes[i] = *p;
+    }
 }
 
 // Global accesses that cross a page or reach host memory: byte by byte.
@@ -951,9 +993,13 @@ bool Sm::Impl::access_slow(uint32_t, uint32_t lane, uint64_t va, void *data, uin
 
 template <typename T> SIMT_INLINE bool Sm::Impl::load(uint32_t slot, uint32_t lane, uint64_t va, T &out)
 {
-    bool in_window;
-    if (uint8_t *p = window(slot, lane, va, sizeof(T), Access::Read, in_window)) {
+    bool in_window, split;
+    if (uint8_t *p = window(slot, lane, va, sizeof(T), Access::Read, in_window, split)) {
         std::memcpy(&out, p, sizeof(T));
+        return true;
+    }
+    if (split) {
+        local_split(warps[slot], lane, va - SIMTGPU_LOCAL_BASE, &out, sizeof(T), false);
         return true;
     }
     if (in_window) return false;
@@ -970,9 +1016,13 @@ template <typename T> SIMT_INLINE bool Sm::Impl::load(uint32_t slot, uint32_t la
 
 template <typename T> SIMT_INLINE bool Sm::Impl::store(uint32_t slot, uint32_t lane, uint64_t va, T value)
 {
-    bool in_window;
-    if (uint8_t *p = window(slot, lane, va, sizeof(T), Access::Write, in_window)) {
+    bool in_window, split;
+    if (uint8_t *p = window(slot, lane, va, sizeof(T), Access::Write, in_window, split)) {
         std::memcpy(p, &value, sizeof(T));
+        return true;
+    }
+    if (split) {
+        local_split(warps[slot], lane, va - SIMTGPU_LOCAL_BASE, &value, sizeof(T), true);
         return true;
     }
     if (in_window) return false;
@@ -996,8 +1046,8 @@ uint8_t *Sm::Impl::atomic_ptr(uint32_t slot, uint32_t lane, uint64_t va, uint32_
         raise(SIMTGPU_EXC_MISALIGNED, slot, lane, fault_pc, 0, va, SIMTGPU_ACCESS_ATOMIC);
         return nullptr;
     }
-    bool in_window;
-    if (uint8_t *p = window(slot, lane, va, size, Access::Atomic, in_window)) return p;
+    bool in_window, split; // aligned: never split
+    if (uint8_t *p = window(slot, lane, va, size, Access::Atomic, in_window, split)) return p;
     if (in_window) return nullptr;
     touched_global = true;
     TlbEntry *e = tlb_lookup(va, lane, Access::Atomic);
@@ -2069,14 +2119,16 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
             }
             if (const uint64_t off = lo - SIMTGPU_LOCAL_BASE;
                 lo == hi && off < cur->desc.stack_bytes &&
-                cur->desc.stack_bytes - off >= sizeof(T)) {
-                // Every lane at the same local address (a stack slot).
+                cur->desc.stack_bytes - off >= sizeof(T) && (off & 7) + sizeof(T) <= 8) {
+                // Every lane at the same local address (a stack slot): W
+                // consecutive words.
                 const uint64_t need = local_chunks(off, sizeof(T));
+                if (need & ~w.local_zeroed_all) [[unlikely]]
+                    zero_local_all(w, need);
+                const uint8_t *slot_bytes = local_byte(w, 0, off);
                 each(mask, [&](uint32_t l) {
-                    if (need & ~w.local_zeroed[l]) [[unlikely]]
-                        zero_local(w, l, need);
                     T v;
-                    std::memcpy(&v, w.local[l].data() + off, sizeof(T));
+                    std::memcpy(&v, slot_bytes + 8 * l, sizeof(T));
                     dst[l] = widen(v);
                 });
                 stats.mem_reads += active;
@@ -2107,13 +2159,14 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                 });
             } else if (const uint64_t off = lo - SIMTGPU_LOCAL_BASE;
                        lo == hi && off < cur->desc.stack_bytes &&
-                cur->desc.stack_bytes - off >= sizeof(T)) {
+                       cur->desc.stack_bytes - off >= sizeof(T) && (off & 7) + sizeof(T) <= 8) {
                 const uint64_t need = local_chunks(off, sizeof(T));
+                if (need & ~w.local_zeroed_all) [[unlikely]]
+                    zero_local_all(w, need);
+                uint8_t *slot_bytes = local_byte(w, 0, off);
                 each(mask, [&](uint32_t l) {
-                    if (need & ~w.local_zeroed[l]) [[unlikely]]
-                        zero_local(w, l, need);
                     const T v = T(src[l]);
-                    std::memcpy(w.local[l].data() + off, &v, sizeof(T));
+                    std::memcpy(slot_bytes + 8 * l, &v, sizeof(T));
                 });
             } else if (isolated && needs_serial(mask, a, imm, sizeof(T), Access::Write)) {
                 stop_before = true;
