@@ -162,10 +162,12 @@ struct simtgpu_bo *simtgpu_bo_alloc(struct drm_device *dev,
 
 /**
  * simtgpu_bo_create - allocate a cleared, page-aligned BO of @size bytes in
- * VRAM and map it into @file's address space.
+ * VRAM and map it into @file's address space (at @fixed_va with
+ * SIMTGPU_BO_FIXED_VA).
  */
 struct simtgpu_bo *simtgpu_bo_create(struct drm_device *dev,
-				     struct drm_file *file, u64 size, u32 flags)
+				     struct drm_file *file, u64 size, u32 flags,
+				     u64 fixed_va)
 {
 	struct simtgpu_device *sdev = to_simtgpu_device(dev);
 	struct simtgpu_bo *bo;
@@ -191,7 +193,7 @@ struct simtgpu_bo *simtgpu_bo_create(struct drm_device *dev,
 	if (ret)
 		goto err_put;
 	simtgpu_vram_clear(sdev, &bo->blocks);
-	ret = simtgpu_vm_map_bo(vm, bo);
+	ret = simtgpu_vm_map_bo(vm, bo, fixed_va);
 	if (ret)
 		goto err_put;
 	ret = drm_gem_create_mmap_offset(&bo->base);
@@ -218,13 +220,16 @@ int simtgpu_ioctl_bo_create(struct drm_device *dev, void *data,
 	if (!args->size || args->size > U64_MAX - (SIMTGPU_PAGE_SIZE - 1))
 		return -EINVAL;
 	size = round_up(args->size, SIMTGPU_PAGE_SIZE);
+	ret = simtgpu_bo_placement_check(args->flags, args->gpu_va, size);
+	if (ret)
+		return ret;
 	if (size > sdev->vram_size)
 		return -ENOSPC;
 
 	/* Clearing VRAM and writing PTEs need the device. */
 	if (!drm_dev_enter(dev, &idx))
 		return -ENODEV;
-	bo = simtgpu_bo_create(dev, file, size, args->flags);
+	bo = simtgpu_bo_create(dev, file, size, args->flags, args->gpu_va);
 	drm_dev_exit(idx);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);

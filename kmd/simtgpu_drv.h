@@ -337,7 +337,8 @@ u64 simtgpu_vram_first_offset(struct list_head *blocks);
 struct simtgpu_bo *simtgpu_bo_alloc(struct drm_device *dev,
 				    struct drm_file *file, u64 size, u32 flags);
 struct simtgpu_bo *simtgpu_bo_create(struct drm_device *dev,
-				     struct drm_file *file, u64 size, u32 flags);
+				     struct drm_file *file, u64 size, u32 flags,
+				     u64 fixed_va);
 int simtgpu_ioctl_bo_create(struct drm_device *dev, void *data,
 			    struct drm_file *file);
 int simtgpu_ioctl_bo_mmap_offset(struct drm_device *dev, void *data,
@@ -382,7 +383,8 @@ struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev,
 void simtgpu_vm_put(struct simtgpu_vm *vm);
 struct simtgpu_vm *simtgpu_vm_get(struct simtgpu_vm *vm);
 u64 simtgpu_vm_root(struct simtgpu_vm *vm);
-int simtgpu_vm_map_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo);
+int simtgpu_vm_map_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo,
+		      u64 fixed_va);
 void simtgpu_vm_unmap_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo);
 bool simtgpu_vm_range_mapped(struct simtgpu_vm *vm, u64 va, u64 size);
 

@@ -117,11 +117,14 @@ int simtgpu_ioctl_bo_userptr(struct drm_device *dev, void *data,
 	struct simtgpu_bo *bo;
 	int idx, ret;
 
-	if (args->extensions || (args->flags & ~SIMTGPU_BO_READ_ONLY))
+	if (args->extensions || (args->flags & ~SIMTGPU_BO_USERPTR_FLAGS))
 		return -EINVAL;
 	if (!args->size || !PAGE_ALIGNED(args->size) ||
 	    !PAGE_ALIGNED(args->user_ptr))
 		return -EINVAL;
+	ret = simtgpu_bo_placement_check(args->flags, args->gpu_va, args->size);
+	if (ret)
+		return ret;
 	if (!access_ok(u64_to_user_ptr(args->user_ptr), args->size))
 		return -EFAULT;
 
@@ -136,7 +139,7 @@ int simtgpu_ioctl_bo_userptr(struct drm_device *dev, void *data,
 	bo->userptr = true;
 	ret = simtgpu_userptr_pin(bo, args->user_ptr);
 	if (!ret)
-		ret = simtgpu_vm_map_bo(bo->vm, bo);
+		ret = simtgpu_vm_map_bo(bo->vm, bo, args->gpu_va);
 	drm_dev_exit(idx);
 	if (!ret)
 		ret = drm_gem_handle_create(file, &bo->base, &args->handle);

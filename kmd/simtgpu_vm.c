@@ -21,7 +21,10 @@
  *
  * Each BO's VA range is followed by one unmapped guard page, so that a
  * kernel running off the end of a buffer faults instead of corrupting the
- * next one.
+ * next one. Since uAPI 1.5 a BO may ask for the upper half of the space
+ * (SIMTGPU_BO_HIGH_VA) or for one exact address (SIMTGPU_BO_FIXED_VA, no
+ * guard page): unified addressing puts device memory in the former and host
+ * memory at its own address.
  */
 
 #include <linux/slab.h>
@@ -233,12 +236,40 @@ static int simtgpu_vm_map_bo_pages(struct simtgpu_vm *vm,
 	return 0;
 }
 
+/*
+ * The VA range of @bo: at @fixed_va with SIMTGPU_BO_FIXED_VA (-EEXIST when
+ * taken), else the lowest free one from SIMTGPU_HIGH_VA_START with
+ * SIMTGPU_BO_HIGH_VA or from SIMTGPU_USER_VA_START. Called under vm->lock.
+ */
+static int simtgpu_vm_place_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo,
+			       u64 fixed_va)
+{
+	u64 span = simtgpu_bo_va_span(bo->flags, bo->base.size);
+	u64 start = bo->flags & SIMTGPU_BO_HIGH_VA ? SIMTGPU_HIGH_VA_START :
+						      SIMTGPU_USER_VA_START;
+
+	if (bo->flags & SIMTGPU_BO_FIXED_VA) {
+		bo->va.start = fixed_va;
+		bo->va.size = span;
+		/* drm_mm says -ENOSPC for an overlap: name it. */
+		return drm_mm_reserve_node(&vm->mm, &bo->va) ? -EEXIST : 0;
+	}
+	return drm_mm_insert_node_in_range(&vm->mm, &bo->va, span,
+					   SIMTGPU_PAGE_SIZE, 0, start,
+					   SIMTGPU_USER_VA_END,
+					   DRM_MM_INSERT_LOW);
+}
+
 /**
  * simtgpu_vm_map_bo - give @bo a VA range in @vm and write its PTEs.
+ * @fixed_va: where, with SIMTGPU_BO_FIXED_VA (checked by
+ * simtgpu_bo_placement_check() already); ignored otherwise.
  *
- * Returns -ENOSPC when the address space or VRAM for page tables is full.
+ * Returns -ENOSPC when the address space or VRAM for page tables is full,
+ * -EEXIST when the fixed range overlaps a mapped one.
  */
-int simtgpu_vm_map_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo)
+int simtgpu_vm_map_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo,
+		      u64 fixed_va)
 {
 	u64 size = bo->base.size;
 	u64 flags = SIMTGPU_PTE_V | SIMTGPU_PTE_R;
@@ -250,11 +281,7 @@ int simtgpu_vm_map_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo)
 		flags |= SIMTGPU_PTE_X;
 
 	mutex_lock(&vm->lock);
-	ret = drm_mm_insert_node_in_range(&vm->mm, &bo->va,
-					  size + SIMTGPU_PAGE_SIZE,
-					  SIMTGPU_PAGE_SIZE, 0,
-					  SIMTGPU_USER_VA_START, SIMTGPU_USER_VA_END,
-					  DRM_MM_INSERT_LOW);
+	ret = simtgpu_vm_place_bo(vm, bo, fixed_va);
 	if (ret)
 		goto out_unlock;
 	ret = simtgpu_vm_map_bo_pages(vm, bo, bo->va.start, flags);

@@ -3,7 +3,9 @@
 # (make -C kmd) and the initramfs from BUILD_DIR, boots once, and runs tests/guest/init/run-suites.sh in the guest,
 # which runs every tests/guest/suites/*.sh, then boots again with the device's
 # SMs on two host threads (threads=2) to run a few CUDA programs that check
-# their results against the CPU, through the kernel driver. Ends with one line
+# their results against the CPU, through the kernel driver, and a third time
+# with the device's trace=FILE to check the trace QEMU writes on the host
+# (tests/guest/device_trace). Ends with one line
 # "guest: N passed, N failed" and exits non-zero on any failure (a guest
 # that cannot boot or hangs counts as one failure).
 #
@@ -83,6 +85,28 @@ for p in $threads_programs; do
 	fi
 done
 passed=$((passed + threads_passed))
+
+# The QEMU device's trace=FILE property: the device writes its own trace on
+# the host while the guest runs one program with SIMTGPU_STATS on the kernel
+# driver; device_trace_check then holds the file against those statistics
+# (its grid, CTAs and issued instructions; docs/trace.md).
+device_trace=$build_dir/guest-device-trace.json
+device_stats=$build_dir/guest-device-stats.json
+rm -f "$device_trace" "$device_stats"
+"$top/scripts/run-qemu.sh" --build "$build_dir" --timeout 600 \
+	--device-opts "trace=$device_trace,trace-max-events=200000" -- \
+	env SIMTGPU_BUILD_DIR="$build_dir" sh -c \
+	'SIMTGPU_STATS="$SIMTGPU_BUILD_DIR/guest-device-stats.json" "$SIMTGPU_BUILD_DIR/tests/cuda/vector_add"' \
+	>"$log" 2>&1
+if SIMTGPU_DEVICE_TRACE=$device_trace SIMTGPU_DEVICE_STATS=$device_stats \
+	"$build_dir/bin/device_trace_check" >"$log" 2>&1; then
+	echo "device trace: PASS"
+	passed=$((passed + 1))
+else
+	cat "$log"
+	echo "guest-tests: the device's trace=FILE did not match the guest's statistics"
+	failed=$((failed + 1))
+fi
 line="guest: $passed passed, $failed failed"
 ((failed == 0)) || status=1
 # Repeat the guest's total as the last line, for scripts/run-tests.sh.

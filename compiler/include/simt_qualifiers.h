@@ -24,13 +24,12 @@
 #define __constant__ __attribute__((constant))
 #endif
 #ifndef __managed__
-/* clang's CUDA mode ignores the managed attribute (only HIP implements
- * it), which left a __managed__ variable a host variable that kernels may
- * not use. Such a variable needs its device accesses to go through a
- * pointer to host-visible storage, which simtcc does not build yet:
- * refused by name. Managed memory itself works: cudaMallocManaged. */
-#define __managed__                                                                                \
-	_Pragma("GCC error \"__managed__ variables are not supported by simtcc yet: allocate the data with cudaMallocManaged instead (docs/compatibility.md)\"")
+/* clang's CUDA mode ignores the managed attribute (only HIP implements it).
+ * A __managed__ variable is a __device__ variable (as in CUDA) that simtcc
+ * finds by this annotation and places in managed memory, reached through a
+ * pointer from the host and from kernels (docs/simtcc.md, "__managed__
+ * variables"). */
+#define __managed__ __attribute__((device)) __attribute__((annotate("simtgpu.managed")))
 #endif
 #ifndef __launch_bounds__
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))

@@ -26,9 +26,13 @@ void __simt_grid_sync(void)
 		uint32_t add = first ? 0x80000000u - (ctas - 1) : 1u;
 		__atomic_thread_fence(__ATOMIC_SEQ_CST); // this CTA's writes before the arrival
 		uint32_t old = __atomic_fetch_add(&env->grid_barrier, add, __ATOMIC_SEQ_CST);
-		while (((old ^ __atomic_load_n(&env->grid_barrier, __ATOMIC_SEQ_CST)) & 0x80000000u) ==
-		       0)
-			;
+		// Back off while others arrive, as libcu++'s barriers do: a waiting
+		// warp that polls every few cycles costs the simulator (and a real
+		// GPU's memory system) for nothing while the last CTA finishes.
+		for (uint32_t pause = 32;
+		     ((old ^ __atomic_load_n(&env->grid_barrier, __ATOMIC_SEQ_CST)) & 0x80000000u) == 0;
+		     pause = pause < 1024 ? 2 * pause : pause)
+			simt_nanosleep(pause);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	}
 	simt_bar_sync();

@@ -37,6 +37,14 @@ struct SharedLayout {
 	uint32_t dynamic_offset = 0; // where extern __shared__ arrays begin
 };
 
+// Replaces the atomics RISC-V's A extension would expand into LR/SC retry
+// loops with one instruction each (simt_2 on): cmpxchg with Zacas amocas,
+// float add/sub and CUDA's wrapping inc/dec with simtgpu's custom atomics
+// (docs/isa.md). Under contention a retry loop is quadratic in the threads
+// that contend; GPUs perform these at the L2 in one operation. Runs after
+// optimisation, just before code generation.
+void lowerNativeAtomics(llvm::Module &module, const LoweringOptions &options);
+
 // Moves every global and pointer into address space 0. Shared variables
 // become constant addresses in the shared window.
 llvm::Expected<SharedLayout> flattenAddressSpaces(llvm::Module &module);

@@ -1,18 +1,25 @@
 // SPDX-License-Identifier: MIT
 #include "pipeline.h"
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Basic/TargetInfo.h"
+#include "clang/CodeGen/BackendUtil.h"
 #include "clang/CodeGen/CodeGenAction.h"
 #include "clang/Driver/Compilation.h"
 #include "clang/Driver/Driver.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/PreprocessorOutputOptions.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Frontend/Utils.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "lld/Common/CommonLinkerContext.h"
 #include "lld/Common/Driver.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -43,6 +50,8 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 
+#include "managed_vars.h"
+#include "ptx_asm.h"
 #include "simtcc_config.h"
 #include "simtgpu/hw.h"
 
@@ -329,8 +338,12 @@ std::vector<std::string> Pipeline::frontendArgs(const std::string &source, Langu
 			SmallString<256> real;
 			if (sys::fs::real_path(source, real))
 				real = source;
-			args.insert(args.end(), {"-fgpu-rdc", "-cuid=" + utohexstr(MD5Hash(real)),
-						 "-D__CUDACC_RDC__"});
+			// clang's driver hands -cuid to the device pass only; the host
+			// pass (--cuda-host-only) made its own, so static __device__
+			// variables the host registers got other names there.
+			const std::string cuid = "-cuid=" + utohexstr(MD5Hash(real));
+			args.insert(args.end(),
+				    {"-fgpu-rdc", cuid, "-Xclang", cuid, "-D__CUDACC_RDC__"});
 		}
 		if (device) // or clang refuses the warp builtins
 			args.insert(args.end(), {"-Xclang", "-target-feature", "-Xclang", "+ptx70"});
@@ -362,16 +375,24 @@ std::vector<std::string> Pipeline::frontendArgs(const std::string &source, Langu
 
 namespace {
 
-// Runs clang's cc1 for `args` in this process with `action`.
+// Runs clang's cc1 for `args` in this process with `action`; `adjust`, when
+// given, changes the invocation first, and `quiet` drops its diagnostics.
 Error runFrontend(const std::vector<std::string> &args, clang::FrontendAction &action,
-		  bool locationTracking, const std::string &output)
+		  bool locationTracking, const std::string &output,
+		  const std::function<void(clang::CompilerInvocation &)> &adjust = {},
+		  bool quiet = false, std::unique_ptr<clang::CompilerInstance> *keep = nullptr)
 {
 	std::vector<const char *> argv;
 	for (const std::string &a : args)
 		argv.push_back(a.c_str());
 	auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
 	diagOptions->ShowColors = sys::Process::StandardErrHasColors();
-	auto *printer = new clang::TextDiagnosticPrinter(errs(), diagOptions.get());
+	// As clang's driver: line markers name the place (the device pass may
+	// compile preprocessed text).
+	diagOptions->ShowPresumedLoc = true;
+	clang::DiagnosticConsumer *printer =
+		quiet ? static_cast<clang::DiagnosticConsumer *>(new clang::IgnoringDiagConsumer())
+		      : new clang::TextDiagnosticPrinter(errs(), diagOptions.get());
 	auto diags = clang::CompilerInstance::createDiagnostics(diagOptions.get(), printer);
 	clang::CreateInvocationOptions invocationOptions;
 	invocationOptions.Diags = diags;
@@ -387,14 +408,67 @@ Error runFrontend(const std::vector<std::string> &args, clang::FrontendAction &a
 	if (locationTracking &&
 	    invocation->getCodeGenOpts().getDebugInfo() == clang::codegenoptions::NoDebugInfo)
 		invocation->getCodeGenOpts().setDebugInfo(clang::codegenoptions::LocTrackingOnly);
-	clang::CompilerInstance compiler;
+	if (adjust)
+		adjust(*invocation);
+	auto instance = std::make_unique<clang::CompilerInstance>();
+	clang::CompilerInstance &compiler = *instance;
 	compiler.setInvocation(std::move(invocation));
 	compiler.createDiagnostics(printer, /*ShouldOwnClient=*/false);
 	bool ok = compiler.ExecuteAction(action);
 	if (!ok || compiler.getDiagnostics().hasErrorOccurred())
 		return fail("simtcc: compilation failed");
+	if (keep) { // its options and diagnostics, for the caller's back end
+		// The printer above belongs to `diags`, which goes with this call.
+		compiler.createDiagnostics(
+			new clang::TextDiagnosticPrinter(errs(), &compiler.getDiagnosticOpts()),
+			/*ShouldOwnClient=*/true);
+		*keep = std::move(instance);
+	}
 	return Error::success();
 }
+
+// With -fgpu-rdc clang 16 renames a static __device__ variable that host
+// code uses to NAME__static__CUID (what the host registers), but code emitted
+// before the rename still names an external NAME, which no object defines.
+// Within one translation unit that declaration can only mean the renamed
+// variable.
+void resolveExternalisedStatics(Module &module)
+{
+	for (GlobalVariable &declared : make_early_inc_range(module.globals())) {
+		if (!declared.isDeclaration())
+			continue;
+		const std::string prefix = declared.getName().str() + "__static__";
+		for (GlobalVariable &defined : module.globals())
+			if (!defined.isDeclaration() && defined.getName().startswith(prefix) &&
+			    defined.getType() == declared.getType()) {
+				declared.replaceAllUsesWith(&defined);
+				declared.eraseFromParent();
+				break;
+			}
+	}
+}
+
+// The device pass's preprocessor output with lone `%`s before PTX special
+// registers in asm templates escaped (ptx_asm.h); escaped stays empty when
+// there are none, or when preprocessing fails (the compile then says why).
+class EscapePtxRegistersAction : public clang::PreprocessorFrontendAction {
+public:
+	std::optional<std::string> escaped;
+
+protected:
+	void ExecuteAction() override
+	{
+		clang::CompilerInstance &compiler = getCompilerInstance();
+		std::string text;
+		raw_string_ostream out(text);
+		clang::PreprocessorOutputOptions options;
+		options.ShowCPP = 1;
+		options.ShowLineMarkers = 1;
+		clang::DoPrintPreprocessedInput(compiler.getPreprocessor(), &out, options);
+		if (!compiler.getDiagnostics().hasErrorOccurred())
+			escaped = escapePtxSpecialRegisters(out.str(), compiler.getLangOpts());
+	}
+};
 
 } // namespace
 
@@ -406,12 +480,39 @@ Expected<std::unique_ptr<Module>> Pipeline::deviceFrontEnd(const std::string &so
 	// CUDA_ARCHITECTURES): what clang's CUDA mode compiles as.
 	if (options_.verbose)
 		errs() << "simtcc: device front end as clang's CUDA sm_70 (nvcc's -arch compute_70)\n";
+	// nvcc passes inline PTX to ptxas as text, where `%globaltimer` names a
+	// register; clang would refuse the lone `%`. Where a template has one,
+	// the device pass compiles its preprocessed source with `%%` there.
+	// (Preprocessed twice then: once quietly to look, once reporting the
+	// preprocessor's warnings, as a direct compile would.)
+	EscapePtxRegistersAction escape;
+	if (Error e = runFrontend(args, escape, false, "-", {}, /*quiet=*/true))
+		consumeError(std::move(e));
+	std::unique_ptr<MemoryBuffer> escaped;
+	std::function<void(clang::CompilerInvocation &)> fromEscaped;
+	if (escape.escaped) {
+		EscapePtxRegistersAction reporting;
+		if (Error e = runFrontend(args, reporting, false, "-"))
+			return e;
+		escaped = MemoryBuffer::getMemBufferCopy(*escape.escaped, source);
+		fromEscaped = [&](clang::CompilerInvocation &invocation) {
+			clang::FrontendOptions &frontend = invocation.getFrontendOpts();
+			clang::InputKind kind = frontend.Inputs.front().getKind().getPreprocessed();
+			frontend.Inputs = {clang::FrontendInputFile(escaped->getMemBufferRef(), kind)};
+			// Its -include'd headers are in the text already.
+			invocation.getPreprocessorOpts().Includes.clear();
+			invocation.getPreprocessorOpts().MacroIncludes.clear();
+		};
+	}
 	clang::EmitLLVMOnlyAction action(context_.get());
-	if (Error e = runFrontend(args, action, true, "-"))
+	if (Error e = runFrontend(args, action, true, "-", fromEscaped))
 		return e;
 	std::unique_ptr<Module> module = action.takeModule();
 	if (!module)
 		return fail("simtcc: the front end produced no device module");
+	resolveExternalisedStatics(*module);
+	if (hasManagedVariables(*module))
+		managed_sources_.insert(source);
 	return module;
 }
 
@@ -450,9 +551,11 @@ Expected<DeviceModule> Pipeline::lowerDevice(std::unique_ptr<Module> module)
 		arch = static_cast<uint32_t>(flag->getZExtValue());
 
 	if (options_.verbose)
-		errs() << "simtcc: device passes: lower-nvvm, flatten-address-spaces, "
+		errs() << "simtcc: device passes: lower-nvvm, flatten-address-spaces, native-atomics, "
 			  "kernel-entries, retarget (" << kDeviceTriple << ", lp64d, simt_"
 		       << arch << ")\n";
+	if (Error e = lowerManagedVariablesForDevice(m))
+		return e;
 	if (Error e = lowerNvvmIntrinsics(m, LoweringOptions{arch}))
 		return e;
 	Expected<SharedLayout> shared = flattenAddressSpaces(m);
@@ -495,6 +598,7 @@ Expected<DeviceModule> Pipeline::lowerDevice(std::unique_ptr<Module> module)
 					   ? builder.buildO0DefaultPipeline(level)
 					   : builder.buildPerModuleDefaultPipeline(level);
 	passes.run(m, mam);
+	lowerNativeAtomics(m, LoweringOptions{arch});
 	return device;
 }
 
@@ -633,15 +737,54 @@ Error Pipeline::buildDeviceImage(DeviceModule &device, const std::string &image)
 }
 
 Error Pipeline::compileHost(const std::string &source, Language language, const std::string &image,
-			    const std::string &object)
+			    const std::string &object, bool managedVariables)
 {
 	std::vector<std::string> args = frontendArgs(source, language, false);
 	if (language == Language::Cuda)
 		args.insert(args.end(), {"-Xclang", "-fcuda-include-gpubinary", "-Xclang", image});
 	args.insert(args.end(), {"-o", object});
 	trace(args);
-	clang::EmitObjAction action(context_.get());
-	return runFrontend(args, action, false, object);
+	if (!managedVariables || language != Language::Cuda) {
+		clang::EmitObjAction action(context_.get());
+		return runFrontend(args, action, false, object);
+	}
+	// __managed__ variables: the front end's module, unoptimised, gets
+	// their host accesses rewritten (managed_vars.h), then clang's own
+	// optimisation and code generation, as EmitObjAction would run them.
+	if (options_.verbose)
+		errs() << "simtcc: host pass with __managed__ variables: lower-managed-host\n";
+	clang::EmitLLVMOnlyAction action(context_.get());
+	std::unique_ptr<clang::CompilerInstance> compiler;
+	if (Error e = runFrontend(
+		    args, action, false, object,
+		    [](clang::CompilerInvocation &invocation) {
+			    invocation.getCodeGenOpts().DisableLLVMPasses = true;
+		    },
+		    false, &compiler))
+		return e;
+	std::unique_ptr<Module> module = action.takeModule();
+	if (!module)
+		return fail("simtcc: the front end produced no host module");
+	if (Error e = lowerManagedVariablesForHost(*module))
+		return e;
+	std::string problems;
+	raw_string_ostream problemStream(problems);
+	if (verifyModule(*module, &problemStream))
+		return fail("simtcc: internal error: invalid host module after lower-managed-host:\n" +
+			    problemStream.str());
+	std::error_code ec;
+	auto out = std::make_unique<raw_fd_ostream>(object, ec, sys::fs::OF_None);
+	if (ec)
+		return fail("simtcc: cannot write " + object + ": " + ec.message());
+	clang::CodeGenOptions codegen = compiler->getCodeGenOpts();
+	codegen.DisableLLVMPasses = false;
+	clang::EmitBackendOutput(compiler->getDiagnostics(), compiler->getHeaderSearchOpts(), codegen,
+				 compiler->getTargetOpts(), compiler->getLangOpts(),
+				 compiler->getTarget().getDataLayoutString(), module.get(),
+				 clang::Backend_EmitObj, std::move(out));
+	if (compiler->getDiagnostics().hasErrorOccurred())
+		return fail("simtcc: compilation failed");
+	return Error::success();
 }
 
 Error Pipeline::linkHost(const std::vector<std::string> &objects, const std::string &executable)

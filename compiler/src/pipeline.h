@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -94,8 +95,16 @@ public:
 						   const std::string &object);
 
 	// Host pass of a CUDA source (embedding `image`), or a C/C++ source.
+	// `managedVariables`: the source defines __managed__ variables (its
+	// device pass found them), whose host accesses simtcc rewrites.
 	llvm::Error compileHost(const std::string &source, Language language,
-				const std::string &image, const std::string &object);
+				const std::string &image, const std::string &object,
+				bool managedVariables = false);
+	// Whether the device pass of `source` found __managed__ variables.
+	bool definesManagedVariables(const std::string &source) const
+	{
+		return managed_sources_.count(source) != 0;
+	}
 	// Links host objects with the CUDA runtime into an executable.
 	llvm::Error linkHost(const std::vector<std::string> &objects, const std::string &executable);
 
@@ -107,6 +116,7 @@ private:
 	Toolchain toolchain_;
 	CompileOptions options_;
 	std::unique_ptr<llvm::LLVMContext> context_;
+	std::set<std::string> managed_sources_;
 };
 
 } // namespace simtcc

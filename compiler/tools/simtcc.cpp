@@ -631,15 +631,18 @@ Error run(const Plan &plan, const simtcc::Toolchain &toolchain, simtcc::Pipeline
 				return path.takeError();
 			object = *path;
 		}
+		const bool managed = pipeline.definesManagedVariables(input.path);
 		if (plan.deps == Deps::None) {
-			if (Error e = pipeline.compileHost(input.path, *input.language, image, object))
+			if (Error e = pipeline.compileHost(input.path, *input.language, image, object,
+							   managed))
 				return e;
 		} else {
 			simtcc::CompileOptions options = plan.options;
 			std::vector<std::string> deps = dependencyArgs(plan, input);
 			options.host_args.insert(options.host_args.end(), deps.begin(), deps.end());
 			if (Error e = simtcc::Pipeline(toolchain, options)
-					      .compileHost(input.path, *input.language, image, object))
+					      .compileHost(input.path, *input.language, image, object,
+							   managed))
 				return e;
 		}
 		objects.push_back(object);

@@ -357,15 +357,61 @@ TEST(Driver, DeviceLinkNamesUndefinedSymbolsAndTheirObjects)
 		sys::fs::remove(path);
 }
 
-// __managed__ variables are refused at their declaration, naming what to
-// use instead (clang's CUDA mode would silently make them host variables).
-TEST(Driver, ManagedVariablesAreRefusedByName)
+// nvcc's single `%` before a special register compiles; one with no simtgpu
+// counterpart is refused at its line, in its PTX spelling.
+TEST(Driver, LoneEscapeSpecialRegistersWithoutCounterpartAreRefused)
 {
 	const std::string image = temporary("elf");
-	ToolRun run = simtcc("--device-only " + input("managed_var.cu") + " -o " + image);
+	ToolRun run = simtcc("--device-only " + input("ptx_sreg_refused.cu") + " -o " + image);
 	EXPECT_EQ(run.status, 1) << run.output;
-	EXPECT_NE(run.output.find("managed_var.cu:3:1: error: __managed__ variables are not "
-				  "supported by simtcc yet: allocate the data with cudaMallocManaged"),
+	EXPECT_NE(run.output.find("ptx_sreg_refused.cu:4:2: error: PTX inline assembly "
+				  "'mov.u32 $0, %lanemask_eq;': special register %lanemask_eq has no "
+				  "simtgpu equivalent"),
+		  std::string::npos)
+		<< run.output;
+	sys::fs::remove(image);
+}
+
+// The device pass compiles preprocessed text when it escaped a `%`: the
+// front end's diagnostics still name the source's lines.
+TEST(Driver, LoneEscapeSourcesKeepTheirDiagnosticLines)
+{
+	const std::string image = temporary("elf");
+	ToolRun run = simtcc("--device-only " + input("ptx_sreg_line.cu") + " -o " + image);
+	EXPECT_EQ(run.status, 1) << run.output;
+	EXPECT_NE(run.output.find("ptx_sreg_line.cu:8:10: error: use of undeclared identifier "
+				  "'undeclared_value'"),
+		  std::string::npos)
+		<< run.output;
+	sys::fs::remove(image);
+}
+
+// A __managed__ variable becomes a pointer variable of its name in the
+// device image, which the runtime points at managed memory, with its
+// initial value kept beside it as NAME.managed; kernels load the pointer.
+TEST(Driver, ManagedVariablesBecomePointersToManagedMemory)
+{
+	const std::string ir = temporary("ll");
+	ToolRun run = simtcc("--emit-llvm " + input("managed_var.cu") + " -o " + ir);
+	ASSERT_EQ(run.status, 0) << run.output;
+	const std::string text = slurp(ir);
+	EXPECT_NE(text.find("@counter.managed = "), std::string::npos) << text;
+	EXPECT_NE(text.find("global i32 5"), std::string::npos) << text;
+	EXPECT_NE(text.find("@counter = "), std::string::npos) << text;
+	EXPECT_NE(text.find("externally_initialized global ptr null"), std::string::npos) << text;
+	EXPECT_NE(text.find("load ptr, ptr @counter"), std::string::npos) << text;
+	sys::fs::remove(ir);
+}
+
+// Its address is known at run time only: in a global's initialiser it is
+// refused, naming both.
+TEST(Driver, ManagedVariableAddressInAnInitialiserIsRefused)
+{
+	const std::string image = temporary("elf");
+	ToolRun run = simtcc("--device-only " + input("managed_var_address.cu") + " -o " + image);
+	EXPECT_EQ(run.status, 1) << run.output;
+	EXPECT_NE(run.output.find("error: the address of __managed__ variable 'counter' in the "
+				  "initialiser of 'where' is not supported"),
 		  std::string::npos)
 		<< run.output;
 	sys::fs::remove(image);

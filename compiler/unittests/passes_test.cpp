@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 
 #include "device_passes.h"
+#include "managed_vars.h"
+#include "ptx_asm.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -141,6 +144,47 @@ TEST(NvvmLowering, AtomicIncAndLdgBecomeIrOperations)
 	EXPECT_TRUE(load);
 }
 
+// The atomics RISC-V would expand into LR/SC loops become one instruction
+// each on simt_2; the A extension's own AMOs stay for the backend.
+TEST(NativeAtomics, CasFloatAddAndWrappingIncDecBecomeOneInstruction)
+{
+	const std::string body = "  %c = cmpxchg ptr %p, i32 1, i32 2 seq_cst seq_cst\n"
+				 "  %d = cmpxchg ptr %p, i64 1, i64 2 monotonic monotonic\n"
+				 "  %f = atomicrmw fadd ptr %p, float 1.0 monotonic\n"
+				 "  %g = atomicrmw fsub ptr %p, double 1.0 monotonic\n"
+				 "  %i = atomicrmw uinc_wrap ptr %p, i32 7 monotonic\n"
+				 "  %j = atomicrmw udec_wrap ptr %p, i32 7 monotonic\n"
+				 "  %a = atomicrmw add ptr %p, i32 1 monotonic\n"
+				 "  %ok = extractvalue { i32, i1 } %c, 1\n"
+				 "  store i1 %ok, ptr %p\n"
+				 "  store float %f, ptr %p";
+	LLVMContext context;
+	auto module = parse(context, "", body, "");
+	ASSERT_TRUE(module);
+	simtcc::lowerNativeAtomics(*module, {SIMTGPU_ARCH_SIMT2});
+	std::vector<std::string> strings = asmStrings(*module, "k");
+	const std::vector<std::string> want = {
+		".insn r 0x2f, 2, 0x17, $0, $1, $2", // amocas.w.aqrl
+		".insn r 0x2f, 3, 0x17, $0, $1, $2", // amocas.d.aqrl
+		".insn r 0x0b, 6, " + std::to_string(SIMTGPU_ATOM_FADD_S) + ", $0, $1, $2",
+		".insn r 0x0b, 6, " + std::to_string(SIMTGPU_ATOM_FADD_D) + ", $0, $1, $2",
+		".insn r 0x0b, 6, " + std::to_string(SIMTGPU_ATOM_INC_W) + ", $0, $1, $2",
+		".insn r 0x0b, 6, " + std::to_string(SIMTGPU_ATOM_DEC_W) + ", $0, $1, $2"};
+	EXPECT_EQ(strings, want);
+	unsigned left = 0;
+	for (Instruction &inst : module->getFunction("k")->getEntryBlock())
+		left += isa<AtomicCmpXchgInst>(inst) || isa<AtomicRMWInst>(inst);
+	EXPECT_EQ(left, 1u); // the amoadd.w
+	EXPECT_FALSE(verifyModule(*module, &errs()));
+
+	// simt_1 has none of them: LLVM's expansion stays.
+	LLVMContext context1;
+	auto old = parse(context1, "", body, "");
+	ASSERT_TRUE(old);
+	simtcc::lowerNativeAtomics(*old, {SIMTGPU_ARCH_SIMT1});
+	EXPECT_TRUE(asmStrings(*old, "k").empty());
+}
+
 TEST(NvvmLowering, UnsupportedIntrinsicIsAnErrorWithItsLocation)
 {
 	LLVMContext context;
@@ -263,19 +307,31 @@ TEST(NvvmLowering, BadNamedBarrierOperandsAreCompileErrors)
 	EXPECT_EQ(errorText(simtcc::lowerNvvmIntrinsics(*module, {SIMTGPU_ARCH_SIMT1})), "");
 }
 
-TEST(NvvmLowering, PtxInlineAssemblyIsRefusedButActivemaskIsMapped)
+TEST(NvvmLowering, PtxInlineAssemblyIsRefusedButActivemaskAndNanosleepAreMapped)
 {
 	LLVMContext context;
 	auto module = parse(context, "",
 			    "  %a = call i32 asm sideeffect \"activemask.b32 $0;\", \"=r\"()\n"
 			    "  store i32 %a, ptr %p\n"
-			    "  call void asm sideeffect \"nanosleep.u32 $0;\", \"r\"(i32 5), !dbg !7",
+			    "  call void asm sideeffect \"nanosleep.u32 $0;\", \"r\"(i32 5)\n"
+			    "  call void asm sideeffect \"prefetch.global.L2 [$0];\", \"l\"(ptr %p), !dbg !7",
 			    "");
 	ASSERT_TRUE(module);
 	std::string error = errorText(simtcc::lowerNvvmIntrinsics(*module, {}));
-	EXPECT_NE(error.find("k.cu:12:7: error: PTX inline assembly 'nanosleep.u32 $0;'"),
+	EXPECT_NE(error.find("k.cu:12:7: error: PTX inline assembly 'prefetch.global.L2 [$0];'"),
 		  std::string::npos)
 		<< error;
+	std::vector<std::string> strings = asmStrings(*module, "k");
+	ASSERT_GE(strings.size(), 2u);
+	EXPECT_EQ(strings[0], ".insn r 0x0b, 3, 0, $0, x0, x0"); // warp.activemask
+	EXPECT_EQ(strings[1], ".insn r 0x0b, 3, 2, x0, $0, x0"); // warp.nanosleep
+
+	// warp.nanosleep is simt_2's.
+	LLVMContext context1;
+	auto old = parse(context1, "", "  call void asm sideeffect \"nanosleep.u32 $0;\", \"r\"(i32 5), !dbg !7", "");
+	ASSERT_TRUE(old);
+	EXPECT_NE(errorText(simtcc::lowerNvvmIntrinsics(*old, {SIMTGPU_ARCH_SIMT1})).find("simt_2"),
+		  std::string::npos);
 }
 
 TEST(NvvmLowering, PrintfNeedsTheEnvironmentCsrOfSimt2)
@@ -468,3 +524,166 @@ TEST(KernelTable, EncodingFollowsHwH)
 }
 
 } // namespace
+
+namespace {
+
+std::string escaped(const std::string &preprocessed)
+{
+	clang::LangOptions language;
+	language.CPlusPlus = 1;
+	language.CPlusPlus17 = 1;
+	std::optional<std::string> text = simtcc::escapePtxSpecialRegisters(preprocessed, language);
+	return text ? *text : "unchanged";
+}
+
+} // namespace
+
+// nvcc's `%globaltimer` (one `%`) becomes clang's `%%globaltimer`, in the
+// templates of extended asm only, for PTX special register names only.
+TEST(PtxAsm, LoneEscapesBeforeSpecialRegistersAreDoubled)
+{
+	EXPECT_EQ(escaped(R"(asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));)"),
+		  R"(asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));)");
+	EXPECT_EQ(escaped(R"(__asm__ __volatile__("mov.u32 %0, %tid.x;" :: "r"(x));)"),
+		  R"(__asm__ __volatile__("mov.u32 %0, %%tid.x;" :: "r"(x));)");
+	// A template in several literals, the `%` ending one of them.
+	EXPECT_EQ(escaped(R"(asm("mov.u32 %0, %" "laneid;\n\t" "mov.u32 %1, %lanemask_lt;" : "=r"(a), "=r"(b));)"),
+		  R"(asm("mov.u32 %0, %%" "laneid;\n\t" "mov.u32 %1, %%lanemask_lt;" : "=r"(a), "=r"(b));)");
+	EXPECT_EQ(escaped(R"(asm("mov.u32 %0, %envreg3; mov.u32 %1, %pm0_64;" : "=r"(a), "=r"(b));)"),
+		  R"(asm("mov.u32 %0, %%envreg3; mov.u32 %1, %%pm0_64;" : "=r"(a), "=r"(b));)");
+}
+
+TEST(PtxAsm, EverythingElseIsLeftAsItIs)
+{
+	// Already escaped, operands and modifiers, names that are no register.
+	EXPECT_EQ(escaped(R"(asm("mov.u32 %0, %%laneid;" : "=r"(l));)"), "unchanged");
+	EXPECT_EQ(escaped(R"(asm("add %0, %1, %[x]; %= %l0 %c1" : "=r"(l) : "r"(a), [x] "r"(b));)"),
+		  "unchanged");
+	EXPECT_EQ(escaped(R"(asm("mov.u32 %0, %laneidx; %clocks" : "=r"(l));)"), "unchanged");
+	// "%%%laneid": a literal `%`, then an escape.
+	EXPECT_EQ(escaped(R"(asm("%%%laneid" : "=r"(l));)"), R"(asm("%%%%laneid" : "=r"(l));)");
+	// Basic asm (no operands) reads `%` as text already; strings elsewhere
+	// and comments are no templates.
+	EXPECT_EQ(escaped(R"(asm volatile("membar %laneid;");)"), "unchanged");
+	EXPECT_EQ(escaped(R"(printf("%laneid"); // asm("%laneid" : "=r"(x)))"), "unchanged");
+	EXPECT_EQ(escaped("# 1 \"k.cu\"\nconst char *s = \"asm(\\\"%laneid\\\" : )\";"), "unchanged");
+}
+
+namespace {
+
+// A host module as clang's CUDA host pass emits it for
+// `__managed__ int counter = 5;` read by host code: the shadow, its
+// annotation and its registration.
+const char *kManagedHostModule = R"(
+@counter = internal global i32 undef, align 4
+@.str = private unnamed_addr constant [16 x i8] c"simtgpu.managed\00", section "llvm.metadata"
+@.file = private unnamed_addr constant [5 x i8] c"k.cu\00", section "llvm.metadata"
+@name = private unnamed_addr constant [8 x i8] c"counter\00"
+@llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [{ ptr, ptr, ptr, i32, ptr } { ptr @counter, ptr @.str, ptr @.file, i32 3, ptr null }], section "llvm.metadata"
+
+define i32 @read() {
+  %v = load i32, ptr @counter
+  ret i32 %v
+}
+
+define ptr @address() {
+  ret ptr getelementptr (i8, ptr @counter, i64 0)
+}
+
+define void @register(ptr %handle) {
+  call void @__cudaRegisterVar(ptr %handle, ptr @counter, ptr @name, ptr @name, i32 0, i64 4, i32 0, i32 0)
+  ret void
+}
+
+declare void @__cudaRegisterVar(ptr, ptr, ptr, ptr, i32, i64, i32, i32)
+)";
+
+} // namespace
+
+// Host accesses go through counter.managed_ptr (the runtime's slow path
+// while it is null), and the registration names that pointer.
+TEST(ManagedVariables, HostAccessesGoThroughTheRegisteredPointer)
+{
+	LLVMContext context;
+	SMDiagnostic diagnostic;
+	std::unique_ptr<Module> module = parseAssemblyString(kManagedHostModule, diagnostic, context);
+	ASSERT_TRUE(module);
+	ASSERT_TRUE(simtcc::hasManagedVariables(*module));
+	ASSERT_EQ(errorText(simtcc::lowerManagedVariablesForHost(*module)), "");
+	EXPECT_FALSE(verifyModule(*module, &errs()));
+	GlobalVariable *slot = module->getNamedGlobal("counter.managed_ptr");
+	ASSERT_TRUE(slot);
+	// Every use of the shadow in code is gone (the annotation keeps it).
+	for (User *user : module->getNamedGlobal("counter")->users())
+		EXPECT_FALSE(isa<Instruction>(user));
+	EXPECT_TRUE(module->getFunction("__simtgpuManagedVarAddress"));
+	Function *registerManaged = module->getFunction("__cudaRegisterManagedVar");
+	ASSERT_TRUE(registerManaged);
+	ASSERT_EQ(registerManaged->getNumUses(), 1u);
+	auto *call = cast<CallInst>(*registerManaged->user_begin());
+	EXPECT_EQ(call->getArgOperand(1), slot);
+	EXPECT_TRUE(module->getFunction("__cudaRegisterVar")->use_empty());
+	// read() and address() both reach the variable through the slot.
+	for (const char *name : {"read", "address"}) {
+		bool calls_access = false;
+		for (Instruction &inst : instructions(*module->getFunction(name)))
+			if (auto *c = dyn_cast<CallInst>(&inst))
+				calls_access |= c->getCalledFunction() &&
+						c->getCalledFunction()->getName() == "__simtgpu_managed_access" &&
+						c->getArgOperand(0) == slot;
+		EXPECT_TRUE(calls_access) << name;
+	}
+}
+
+// Device side: the storage keeps the initial value as NAME.managed and a
+// pointer variable takes the name; a global initialiser that holds the
+// address is refused, naming both.
+TEST(ManagedVariables, DeviceStorageBecomesAPointerVariable)
+{
+	const char *text = R"(
+@counter = addrspace(1) externally_initialized global i32 5, align 4
+@.str = private unnamed_addr constant [16 x i8] c"simtgpu.managed\00", section "llvm.metadata"
+@llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [{ ptr, ptr, ptr, i32, ptr } { ptr addrspacecast (ptr addrspace(1) @counter to ptr), ptr @.str, ptr null, i32 3, ptr null }], section "llvm.metadata"
+
+define void @bump() {
+  %v = load i32, ptr addrspacecast (ptr addrspace(1) @counter to ptr)
+  %w = add i32 %v, 1
+  store i32 %w, ptr addrspacecast (ptr addrspace(1) @counter to ptr)
+  ret void
+}
+)";
+	LLVMContext context;
+	SMDiagnostic diagnostic;
+	std::unique_ptr<Module> module = parseAssemblyString(text, diagnostic, context);
+	ASSERT_TRUE(module);
+	ASSERT_EQ(errorText(simtcc::lowerManagedVariablesForDevice(*module)), "");
+	EXPECT_FALSE(verifyModule(*module, &errs()));
+	GlobalVariable *storage = module->getNamedGlobal("counter.managed");
+	GlobalVariable *pointer = module->getNamedGlobal("counter");
+	ASSERT_TRUE(storage && pointer);
+	EXPECT_EQ(cast<ConstantInt>(storage->getInitializer())->getZExtValue(), 5u);
+	EXPECT_TRUE(pointer->getValueType()->isPointerTy());
+	EXPECT_TRUE(pointer->isExternallyInitialized());
+	unsigned loads = 0;
+	for (Instruction &inst : instructions(*module->getFunction("bump"))) {
+		for (Value *operand : inst.operands())
+			EXPECT_NE(operand->stripPointerCasts(), storage);
+		if (auto *load = dyn_cast<LoadInst>(&inst))
+			loads += load->getPointerOperand() == pointer;
+	}
+	EXPECT_EQ(loads, 2u);
+
+	const char *initialiser = R"(
+@counter = addrspace(1) global i32 5, align 4
+@where = addrspace(1) global ptr addrspacecast (ptr addrspace(1) @counter to ptr)
+@.str = private unnamed_addr constant [16 x i8] c"simtgpu.managed\00", section "llvm.metadata"
+@llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [{ ptr, ptr, ptr, i32, ptr } { ptr addrspacecast (ptr addrspace(1) @counter to ptr), ptr @.str, ptr null, i32 3, ptr null }], section "llvm.metadata"
+)";
+	LLVMContext context2;
+	std::unique_ptr<Module> refused = parseAssemblyString(initialiser, diagnostic, context2);
+	ASSERT_TRUE(refused);
+	EXPECT_NE(errorText(simtcc::lowerManagedVariablesForDevice(*refused))
+			  .find("the address of __managed__ variable 'counter' in the initialiser of "
+				"'where' is not supported"),
+		  std::string::npos);
+}

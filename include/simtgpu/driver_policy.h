@@ -75,6 +75,44 @@ static inline bool simtgpu_vram_limit_allows(uint64_t file_bytes,
 #define SIMTGPU_USER_VA_END SIMTGPU_LOCAL_BASE
 #define SIMTGPU_VA_GUARD_BYTES SIMTGPU_PAGE_SIZE
 
+/*
+ * 1.5, SIMTGPU_BO_HIGH_VA: the lowest free range at or above 2^47 instead,
+ * the upper half of the 48-bit space, which no x86-64 process's memory
+ * reaches (its user space ends below 2^47), so that device memory never
+ * takes an address host memory may need.
+ */
+#define SIMTGPU_HIGH_VA_START 0x0000800000000000ull
+
+/*
+ * 1.5, SIMTGPU_BO_FIXED_VA: the flags valid together (-EINVAL otherwise: at
+ * most one placement flag, the address page aligned), and where the range
+ * may go (-ERANGE outside [SIMTGPU_USER_VA_START, SIMTGPU_USER_VA_END)).
+ * A range that overlaps a mapped one (guard pages included) is -EEXIST,
+ * which the VA allocator reports. A fixed range has no guard page: host
+ * ranges registered at their own addresses may be adjacent.
+ */
+static inline int simtgpu_bo_placement_check(uint32_t flags, uint64_t va,
+					     uint64_t size)
+{
+	if ((flags & SIMTGPU_BO_HIGH_VA) && (flags & SIMTGPU_BO_FIXED_VA))
+		return -EINVAL;
+	if (!(flags & SIMTGPU_BO_FIXED_VA))
+		return 0;
+	if (va % SIMTGPU_PAGE_SIZE)
+		return -EINVAL;
+	if (va < SIMTGPU_USER_VA_START || va > SIMTGPU_USER_VA_END ||
+	    size > SIMTGPU_USER_VA_END - va)
+		return -ERANGE;
+	return 0;
+}
+
+/* Bytes of VA a BO of @size takes: its pages and, unless fixed, a guard. */
+static inline uint64_t simtgpu_bo_va_span(uint32_t flags, uint64_t size)
+{
+	return flags & SIMTGPU_BO_FIXED_VA ? size :
+					     size + SIMTGPU_VA_GUARD_BYTES;
+}
+
 /* -------------------------------------------------------- ring choice --- */
 
 /*

@@ -42,7 +42,8 @@
  */
 #define SIMTGPU_ARCH_SIMT1 1 /* RV64GC + SIMT extension v1 */
 #define SIMTGPU_ARCH_SIMT2 2 /* adds bar.red, the envptr CSR, named barriers
-			    * (bar.sync id, count; bar.arrive), match, redux */
+			    * (bar.sync id, count; bar.arrive), match, redux,
+			    * Zacas amocas.w/d and the custom atomics */
 #define SIMTGPU_ARCH_NEWEST SIMTGPU_ARCH_SIMT2
 
 /*
@@ -432,11 +433,13 @@ struct simtgpu_pkt_timestamp {
  * tables: shared memory (per CTA) and local memory (per thread). Addresses
  * in them are private to the CTA or thread; accesses beyond the launch's
  * shared_bytes or stack_bytes are SIMTGPU_FAULT_OUT_OF_WINDOW. The driver
- * must not map pages there.
+ * must not map pages there. Both lie in the upper half of the 48-bit space,
+ * above every address of a 47-bit (x86-64) host process, so that host memory
+ * can be mapped at its own address (unified addressing).
  */
-#define SIMTGPU_SHARED_BASE 0x00007f0000000000ull
+#define SIMTGPU_SHARED_BASE 0x0000ff0000000000ull
 #define SIMTGPU_SHARED_WINDOW (1ull << 32)
-#define SIMTGPU_LOCAL_BASE 0x00007e0000000000ull
+#define SIMTGPU_LOCAL_BASE 0x0000fe0000000000ull
 #define SIMTGPU_LOCAL_WINDOW (1ull << 32)
 /* Initial sp of every thread: SIMTGPU_LOCAL_BASE + stack_bytes. */
 
@@ -493,6 +496,9 @@ struct simtgpu_pkt_timestamp {
 #define SIMTGPU_F3_WARP 3 /* funct7 selects */
 #define SIMTGPU_WARP_ACTIVEMASK 0 /* rd = mask of lanes executing this */
 #define SIMTGPU_WARP_SYNC 1 /* warp.sync rs1: wait for the lanes in rs1 */
+#define SIMTGPU_WARP_NANOSLEEP 2 /* warp.nanosleep rs1: issue nothing for about
+				  * rs1 ns, at most SIMTGPU_NANOSLEEP_MAX_NS (simt_2) */
+#define SIMTGPU_NANOSLEEP_MAX_NS 1000000 /* 1 ms, as PTX's nanosleep */
 #define SIMTGPU_F3_MATCH 4 /* funct7 selects; rs1 = value, rs2 = member mask */
 #define SIMTGPU_MATCH_ANY 0 /* rd = member lanes whose rs1 equals this lane's */
 #define SIMTGPU_MATCH_ALL 1 /* rd = the member lanes if all rs1 are equal, else 0 */
@@ -505,6 +511,12 @@ struct simtgpu_pkt_timestamp {
 #define SIMTGPU_REDUX_MAX 5
 #define SIMTGPU_REDUX_MINU 6 /* unsigned, 64-bit */
 #define SIMTGPU_REDUX_MAXU 7
+#define SIMTGPU_F3_ATOMIC 6 /* funct7 selects SIMTGPU_ATOM_*: rd = the old value at
+			     * address rs1, which becomes op(old, rs2) (simt_2) */
+#define SIMTGPU_ATOM_FADD_S 0 /* binary32 add, rs2's low 32 bits; rd sign-extended */
+#define SIMTGPU_ATOM_FADD_D 1 /* binary64 add */
+#define SIMTGPU_ATOM_INC_W 2 /* old >= rs2 (unsigned 32-bit) ? 0 : old + 1 */
+#define SIMTGPU_ATOM_DEC_W 3 /* old == 0 || old > rs2 (unsigned 32-bit) ? rs2 : old - 1 */
 
 /* Environment calls (a7). */
 #define SIMTGPU_ECALL_EXIT 93 /* end this thread, status in a0 */

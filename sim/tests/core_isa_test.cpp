@@ -83,7 +83,9 @@ TEST(CoreIsa, ReservedEncodingsAreIllegal)
     EXPECT_EQ(decode(0x10500073).op, Op::Illegal); // wfi
     EXPECT_EQ(decode(0x6081).op, Op::Illegal);     // c.lui ra, 0 (nzimm = 0 is reserved)
     EXPECT_EQ(decode(0x02b50553 | (5u << 12)).op, Op::Illegal); // fadd.d with rm = 5
-    EXPECT_EQ(decode(0x0000000b | (6u << 12)).op, Op::Illegal); // custom-0 funct3 6
+    EXPECT_EQ(decode(0x0000000b | (6u << 12) | (4u << 25)).op, Op::Illegal); // atomic funct7 4
+    EXPECT_EQ(decode(0x0000000b | (3u << 12) | (3u << 25)).op, Op::Illegal); // warp funct7 3
+    EXPECT_EQ(decode(0x0000202f | (6u << 27)).op, Op::Illegal); // AMO funct5 00110
     EXPECT_EQ(decode(0x0000000b | (7u << 12)).op, Op::Illegal); // custom-0 funct3 7
     EXPECT_EQ(decode(0x0000000b | (5u << 25)).op, Op::Illegal); // bar funct7 5
     EXPECT_EQ(decode(0x0000000b | (4u << 12) | (2u << 25)).op, Op::Illegal); // match funct7 2
@@ -93,6 +95,14 @@ TEST(CoreIsa, ReservedEncodingsAreIllegal)
     EXPECT_EQ(decode(0x0000000b | (5u << 12) | (7u << 25)).op, Op::Redux); // redux.maxu
     EXPECT_EQ(decode(0x0000000b).op, Op::Bar);
     EXPECT_EQ(decode(0x0000000b).rd, kRegSink);
+    // simt_2's atomics and nanosleep (docs/isa.md).
+    EXPECT_EQ(decode(0x0000000b | (6u << 12)).op, Op::AmoW); // amo.fadd.s
+    EXPECT_EQ(decode(0x0000000b | (6u << 12)).funct, kAmoFadd);
+    EXPECT_EQ(decode(0x0000000b | (6u << 12) | (1u << 25)).op, Op::AmoD); // amo.fadd.d
+    EXPECT_EQ(decode(0x0000000b | (6u << 12) | (3u << 25)).funct, kAmoDecW);
+    EXPECT_EQ(decode(0x0000302f | (5u << 27)).op, Op::AmoD); // amocas.d
+    EXPECT_EQ(decode(0x0000302f | (5u << 27)).funct, kAmoCas);
+    EXPECT_EQ(decode(0x0000000b | (3u << 12) | (2u << 25)).op, Op::Nanosleep);
 }
 
 // ---------------------------------------------------------- integer and M

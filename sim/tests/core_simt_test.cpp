@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <cstring>
 #include <numeric>
@@ -283,6 +284,76 @@ TEST_P(SimtTest, AtomicsUnderContention) {
     EXPECT_EQ(mem.read<uint64_t>(kCounter + 16), 0u); // lock released
     EXPECT_EQ(mem.read<uint64_t>(kCounter + 24), uint64_t(n) * ctas); // lock excluded
     for (uint32_t c = 0; c < ctas; ++c) EXPECT_EQ(out(n * ctas + c), uint64_t(n) * (n - 1) / 2);
+}
+
+// simt_2's single-instruction atomics from 2 CTAs of 96 threads, each
+// result against what the operations give in any order.
+TEST_P(SimtTest, NativeAtomicsUnderContention) {
+    const uint32_t n = 192;
+    Params p;
+    p.n = n;
+    for (uint32_t k = 0; k < 6; ++k)
+        mem.write<uint64_t>(kCounter + 8 * k, 0);
+    mem.write<uint64_t>(kCounter + 40, 5); // dec starts at 5
+    RunOutcome r = launch("k_native_atomics", {2, 1, 1}, {n / 2, 1, 1}, p, 64);
+    ASSERT_FALSE(r.exception) << r.exception->kind;
+    EXPECT_EQ(mem.read<uint32_t>(kCounter), n);
+    std::vector<uint64_t> moved, halves;
+    uint32_t winners = 0;
+    for (uint32_t t = 0; t < n; ++t) {
+        moved.push_back(out(t));
+        winners += uint32_t(out(n + t));
+        halves.push_back(out(2 * n + t));
+    }
+    std::sort(moved.begin(), moved.end());
+    for (uint32_t i = 0; i < n; ++i)
+        ASSERT_EQ(moved[i], i); // each CAS increment moved a different value
+    EXPECT_EQ(winners, 1u);
+    const uint64_t winner = mem.read<uint64_t>(kCounter + 8);
+    EXPECT_TRUE(winner >= 1 && winner <= n);
+    EXPECT_EQ(out(n + winner - 1), 1u);
+    // Float adds: every partial sum was someone's old value.
+    std::vector<float> olds;
+    for (uint64_t bits : halves)
+        olds.push_back(std::bit_cast<float>(uint32_t(bits)));
+    std::sort(olds.begin(), olds.end());
+    for (uint32_t i = 0; i < n; ++i)
+        ASSERT_EQ(olds[i], 0.5f * float(i));
+    EXPECT_EQ(std::bit_cast<float>(mem.read<uint32_t>(kCounter + 16)), 0.5f * float(n));
+    EXPECT_EQ(std::bit_cast<double>(mem.read<uint64_t>(kCounter + 24)), 0.25 * n);
+    EXPECT_EQ(mem.read<uint32_t>(kCounter + 32), n % 17);
+    EXPECT_EQ(mem.read<uint32_t>(kCounter + 40), uint32_t(((5 - int(n)) % 17 + 17) % 17));
+}
+
+TEST_P(SimtTest, NativeAtomicsNeedSimt2) {
+    config.arch = SIMTGPU_ARCH_SIMT1;
+    Params p;
+    p.n = 32;
+    RunOutcome r = launch("k_native_atomics", {1, 1, 1}, {32, 1, 1}, p, 64);
+    ASSERT_TRUE(r.exception);
+    EXPECT_EQ(r.exception->kind, uint32_t(SIMTGPU_EXC_ILLEGAL_INSTRUCTION));
+    EXPECT_EQ(r.exception->detail & 0x7f, 0x2fu); // amocas, the first of them
+}
+
+// warp.nanosleep: a sleeping warp issues nothing for the time asked (in the
+// SM's cycles), the others go on; on simt_1 it is illegal.
+TEST_P(SimtTest, NanosleepDelaysOnlyItsWarp) {
+    const uint32_t ns = 5000, threads = 128;
+    Params p;
+    p.arg = ns;
+    RunOutcome r = launch("k_nanosleep", {1, 1, 1}, {threads, 1, 1}, p);
+    ASSERT_FALSE(r.exception);
+    const uint64_t cycles = uint64_t(ns) * config.clock_khz / 1000000;
+    for (uint32_t t = 0; t < threads; ++t) {
+        if ((t / config.warp_size) & 1)
+            ASSERT_GE(out(t), cycles) << "thread " << t;
+        else
+            ASSERT_LT(out(t), cycles) << "thread " << t;
+    }
+    config.arch = SIMTGPU_ARCH_SIMT1;
+    RunOutcome old = launch("k_nanosleep", {1, 1, 1}, {threads, 1, 1}, p);
+    ASSERT_TRUE(old.exception);
+    EXPECT_EQ(old.exception->kind, uint32_t(SIMTGPU_EXC_ILLEGAL_INSTRUCTION));
 }
 
 TEST_P(SimtTest, AtomicsOnHostMemoryPages) {

@@ -76,10 +76,10 @@ int main()
 	cp.conditional.handle = loop;
 	cp.conditional.type = cudaGraphCondTypeWhile;
 	cp.conditional.size = 1;
-	cudaGraph_t loop_body;
-	cp.conditional.phGraph_out = &loop_body;
 	cudaGraphNode_t while_node;
 	CHECK_CUDA(cudaGraphAddNode(&while_node, graph, &first, 1, &cp));
+	// phGraph_out is an output: the node's own array of its body graphs.
+	cudaGraph_t loop_body = cp.conditional.phGraph_out[0];
 	int count = n;
 	void *body_args[] = {&x, &count, &state, &loop};
 	kp.func = (void *)body;
@@ -98,10 +98,9 @@ int main()
 	CHECK_CUDA(cudaGraphAddKernelNode(&decide_node, graph, &while_node, 1, &kp));
 	cp.conditional.handle = when;
 	cp.conditional.type = cudaGraphCondTypeIf;
-	cudaGraph_t if_body;
-	cp.conditional.phGraph_out = &if_body;
 	cudaGraphNode_t if_node;
 	CHECK_CUDA(cudaGraphAddNode(&if_node, graph, &decide_node, 1, &cp));
+	cudaGraph_t if_body = cp.conditional.phGraph_out[0];
 	void *negate_args[] = {&x, &count};
 	kp.func = (void *)negate;
 	kp.gridDim = dim3(2);
@@ -151,19 +150,18 @@ int main()
 	cudaGraphConditionalHandle which, never;
 	CHECK_CUDA(cudaGraphConditionalHandleCreate(&which, pick, 1, cudaGraphCondAssignDefault));
 	CHECK_CUDA(cudaGraphConditionalHandleCreate(&never, pick, 0, cudaGraphCondAssignDefault));
-	cudaGraph_t cases[3], branches[2];
 	cp.conditional.handle = which;
 	cp.conditional.type = cudaGraphCondTypeSwitch;
 	cp.conditional.size = 3;
-	cp.conditional.phGraph_out = cases;
 	cudaGraphNode_t switch_node, else_node;
 	CHECK_CUDA(cudaGraphAddNode(&switch_node, pick, nullptr, 0, &cp));
+	const cudaGraph_t *cases = cp.conditional.phGraph_out;
 	cp.conditional.handle = never;
 	cp.conditional.type = cudaGraphCondTypeIf;
 	cp.conditional.size = 2;
-	cp.conditional.phGraph_out = branches;
 	// CUDA 12.3's form with edge data (default edges: NULL).
 	CHECK_CUDA(cudaGraphAddNode(&else_node, pick, &switch_node, nullptr, 1, &cp));
+	const cudaGraph_t *branches = cp.conditional.phGraph_out;
 	int *marks;
 	CHECK_CUDA(cudaMalloc(&marks, 5 * sizeof(int)));
 	CHECK_CUDA(cudaMemset(marks, 0, 5 * sizeof(int)));

@@ -2,7 +2,11 @@
 // captures, the runtime's queueing calls hand their work here instead of to
 // the device: each becomes a node, in the order the calls came (streams that
 // join the capture through an event add theirs to the same sequence, which
-// keeps every dependency). The explicit API (cudaGraphCreate,
+// keeps every dependency). Each stream of a capture has its frontier: the
+// nodes its next captured work depends on (what cudaStreamGetCaptureInfo
+// returns and cudaStreamUpdateCaptureDependencies changes); an event recorded
+// in a capture carries its stream's frontier to the streams that wait for it.
+// cudaStreamBeginCaptureToGraph captures into an existing graph. The explicit API (cudaGraphCreate,
 // cudaGraphAdd*Node) adds nodes with their dependencies. An instantiated
 // graph replays its nodes in an order that respects every dependency (capture
 // order, or a topological order of the explicit edges) on the launch's
@@ -69,7 +73,16 @@ struct Capture {
     simtgpuStream origin;
     cudaStreamCaptureMode mode;
     bool invalidated = false;
-    std::unique_ptr<CUgraph_st> graph = std::make_unique<CUgraph_st>();
+    unsigned long long id = 0; // unique per capture in the process, as CUDA's
+    // cudaStreamBeginCapture's new graph (graph points to it), or null when
+    // capturing into an existing graph (cudaStreamBeginCaptureToGraph).
+    std::unique_ptr<CUgraph_st> owned;
+    CUgraph_st *graph = nullptr;
+    // By stream of the capture: the nodes its next captured work waits for.
+    std::map<simtgpuStream, std::vector<CUgraphNode_st *>> frontier;
+    // cudaStreamGetCaptureInfo's arrays, valid until the stream's next call.
+    std::map<simtgpuStream, std::vector<cudaGraphNode_t>> reported;
+    std::vector<cudaGraphEdgeData> reported_edges;
 };
 
 struct Graphs {
@@ -79,6 +92,9 @@ struct Graphs {
     // in use and reserved are the same here (never freed, never pooled).
     std::map<int, uint64_t> graph_memory, graph_memory_high;
     std::map<cudaEvent_t, std::weak_ptr<Capture>> captured_events;
+    // An event recorded in a capture: its stream's frontier then.
+    std::map<cudaEvent_t, std::vector<CUgraphNode_st *>> captured_event_frontier;
+    unsigned long long next_capture_id = 1;
     std::set<cudaGraph_t> graphs;
     std::set<cudaGraphExec_t> execs;
     // Conditional handles: device memory of one unsigned each, by graph.
@@ -105,8 +121,18 @@ cudaError_t add(cudaStream_t stream, std::unique_ptr<CUgraphNode_st> node) {
     Capture *c = capture_of(stream);
     if (c->invalidated)
         return record(cudaErrorStreamCaptureInvalidated);
+    std::vector<CUgraphNode_st *> &frontier = c->frontier[to_stream(stream)];
+    node->deps = frontier;
+    frontier = {node.get()};
     c->graph->nodes.push_back(std::move(node));
     return cudaSuccess;
+}
+
+// Adds the nodes of `more` that `to` lacks, keeping its order.
+void merge_frontier(std::vector<CUgraphNode_st *> &to, const std::vector<CUgraphNode_st *> &more) {
+    for (CUgraphNode_st *n : more)
+        if (std::find(to.begin(), to.end(), n) == to.end())
+            to.push_back(n);
 }
 
 cudaError_t invalidate(Capture *c, cudaError_t err) {
@@ -284,9 +310,11 @@ bool capture_event_record(cudaEvent_t event, cudaStream_t stream) {
     auto it = g.capturing.find(to_stream(stream));
     if (it == g.capturing.end()) {
         g.captured_events.erase(event); // an ordinary record again
+        g.captured_event_frontier.erase(event);
         return false;
     }
     g.captured_events[event] = it->second;
+    g.captured_event_frontier[event] = it->second->frontier[to_stream(stream)];
     return true;
 }
 
@@ -306,23 +334,37 @@ bool capture_wait_event(cudaStream_t stream, cudaEvent_t event, cudaError_t *err
         *err = invalidate(in->second.get(), cudaErrorStreamCaptureIsolation);
         return true;
     }
+    const std::vector<CUgraphNode_st *> &recorded = g.captured_event_frontier[event];
     if (in != g.capturing.end()) {
         if (in->second != from)
             *err = invalidate(in->second.get(), cudaErrorStreamCaptureMerge);
-        return true; // the same capture: its sequence already orders them
+        else // the same capture: its work after what the event recorded
+            merge_frontier(from->frontier[to_stream(stream)], recorded);
+        return true;
     }
     if (!to_stream(stream)) {
         *err = invalidate(from.get(), cudaErrorStreamCaptureImplicit);
         return true; // the legacy stream cannot join a capture
     }
     g.capturing[to_stream(stream)] = from; // the stream joins the capture
+    from->frontier[to_stream(stream)] = recorded;
     return true;
 }
 
 void forget_capture_stream(simtgpuStream stream) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    graphs().capturing.erase(stream);
+    Graphs &g = graphs();
+    auto it = g.capturing.find(stream);
+    if (it == g.capturing.end())
+        return;
+    std::shared_ptr<Capture> c = it->second;
+    g.capturing.erase(it);
+    // The last stream of a capture gone: its unfinished new graph with it.
+    bool left = std::any_of(g.capturing.begin(), g.capturing.end(),
+                            [&](const auto &entry) { return entry.second == c; });
+    if (!left && c->owned)
+        g.graphs.erase(c->graph);
 }
 
 } // namespace simtgpu::cudart
@@ -344,13 +386,62 @@ SIMTCUDA_API cudaError_t cudaStreamBeginCapture(cudaStream_t stream,
     auto c = std::make_shared<Capture>();
     c->origin = to_stream(stream);
     c->mode = mode;
+    c->id = graphs().next_capture_id++;
+    c->owned = std::make_unique<CUgraph_st>();
+    c->graph = c->owned.get();
+    // A graph already while it is captured: cudaStreamGetCaptureInfo hands
+    // it out, and nodes and conditional handles may be added to it.
+    graphs().graphs.insert(c->graph);
     graphs().capturing[to_stream(stream)] = c;
     return cudaSuccess;
 }
 
-SIMTCUDA_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
-    if (!pGraph)
+// CUDA 12.3: captures into `graph`, the stream's first work after
+// `dependencies` (nodes of graph; default edges only).
+SIMTCUDA_API cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
+                                                       const cudaGraphNode_t *dependencies,
+                                                       const cudaGraphEdgeData *dependencyData,
+                                                       size_t numDependencies,
+                                                       enum cudaStreamCaptureMode mode) {
+    if (mode < cudaStreamCaptureModeGlobal || mode > cudaStreamCaptureModeRelaxed ||
+        (numDependencies && !dependencies))
         return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    (void)ctx;
+    if (!to_stream(stream))
+        return record(cudaErrorStreamCaptureUnsupported); // the legacy stream
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    Graphs &g = graphs();
+    if (!g.graphs.count(graph))
+        return record(cudaErrorInvalidValue);
+    std::vector<CUgraphNode_st *> frontier;
+    for (size_t i = 0; i < numDependencies; ++i) {
+        const cudaGraphEdgeData *e = dependencyData ? &dependencyData[i] : nullptr;
+        bool owned = std::any_of(graph->nodes.begin(), graph->nodes.end(),
+                                 [&](const auto &n) { return n.get() == dependencies[i]; });
+        if (!owned || (e && (e->from_port || e->to_port || e->type)))
+            return record(cudaErrorInvalidValue);
+        merge_frontier(frontier, {dependencies[i]});
+    }
+    if (capture_of(stream))
+        return record(cudaErrorIllegalState);
+    for (const auto &[s, other] : g.capturing)
+        if (other->graph == graph)
+            return record(cudaErrorIllegalState); // one capture into a graph at a time
+    auto c = std::make_shared<Capture>();
+    c->origin = to_stream(stream);
+    c->mode = mode;
+    c->id = g.next_capture_id++;
+    c->graph = graph;
+    c->frontier[to_stream(stream)] = std::move(frontier);
+    g.capturing[to_stream(stream)] = c;
+    return cudaSuccess;
+}
+
+// pGraph may be NULL for a capture into an existing graph (which it returns
+// otherwise), as CUDA's.
+SIMTCUDA_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     Graphs &g = graphs();
@@ -358,6 +449,8 @@ SIMTCUDA_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *
     if (it == g.capturing.end())
         return record(cudaErrorIllegalState);
     std::shared_ptr<Capture> c = it->second;
+    if (!pGraph && c->owned)
+        return record(cudaErrorInvalidValue);
     if (c->origin != to_stream(stream)) {
         invalidate(c.get(), cudaErrorStreamCaptureUnmatched);
         return cudaErrorStreamCaptureUnmatched;
@@ -365,12 +458,109 @@ SIMTCUDA_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *
     // Every stream of the capture leaves it.
     for (auto s = g.capturing.begin(); s != g.capturing.end();)
         s = s->second == c ? g.capturing.erase(s) : std::next(s);
-    *pGraph = nullptr;
+    if (pGraph)
+        *pGraph = nullptr;
+    if (c->invalidated) {
+        if (c->owned)
+            g.graphs.erase(c->graph); // deleted with c
+        return record(cudaErrorStreamCaptureInvalidated);
+    }
+    c->owned.release(); // the caller's now (registered since BeginCapture)
+    if (pGraph)
+        *pGraph = c->graph;
+    return cudaSuccess;
+}
+
+// CUDA 12's cudaStreamGetCaptureInfo (_v2) and 12.3's _v3 with edge data:
+// the capture's id, graph and the stream's frontier, while it captures.
+SIMTCUDA_API cudaError_t cudaStreamGetCaptureInfo_v3(
+    cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+    unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out,
+    const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out) {
+    if (!captureStatus_out || (edgeData_out && !dependencies_out))
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    Capture *c = capture_of(stream);
+    *captureStatus_out = !c               ? cudaStreamCaptureStatusNone
+                         : c->invalidated ? cudaStreamCaptureStatusInvalidated
+                                          : cudaStreamCaptureStatusActive;
+    if (*captureStatus_out != cudaStreamCaptureStatusActive)
+        return cudaSuccess; // the other outputs only for an active capture
+    if (id_out)
+        *id_out = c->id;
+    if (graph_out)
+        *graph_out = c->graph;
+    const std::vector<CUgraphNode_st *> &frontier = c->frontier[to_stream(stream)];
+    std::vector<cudaGraphNode_t> &reported = c->reported[to_stream(stream)];
+    reported.assign(frontier.begin(), frontier.end());
+    if (dependencies_out)
+        *dependencies_out = reported.empty() ? nullptr : reported.data();
+    if (edgeData_out) {
+        c->reported_edges.assign(reported.size(), cudaGraphEdgeData{});
+        *edgeData_out = reported.empty() ? nullptr : c->reported_edges.data();
+    }
+    if (numDependencies_out)
+        *numDependencies_out = reported.size();
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t
+cudaStreamGetCaptureInfo_v2(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+                            unsigned long long *id_out, cudaGraph_t *graph_out,
+                            const cudaGraphNode_t **dependencies_out, size_t *numDependencies_out) {
+    return cudaStreamGetCaptureInfo_v3(stream, captureStatus_out, id_out, graph_out,
+                                       dependencies_out, nullptr, numDependencies_out);
+}
+
+SIMTCUDA_API cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
+                                                  enum cudaStreamCaptureStatus *captureStatus_out,
+                                                  unsigned long long *id_out,
+                                                  cudaGraph_t *graph_out,
+                                                  const cudaGraphNode_t **dependencies_out,
+                                                  size_t *numDependencies_out) {
+    return cudaStreamGetCaptureInfo_v3(stream, captureStatus_out, id_out, graph_out,
+                                       dependencies_out, nullptr, numDependencies_out);
+}
+
+// The stream's frontier becomes `dependencies` (cudaStreamSetCaptureDependencies)
+// or gains them (cudaStreamAddCaptureDependencies); nodes of the capture's graph.
+SIMTCUDA_API cudaError_t cudaStreamUpdateCaptureDependencies_v2(
+    cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData,
+    size_t numDependencies, unsigned int flags) {
+    if ((numDependencies && !dependencies) ||
+        (flags != cudaStreamAddCaptureDependencies && flags != cudaStreamSetCaptureDependencies))
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    Capture *c = capture_of(stream);
+    if (!c)
+        return record(cudaErrorIllegalState);
     if (c->invalidated)
         return record(cudaErrorStreamCaptureInvalidated);
-    *pGraph = c->graph.release();
-    g.graphs.insert(*pGraph);
+    std::vector<CUgraphNode_st *> nodes;
+    for (size_t i = 0; i < numDependencies; ++i) {
+        const cudaGraphEdgeData *e = dependencyData ? &dependencyData[i] : nullptr;
+        bool owned = std::any_of(c->graph->nodes.begin(), c->graph->nodes.end(),
+                                 [&](const auto &n) { return n.get() == dependencies[i]; });
+        if (!owned || (e && (e->from_port || e->to_port || e->type)))
+            return record(cudaErrorInvalidValue);
+        merge_frontier(nodes, {dependencies[i]});
+    }
+    std::vector<CUgraphNode_st *> &frontier = c->frontier[to_stream(stream)];
+    if (flags == cudaStreamSetCaptureDependencies)
+        frontier = std::move(nodes);
+    else
+        merge_frontier(frontier, nodes);
     return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream,
+                                                             cudaGraphNode_t *dependencies,
+                                                             size_t numDependencies,
+                                                             unsigned int flags) {
+    return cudaStreamUpdateCaptureDependencies_v2(stream, dependencies, nullptr, numDependencies,
+                                                  flags);
 }
 
 SIMTCUDA_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
@@ -576,6 +766,10 @@ SIMTCUDA_API cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
 SIMTCUDA_API cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    // Not while a capture adds to it (its capture would own a freed graph).
+    for (const auto &[stream, capture] : graphs().capturing)
+        if (capture->graph == graph)
+            return record(cudaErrorIllegalState);
     if (!graphs().graphs.erase(graph))
         return record(cudaErrorInvalidValue);
     delete graph;
@@ -886,7 +1080,7 @@ SIMTCUDA_API cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph
     const bool sized = (c.type == cudaGraphCondTypeIf && (c.size == 1 || c.size == 2)) ||
                        (c.type == cudaGraphCondTypeWhile && c.size == 1) ||
                        (c.type == cudaGraphCondTypeSwitch && c.size >= 1);
-    if (!graphs().handles.count(c.handle) || !sized || !c.phGraph_out)
+    if (!graphs().handles.count(c.handle) || !sized)
         return record(cudaErrorInvalidValue);
     node->type = cudaGraphNodeTypeConditional;
     node->handle = c.handle;
@@ -898,8 +1092,10 @@ SIMTCUDA_API cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph
         auto *body = new CUgraph_st;
         (*pGraphNode)->bodies.push_back(body);
         graphs().graphs.insert(body);
-        c.phGraph_out[i] = body;
     }
+    // As CUDA: phGraph_out is an output, the node's own array of its bodies
+    // (valid while the node lives), not an array of the caller's.
+    c.phGraph_out = (*pGraphNode)->bodies.data();
     return cudaSuccess;
 }
 
@@ -978,6 +1174,28 @@ SIMTCUDA_API cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_
         for (size_t i = 0; i < *pNumRootNodes; ++i)
             pRootNodes[i] = i < roots.size() ? roots[i] : nullptr;
     *pNumRootNodes = pRootNodes ? std::min(*pNumRootNodes, roots.size()) : roots.size();
+    return cudaSuccess;
+}
+
+// CUDA's form: entries past the node's dependencies are NULL,
+// *pNumDependencies the count (all of them when pDependencies is NULL).
+SIMTCUDA_API cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node,
+                                                      cudaGraphNode_t *pDependencies,
+                                                      size_t *pNumDependencies) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (!pNumDependencies)
+        return record(cudaErrorInvalidValue);
+    bool live = false;
+    for (cudaGraph_t g : graphs().graphs)
+        live = live || owns(g, node);
+    if (!live)
+        return record(cudaErrorInvalidValue); // not a node of a live graph
+    const std::vector<CUgraphNode_st *> &deps = node->deps;
+    if (pDependencies)
+        for (size_t i = 0; i < *pNumDependencies; ++i)
+            pDependencies[i] = i < deps.size() ? deps[i] : nullptr;
+    *pNumDependencies = pDependencies ? std::min(*pNumDependencies, deps.size()) : deps.size();
     return cudaSuccess;
 }
 

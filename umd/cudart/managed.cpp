@@ -41,6 +41,12 @@ const Managed *find_managed(const void *p, size_t count) {
 
 } // namespace
 
+bool is_managed_pointer(const void *p) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    return find_managed(p, 1) != nullptr;
+}
+
 cudaError_t free_managed(simtgpuContext ctx, void *p) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
@@ -51,7 +57,8 @@ cudaError_t free_managed(simtgpuContext ctx, void *p) {
     simtgpuCtxSynchronize(ctx);
     simtgpuMemHostUnregister(ctx, it->second.registered);
     munmap(p, it->second.bytes);
-    munmap(it->second.registered, it->second.bytes);
+    if (it->second.registered != p) // two mappings unless unified addressing
+        munmap(it->second.registered, it->second.bytes);
     managed().erase(it);
     return cudaSuccess;
 }
@@ -90,9 +97,12 @@ SIMTCUDA_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned 
                      simtgpuGetErrorDetail());
         return record(r == SIMTGPU_ERROR_NOT_SUPPORTED ? cudaErrorNotSupported : to_cuda(r));
     }
-    // The same pages again, at the device's address for them.
-    void *shared = mmap(reinterpret_cast<void *>(va), bytes, PROT_READ | PROT_WRITE,
-                        MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+    // The same pages again, at the device's address for them; under unified
+    // addressing the device maps them at the host's address already.
+    void *shared = va == reinterpret_cast<uint64_t>(registered)
+                       ? registered
+                       : mmap(reinterpret_cast<void *>(va), bytes, PROT_READ | PROT_WRITE,
+                              MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
     close(fd);
     if (shared != reinterpret_cast<void *>(va)) {
         std::fprintf(stderr,

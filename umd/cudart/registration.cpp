@@ -92,6 +92,7 @@ SIMTCUDA_API void __cudaUnregisterFatBinary(void **handle) {
         it = it->second.fatbin == fatbin ? rt.kernels.erase(it) : std::next(it);
     for (auto it = rt.variables.begin(); it != rt.variables.end();)
         it = it->second.fatbin == fatbin ? rt.variables.erase(it) : std::next(it);
+    forget_managed_variables(*fatbin);
     for (auto &[device, module] : fatbin->modules)
         if (device < int(rt.contexts.size()) && rt.contexts[device])
             simtgpuModuleUnload(module);

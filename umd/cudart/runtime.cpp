@@ -69,8 +69,9 @@ cudaError_t symbol_address(const void *symbol, uint64_t *address, size_t *size) 
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     auto it = rt.variables.find(symbol);
-    if (it == rt.variables.end())
-        return record(cudaErrorInvalidSymbol);
+    if (it == rt.variables.end()) // a __managed__ variable is its managed address
+        return managed_symbol(symbol, address, size) ? cudaSuccess
+                                                      : record(cudaErrorInvalidSymbol);
     simtgpuModule module;
     if (cudaError_t err = module_for(*it->second.fatbin, &module))
         return err;
@@ -136,9 +137,13 @@ int max_dynamic_shared(const void *func, simtgpuFunction f) {
 
 } // namespace
 
+// Device memory, as copies see it: under unified addressing pinned host
+// memory has a device address too, but copies from and to it are host copies
+// (synchronous ones wait for them, as CUDA does).
 bool is_device_pointer(simtgpuContext ctx, const void *p) {
     return simtgpuMemGetAddressRange(ctx, nullptr, nullptr, reinterpret_cast<uint64_t>(p)) ==
-           SIMTGPU_SUCCESS;
+               SIMTGPU_SUCCESS &&
+           !simtgpuMemIsHostAllocated(ctx, p);
 }
 
 cudaError_t resolve_kind(simtgpuContext ctx, void *dst, const void *src, cudaMemcpyKind *kind) {
@@ -206,6 +211,7 @@ simtgpuContext current_context(cudaError_t *err) {
             return nullptr;
         }
         rt.fault_reported[device] = false;
+        setup_managed_variables(rt.contexts[device]);
     }
     return rt.contexts[device];
 }
@@ -271,6 +277,8 @@ cudaError_t module_for(FatBinary &fatbin, simtgpuModule *out) {
         return record(r);
     }
     fatbin.modules[device] = *out;
+    if (cudaError_t err = attach_managed_variables(fatbin, ctx, *out))
+        return err;
     return attach_malloc_heap(ctx, device, *out);
 }
 
@@ -297,6 +305,7 @@ void reset_device(int device) {
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     if (device < 0 || device >= int(rt.contexts.size()) || !rt.contexts[device])
         return;
+    managed_variables_lose_context(rt.contexts[device]);
     simtgpuCtxDestroy(rt.contexts[device]);
     rt.contexts[device] = nullptr;
     rt.fault_reported[device] = false;
@@ -320,8 +329,13 @@ using namespace simtgpu::cudart;
 SIMTCUDA_API cudaError_t cudaDriverGetVersion(int *driverVersion) {
     if (!driverVersion)
         return record(cudaErrorInvalidValue);
+    // The API level of the driver-side features programs test the driver
+    // version for: conditional graph nodes with IF/else and SWITCH (12.8,
+    // which cuda-samples' graphConditionalNodes requires) are there. A
+    // driver newer than the runtime (CUDART_VERSION) is CUDA's usual case.
     // 0 when no driver can be reached, as CUDA reports it.
-    *driverVersion = ensure_init() == cudaSuccess ? CUDART_VERSION : 0;
+    constexpr int kDriverVersion = 12080;
+    *driverVersion = ensure_init() == cudaSuccess ? kDriverVersion : 0;
     return cudaSuccess;
 }
 
@@ -432,6 +446,9 @@ SIMTCUDA_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, in
     prop->kernelExecTimeoutEnabled = 1;
     // Host memory is mapped through user-pointer BOs, uAPI 1.3 on.
     prop->canMapHostMemory = (p.uapi_version & 0xffff) >= 3;
+    // Pinned host memory has one address for host and device (simtgpu.h's
+    // unified_addressing): device memory lies above every host address.
+    prop->unifiedAddressing = int(p.unified_addressing);
     // Managed memory is mapped host memory at one address (managed.cpp):
     // the host and the device may use it at the same time.
     prop->managedMemory = prop->concurrentManagedAccess = prop->canMapHostMemory;
@@ -686,6 +703,38 @@ SIMTCUDA_API cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
     if (simtgpuResult r = simtgpuMemHostGetDevicePointer(ctx, &d, pHost))
         return record(r);
     *pDevice = reinterpret_cast<void *>(d);
+    return cudaSuccess;
+}
+
+// What the context knows of ptr. Under unified addressing (unifiedAddressing
+// = 1) pinned host memory's device pointer is the pointer itself.
+SIMTCUDA_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
+                                                  const void *ptr) {
+    if (!attributes)
+        return record(cudaErrorInvalidValue);
+    CONTEXT(ctx);
+    *attributes = {};
+    attributes->device = current_device();
+    void *p = const_cast<void *>(ptr);
+    uint64_t device = 0;
+    if (ptr && is_managed_pointer(ptr)) {
+        attributes->type = cudaMemoryTypeManaged;
+        attributes->devicePointer = attributes->hostPointer = p;
+    } else if (ptr && simtgpuMemIsHostAllocated(ctx, ptr)) {
+        attributes->type = cudaMemoryTypeHost;
+        attributes->hostPointer = p;
+        // NULL where the driver cannot map host memory (uAPI before 1.3).
+        if (simtgpuMemHostGetDevicePointer(ctx, &device, p) == SIMTGPU_SUCCESS)
+            attributes->devicePointer = reinterpret_cast<void *>(device);
+    } else if (ptr && is_device_pointer(ctx, ptr)) {
+        attributes->type = cudaMemoryTypeDevice;
+        attributes->devicePointer = p;
+    } else {
+        // As CUDA 11 on: not an error; memory CUDA does not know.
+        attributes->type = cudaMemoryTypeUnregistered;
+        attributes->device = -2;
+        attributes->hostPointer = p;
+    }
     return cudaSuccess;
 }
 

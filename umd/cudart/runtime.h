@@ -132,9 +132,21 @@ cudaError_t capture_mem_free(void *p, cudaStream_t stream);
 bool capture_wait_event(cudaStream_t stream, cudaEvent_t event, cudaError_t *err);
 void forget_capture_stream(simtgpuStream stream);
 
+// __managed__ variables (managed_vars.cpp): given managed memory when a
+// context is made, their image's pointer variable set when it is loaded;
+// a managed variable's address as a symbol; forgotten with their image.
+void setup_managed_variables(simtgpuContext ctx);
+cudaError_t attach_managed_variables(const FatBinary &fatbin, simtgpuContext ctx,
+                                     simtgpuModule module);
+bool managed_symbol(const void *symbol, uint64_t *address, size_t *size);
+void managed_variables_lose_context(simtgpuContext ctx);
+void forget_managed_variables(const FatBinary &fatbin);
+
 // cudaFree of managed memory (managed.cpp): cudaErrorNotReady when p is not
 // the start of a managed allocation.
 cudaError_t free_managed(simtgpuContext ctx, void *p);
+// Whether p lies in memory from cudaMallocManaged (managed.cpp).
+bool is_managed_pointer(const void *p);
 
 // Stream-ordered allocation (mempool.cpp). cudaFree of a pool allocation:
 // cudaErrorNotReady when p is not one.

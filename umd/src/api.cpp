@@ -110,6 +110,15 @@ simtgpuResult probe(const DeviceNode &node, DeviceEntry *entry, std::unique_ptr<
                         arch_name(p.arch) + ", which this libsimtgpu does not know (it knows "
                         "simt_1.." + arch_name(SIMTGPU_ARCH_NEWEST) + "): update libsimtgpu");
     p.uapi_version = uint32_t(version);
+    // Device memory goes above 2^47 (SIMTGPU_BO_HIGH_VA), host memory at its
+    // own address (SIMTGPU_BO_FIXED_VA): that needs a host whose user
+    // addresses stay below 2^47, which x86-64 Linux guarantees unless a
+    // program asks mmap for an address above it.
+#if defined(__x86_64__)
+    p.unified_addressing = (version >> 16) == 1 && (version & 0xffff) >= 5;
+#else
+    p.unified_addressing = 0;
+#endif
     std::snprintf(p.name, sizeof(p.name), "simtgpu %s (%u SMs, %s)", arch_name(p.arch).c_str(),
                   p.num_sms,
                   node.kind == TransportKind::Sim ? "in-process simulator" : node.path.c_str());
@@ -363,6 +372,18 @@ SIMTGPU_API simtgpuResult simtgpuMemAlloc(simtgpuContext ctx, simtgpuDevicePtr *
     if (simtgpuResult r = ctx->impl->sticky_error())
         return fail(r, "the context has a sticky error");
     return ctx->impl->mem_alloc(bytes, dptr);
+}
+
+SIMTGPU_API simtgpuResult simtgpuMemAllocAt(simtgpuContext ctx, simtgpuDevicePtr va,
+                                           size_t bytes) {
+    CHECK_ARG(ctx, "ctx is NULL");
+    CHECK_ARG(bytes > 0, "allocation of 0 bytes");
+    CHECK_ARG(va % SIMTGPU_PAGE_SIZE == 0 && bytes % SIMTGPU_PAGE_SIZE == 0,
+              "address and size must be multiples of the page size (4096)");
+    LOCK(ctx->impl);
+    if (simtgpuResult r = ctx->impl->sticky_error())
+        return fail(r, "the context has a sticky error");
+    return ctx->impl->mem_alloc_at(va, bytes);
 }
 
 SIMTGPU_API simtgpuResult simtgpuMemFree(simtgpuContext ctx, simtgpuDevicePtr dptr) {

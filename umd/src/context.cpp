@@ -281,10 +281,15 @@ void Context::print_kernel_stats() const {
 
 // ------------------------------------------------------------- memory ---
 
-simtgpuResult Context::create_bo(uint64_t size, uint32_t flags, Bo *out) {
+simtgpuResult Context::create_bo(uint64_t size, uint32_t flags, Bo *out, uint64_t fixed_va) {
     drm_simtgpu_bo_create create{};
     create.size = size;
-    create.flags = flags;
+    // Unified addressing: device memory where no host address can be.
+    create.flags = flags | (unified_addressing() ? SIMTGPU_BO_HIGH_VA : 0);
+    if (fixed_va) {
+        create.flags = flags | SIMTGPU_BO_FIXED_VA;
+        create.gpu_va = fixed_va;
+    }
     if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_CREATE, &create)) {
         if (rc == -ENOMEM) {
             // A cgroup VRAM limit (dmem "max"): name it and the cgroup.
@@ -311,6 +316,16 @@ simtgpuResult Context::create_bo(uint64_t size, uint32_t flags, Bo *out) {
                             std::to_string(used.value) + " of " + std::to_string(total) +
                             " bytes of VRAM in use)");
         }
+        if (fixed_va && (rc == -EEXIST || rc == -ERANGE))
+            return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                        "device memory at " + hex(fixed_va) + ".." + hex(fixed_va + size) + ": " +
+                            (rc == -EEXIST ? "part of the range is mapped already"
+                                           : "the range lies outside the device's address "
+                                             "space for buffers"));
+        if (fixed_va && rc == -EINVAL && (props().uapi_version & 0xffff) < 5)
+            return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
+                        "the kernel driver's uAPI predates BOs at a chosen address (1.5): load "
+                        "the simtgpu.ko built with this library");
         return fail_errno(rc, "BO_CREATE of " + std::to_string(size) + " bytes");
     }
     drm_simtgpu_bo_mmap_offset map{create.handle, 0, 0};
@@ -337,6 +352,14 @@ simtgpuResult Context::create_userptr_bo(void *ptr, uint64_t bytes, bool read_on
     const uint64_t page = SIMTGPU_PAGE_SIZE;
     const uint64_t begin = reinterpret_cast<uint64_t>(ptr) & ~(page - 1);
     const uint64_t end = (reinterpret_cast<uint64_t>(ptr) + bytes + page - 1) & ~(page - 1);
+    if (unified_addressing()) {
+        uint32_t handle = 0;
+        if (simtgpuResult r = map_host_pages(begin, end, read_only, &handle))
+            return r;
+        *out = Bo{handle, reinterpret_cast<uint64_t>(ptr), end - begin,
+                  bytes,  static_cast<uint8_t *>(ptr),    BoKind::Registered};
+        return SIMTGPU_SUCCESS;
+    }
     drm_simtgpu_bo_userptr args{};
     args.user_ptr = begin;
     args.size = end - begin;
@@ -357,9 +380,93 @@ simtgpuResult Context::create_userptr_bo(void *ptr, uint64_t bytes, bool read_on
     return SIMTGPU_SUCCESS;
 }
 
+// Unified addressing: maps the pages of [begin, end) not mapped yet at their
+// own address, and counts one more user of every run of pages it touches.
+// `handle` gets one of the BOs (the range may span several).
+simtgpuResult Context::map_host_pages(uint64_t begin, uint64_t end, bool read_only,
+                                      uint32_t *handle) {
+    // The runs of [begin, end) that no mapped run covers.
+    std::vector<std::pair<uint64_t, uint64_t>> gaps;
+    auto it = host_pages_.upper_bound(begin);
+    if (it != host_pages_.begin() && std::prev(it)->second.end > begin)
+        --it;
+    for (uint64_t cursor = begin; cursor < end; ++it) {
+        if (it == host_pages_.end() || it->first >= end) {
+            gaps.emplace_back(cursor, end);
+            break;
+        }
+        if (it->first > cursor)
+            gaps.emplace_back(cursor, it->first);
+        cursor = it->second.end;
+    }
+    std::vector<uint64_t> made;
+    for (auto [from, to] : gaps) {
+        drm_simtgpu_bo_userptr args{};
+        args.user_ptr = from;
+        args.size = to - from;
+        args.flags = SIMTGPU_BO_FIXED_VA | (read_only ? SIMTGPU_BO_READ_ONLY : 0);
+        args.gpu_va = from;
+        if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_USERPTR, &args)) {
+            for (uint64_t start : made) {
+                drm_gem_close close{host_pages_[start].handle, 0};
+                transport_ioctl(*transport_, DRM_IOCTL_GEM_CLOSE, &close);
+                host_pages_.erase(start);
+            }
+            const std::string range = hex(from) + ".." + hex(to);
+            if (rc == -EFAULT)
+                return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                            "host memory " + range + " is not mapped" +
+                                (read_only ? ""
+                                           : " writable (register read-only memory with the "
+                                             "read-only flag)") +
+                                " in this process");
+            if (rc == -EEXIST || rc == -ERANGE)
+                return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                            "host memory " + range +
+                                " cannot be mapped for the device at its own address: " +
+                                (rc == -EEXIST ? "the device already maps something there"
+                                               : "it lies outside the device's address space") +
+                                " (unified addressing; SIMTGPU_BO_FIXED_VA)");
+            return fail_errno(rc, "BO_USERPTR of " + std::to_string(to - from) + " bytes at " +
+                                      hex(from));
+        }
+        host_pages_[from] = HostPages{to, args.handle, 0};
+        made.push_back(from);
+    }
+    // Recomputed: the runs just made may lie before `first`.
+    it = host_pages_.upper_bound(begin);
+    if (it != host_pages_.begin() && std::prev(it)->second.end > begin)
+        --it;
+    *handle = it->second.handle;
+    for (; it != host_pages_.end() && it->first < end; ++it)
+        ++it->second.users;
+    return SIMTGPU_SUCCESS;
+}
+
+void Context::unmap_host_pages(uint64_t begin, uint64_t end) {
+    auto it = host_pages_.upper_bound(begin);
+    if (it != host_pages_.begin() && std::prev(it)->second.end > begin)
+        --it;
+    while (it != host_pages_.end() && it->first < end) {
+        if (--it->second.users == 0) {
+            drm_gem_close close{it->second.handle, 0};
+            transport_ioctl(*transport_, DRM_IOCTL_GEM_CLOSE, &close);
+            it = host_pages_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
 void Context::destroy_bo(Bo &bo) {
     if (!bo.handle)
         return;
+    if (unified_addressing() && (bo.kind == BoKind::Host || bo.kind == BoKind::Registered)) {
+        const uint64_t begin = reinterpret_cast<uint64_t>(bo.cpu) & ~uint64_t(SIMTGPU_PAGE_SIZE - 1);
+        unmap_host_pages(begin, begin + bo.size);
+        bo = Bo{};
+        return;
+    }
     // A user-pointer BO's memory is the caller's, not a mapping of ours.
     if (bo.kind != BoKind::Host && bo.kind != BoKind::Registered)
         transport_munmap(*transport_, bo.cpu, bo.size);
@@ -376,6 +483,16 @@ simtgpuResult Context::mem_alloc(size_t bytes, simtgpuDevicePtr *out) {
     bo.user_size = bytes;
     device_bos_[bo.va] = bo;
     *out = bo.va;
+    return SIMTGPU_SUCCESS;
+}
+
+simtgpuResult Context::mem_alloc_at(uint64_t va, size_t bytes) {
+    Bo bo;
+    if (simtgpuResult r = create_bo(bytes, 0, &bo, va))
+        return r;
+    bo.kind = BoKind::Device;
+    bo.user_size = bytes;
+    device_bos_[bo.va] = bo;
     return SIMTGPU_SUCCESS;
 }
 

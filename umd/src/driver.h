@@ -116,9 +116,11 @@ public:
     std::recursive_mutex &mutex() { return mu_; }
 
     // Memory.
-    simtgpuResult create_bo(uint64_t size, uint32_t flags, Bo *out);
+    // A VRAM BO mapped for the CPU too; at fixed_va when that is not 0.
+    simtgpuResult create_bo(uint64_t size, uint32_t flags, Bo *out, uint64_t fixed_va = 0);
     void destroy_bo(Bo &bo);
     simtgpuResult mem_alloc(size_t bytes, simtgpuDevicePtr *out);
+    simtgpuResult mem_alloc_at(uint64_t va, size_t bytes);
     simtgpuResult mem_free(simtgpuDevicePtr ptr);
     simtgpuResult host_alloc(size_t bytes, void **out);
     simtgpuResult host_free(void *ptr);
@@ -131,6 +133,9 @@ public:
     simtgpuResult create_userptr_bo(void *ptr, uint64_t bytes, bool read_only, Bo *out);
     // Whether the driver has BO_USERPTR (uAPI 1.3).
     bool has_userptr() const { return (props().uapi_version & 0xffff) >= 3; }
+    // Unified addressing: device memory in the upper half of the GPU's
+    // address space, host memory mapped at its own address (simtgpu.h).
+    bool unified_addressing() const { return props().unified_addressing != 0; }
     // The pinned host BO holding [ptr, ptr + bytes), or nullptr.
     Bo *find_host(const void *ptr, uint64_t bytes);
     bool is_host_allocated(const void *ptr);
@@ -192,6 +197,18 @@ private:
     std::list<simtgpuStream_st> streams_;
     std::map<uint64_t, Bo> device_bos_; // by VA
     std::map<uint64_t, Bo> host_bos_;   // by CPU address
+    // Unified addressing: the host pages mapped at their own address, by
+    // first page. Registrations may share a page (each covers the whole
+    // pages around its range), so a run of pages is one BO that lives while
+    // any registration touching it does.
+    struct HostPages {
+        uint64_t end;
+        uint32_t handle;
+        uint32_t users;
+    };
+    std::map<uint64_t, HostPages> host_pages_;
+    simtgpuResult map_host_pages(uint64_t begin, uint64_t end, bool read_only, uint32_t *handle);
+    void unmap_host_pages(uint64_t begin, uint64_t end);
     simtgpuResult sticky_ = SIMTGPU_SUCCESS;
     std::string sticky_detail_;
     std::map<std::string, simtgpuKernelStats> kernel_stats_;

@@ -530,6 +530,55 @@ TEST_F(DriverApi, RegisteredHostMemoryIsReachedInPlace) {
     ASSERT_OK(simtgpuMemHostUnregister(ctx_, range));
 }
 
+// Unified addressing (uAPI 1.5 on x86-64): registered memory's device
+// address is its host address, device memory lies above every host address.
+TEST_F(DriverApi, UnifiedAddressingMapsHostMemoryAtItsOwnAddress) {
+    ASSERT_EQ(props_.unified_addressing, 1u);
+    std::vector<uint32_t> heap(5000, 0);
+    ASSERT_OK(simtgpuMemHostRegister(ctx_, heap.data(), 2000 * 4, 0));
+    // The rest of the vector, sharing a page with the first registration.
+    ASSERT_OK(simtgpuMemHostRegister(ctx_, heap.data() + 2000, 3000 * 4, 0));
+    simtgpuDevicePtr mapped = 0;
+    ASSERT_OK(simtgpuMemHostGetDevicePointer(ctx_, &mapped, heap.data() + 2001));
+    EXPECT_EQ(mapped, reinterpret_cast<uint64_t>(heap.data() + 2001));
+    EXPECT_GE(alloc(4096), uint64_t(1) << 47);
+    ASSERT_OK(simtgpuMemHostUnregister(ctx_, heap.data()));
+    // The shared page stays mapped for the second registration.
+    simtgpuDevicePtr d = alloc(3000 * 4);
+    std::vector<uint32_t> pattern(3000);
+    for (uint32_t i = 0; i < 3000; ++i)
+        pattern[i] = i * 7 + 1;
+    ASSERT_OK(simtgpuMemcpyHtoD(ctx_, d, pattern.data(), 3000 * 4));
+    ASSERT_OK(simtgpuMemcpyDtoD(ctx_, reinterpret_cast<uint64_t>(heap.data() + 2000), d, 3000 * 4));
+    ASSERT_OK(simtgpuCtxSynchronize(ctx_));
+    for (uint32_t i = 0; i < 3000; ++i)
+        ASSERT_EQ(heap[2000 + i], i * 7 + 1) << i;
+    ASSERT_OK(simtgpuMemHostUnregister(ctx_, heap.data() + 2000));
+}
+
+// Memory at a chosen address (what cuMemMap is built on), and its errors.
+TEST_F(DriverApi, MemoryAtAChosenAddress) {
+    const simtgpuDevicePtr at = 0x0000c12300000000ull;
+    ASSERT_OK(simtgpuMemAllocAt(ctx_, at, 64 * 1024));
+    std::vector<uint32_t> in(16 * 1024, 0x5a5a1234u), out(16 * 1024, 0);
+    ASSERT_OK(simtgpuMemcpyHtoD(ctx_, at, in.data(), 64 * 1024));
+    ASSERT_OK(simtgpuMemcpyDtoH(ctx_, out.data(), at, 64 * 1024));
+    EXPECT_EQ(out, in);
+    simtgpuDevicePtr base = 0;
+    size_t bytes = 0;
+    ASSERT_OK(simtgpuMemGetAddressRange(ctx_, &base, &bytes, at + 100));
+    EXPECT_EQ(base, at);
+    EXPECT_EQ(bytes, 64u * 1024);
+    EXPECT_EQ(simtgpuMemAllocAt(ctx_, at + 4096, 4096), SIMTGPU_ERROR_INVALID_VALUE); // taken
+    EXPECT_NE(std::string(simtgpuGetErrorDetail()).find("mapped already"), std::string::npos);
+    EXPECT_EQ(simtgpuMemAllocAt(ctx_, at + 100, 4096), SIMTGPU_ERROR_INVALID_VALUE); // unaligned
+    EXPECT_EQ(simtgpuMemAllocAt(ctx_, 1ull << 48, 4096), SIMTGPU_ERROR_INVALID_VALUE);
+    EXPECT_NE(std::string(simtgpuGetErrorDetail()).find("outside"), std::string::npos);
+    ASSERT_OK(simtgpuMemFree(ctx_, at));
+    ASSERT_OK(simtgpuMemAllocAt(ctx_, at + 4096, 4096)); // free again
+    ASSERT_OK(simtgpuMemFree(ctx_, at + 4096));
+}
+
 TEST_F(DriverApi, RegisteringNeedsMappedMemoryAndHonoursReadOnly) {
     const size_t page = size_t(sysconf(_SC_PAGESIZE));
     void *ro = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -789,6 +789,98 @@ TEST_F(Uapi, BoVirtualAddressesStartAtTheSharedVaBase) {
     EXPECT_LT(second.va + second.size, SIMTGPU_USER_VA_END);
 }
 
+// uAPI 1.5, what unified addressing is built on: SIMTGPU_BO_HIGH_VA places a
+// BO from 2^47 up, above every x86-64 host address; SIMTGPU_BO_FIXED_VA at
+// the VA asked for (a user pointer at its own address), with no guard page so
+// that adjacent host ranges fit; bad requests fail with distinct errnos.
+TEST_F(Uapi, BoPlacementHighAndFixedVa) {
+    drm_simtgpu_get_param version{SIMTGPU_PARAM_UAPI_VERSION, 0, 0};
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &version), 0);
+    ASSERT_GE(version.value & 0xffff, 5u) << "BO placement flags are uAPI 1.5";
+    std::unique_ptr<Transport> fresh = open_file();
+    ASSERT_TRUE(fresh);
+    Transport &f = *fresh;
+    const uint64_t page = SIMTGPU_PAGE_SIZE;
+    BoHandle high = bo(2 * page, SIMTGPU_BO_HIGH_VA, &f);
+    EXPECT_EQ(high.va, SIMTGPU_HIGH_VA_START);
+    BoHandle low = bo(page, 0, &f);
+    EXPECT_EQ(low.va, SIMTGPU_USER_VA_START);
+    drm_simtgpu_bo_info info{high.handle, 0, 0, 0};
+    ASSERT_EQ(io(f, DRM_IOCTL_SIMTGPU_BO_INFO, &info), 0);
+    EXPECT_EQ(info.gpu_va, high.va);
+
+    drm_simtgpu_bo_create fixed{};
+    fixed.size = page;
+    fixed.flags = SIMTGPU_BO_FIXED_VA;
+    fixed.gpu_va = 0x40000000;
+    ASSERT_EQ(io(f, DRM_IOCTL_SIMTGPU_BO_CREATE, &fixed), 0);
+    EXPECT_EQ(fixed.gpu_va, 0x40000000u);
+    drm_simtgpu_bo_create bad = fixed;
+    EXPECT_EQ(io(f, DRM_IOCTL_SIMTGPU_BO_CREATE, &bad), -EEXIST); // taken
+    bad.gpu_va = high.va + high.size;                              // its guard page
+    EXPECT_EQ(io(f, DRM_IOCTL_SIMTGPU_BO_CREATE, &bad), -EEXIST);
+    bad.gpu_va = 0x40000000 + 8;
+    EXPECT_EQ(io(f, DRM_IOCTL_SIMTGPU_BO_CREATE, &bad), -EINVAL); // unaligned
+    bad.gpu_va = 0x50000000;
+    bad.flags = SIMTGPU_BO_FIXED_VA | SIMTGPU_BO_HIGH_VA;
+    EXPECT_EQ(io(f, DRM_IOCTL_SIMTGPU_BO_CREATE, &bad), -EINVAL); // two placements
+    bad.flags = SIMTGPU_BO_FIXED_VA;
+    bad.gpu_va = 0;
+    EXPECT_EQ(io(f, DRM_IOCTL_SIMTGPU_BO_CREATE, &bad), -ERANGE); // below 1 MiB
+    bad.gpu_va = SIMTGPU_USER_VA_END - page;
+    bad.size = 2 * page;
+    EXPECT_EQ(io(f, DRM_IOCTL_SIMTGPU_BO_CREATE, &bad), -ERANGE); // into the windows
+    bad.gpu_va = 1ull << SIMTGPU_VA_BITS;
+    EXPECT_EQ(io(f, DRM_IOCTL_SIMTGPU_BO_CREATE, &bad), -ERANGE); // beyond 48 bits
+
+    // Host memory at its own address, two adjacent ranges apart; the
+    // device fills the second through its host address.
+    void *mem = mmap(nullptr, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                     -1, 0);
+    ASSERT_NE(mem, MAP_FAILED);
+    auto *host = static_cast<uint8_t *>(mem);
+    std::memset(host, 0x11, 4 * page);
+    const uint64_t addr = reinterpret_cast<uint64_t>(host);
+    drm_simtgpu_bo_userptr first{};
+    first.user_ptr = addr;
+    first.size = 2 * page;
+    first.flags = SIMTGPU_BO_FIXED_VA;
+    first.gpu_va = addr;
+    ASSERT_EQ(io(f, DRM_IOCTL_SIMTGPU_BO_USERPTR, &first), 0);
+    EXPECT_EQ(first.gpu_va, addr);
+    drm_simtgpu_bo_userptr second = first;
+    second.user_ptr = second.gpu_va = addr + 2 * page;
+    ASSERT_EQ(io(f, DRM_IOCTL_SIMTGPU_BO_USERPTR, &second), 0);
+    EXPECT_EQ(second.gpu_va, addr + 2 * page);
+    drm_simtgpu_bo_userptr again = first;
+    EXPECT_EQ(io(f, DRM_IOCTL_SIMTGPU_BO_USERPTR, &again), -EEXIST);
+    again.flags = SIMTGPU_BO_FIXED_VA | SIMTGPU_BO_EXEC;
+    EXPECT_EQ(io(f, DRM_IOCTL_SIMTGPU_BO_USERPTR, &again), -EINVAL);
+    BoHandle ib = bo(page, 0, &f);
+    uint32_t q = queue(SIMTGPU_PRIORITY_NORMAL, &f), out = syncobj(false, &f);
+    std::vector<uint32_t> p;
+    put(p, SIMTGPU_PKT_FILL, simtgpu_pkt_fill{addr + 2 * page, page, 0x0badcafeu, 0});
+    ASSERT_EQ(submit(ib, p, q, out, {}, &f), 0);
+    ASSERT_EQ(wait(out, INT64_MAX, &f), 0);
+    for (uint64_t i = 0; i < 4 * page; i += 4) {
+        uint32_t w;
+        std::memcpy(&w, host + i, 4);
+        ASSERT_EQ(w, i >= 2 * page && i < 3 * page ? 0x0badcafeu : 0x11111111u) << i;
+    }
+    drm_simtgpu_bo_userptr up_high{};
+    up_high.user_ptr = addr;
+    up_high.size = page;
+    up_high.flags = SIMTGPU_BO_HIGH_VA;
+    ASSERT_EQ(io(f, DRM_IOCTL_SIMTGPU_BO_USERPTR, &up_high), 0);
+    EXPECT_GE(up_high.gpu_va, SIMTGPU_HIGH_VA_START);
+    for (uint32_t h : {first.handle, second.handle, up_high.handle}) {
+        drm_gem_close close{h, 0};
+        EXPECT_EQ(io(f, DRM_IOCTL_GEM_CLOSE, &close), 0);
+    }
+    fresh.reset(); // waits for the device before the pages go
+    munmap(mem, 4 * page);
+}
+
 TEST_F(Uapi, QueueLimitIsTheSharedOne) {
     drm_simtgpu_get_param p{SIMTGPU_PARAM_NUM_QUEUES_MAX, 0, 0};
     ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &p), 0);

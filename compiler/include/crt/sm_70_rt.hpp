@@ -11,6 +11,13 @@
 
 #define SIMT_MATCH_DEVICE static __device__ __forceinline__
 
+/* sm_70's __nanosleep: the warp issues nothing for about __ns ns (at most
+ * 1 ms), the back-off of a spin loop; simtcc maps it to warp.nanosleep. */
+SIMT_MATCH_DEVICE void __nanosleep(unsigned int __ns)
+{
+	asm volatile("nanosleep.u32 %0;" ::"r"(__ns)); /* as NVIDIA's header: clang 16 has no builtin */
+}
+
 SIMT_MATCH_DEVICE unsigned int __match_any_sync(unsigned __mask, unsigned int __value)
 {
 	return __match32_any_sync(__mask, __value);

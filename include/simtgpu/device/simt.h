@@ -310,6 +310,13 @@ static inline void simt_warp_sync(uint64_t member_mask)
 			 : "memory");
 }
 
+/* Let the warp issue nothing for about `ns` nanoseconds (at most 1 ms):
+ * CUDA's __nanosleep, for the back-off of a spin loop (simt_2). */
+static inline void simt_nanosleep(uint32_t ns)
+{
+	__asm__ volatile(".insn r 0x0b, 3, 2, x0, %0, x0" : : "r"((uint64_t)ns) : "memory");
+}
+
 /* ------------------------------------------------ exit and trap --- */
 
 /* End this thread with `status` (ecall, a7 = SIMTGPU_ECALL_EXIT). */

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define SIMTGPU_UAPI_VERSION_MAJOR 1
-#define SIMTGPU_UAPI_VERSION_MINOR 4
+#define SIMTGPU_UAPI_VERSION_MINOR 5
 
 #define DRM_SIMTGPU_GET_PARAM 0x00
 #define DRM_SIMTGPU_BO_CREATE 0x01
@@ -128,13 +128,28 @@ struct drm_simtgpu_get_param {
  */
 #define SIMTGPU_BO_EXEC (1u << 0) /* map executable (device code) */
 #define SIMTGPU_BO_READ_ONLY (1u << 1) /* GPU may not write it */
-#define SIMTGPU_BO_FLAGS (SIMTGPU_BO_EXEC | SIMTGPU_BO_READ_ONLY)
+/* 1.5: where the BO's GPU VA goes (at most one of the two; neither: the
+ * lowest free range at or above SIMTGPU_USER_VA_START, as before).
+ * HIGH_VA: the lowest free range at or above SIMTGPU_HIGH_VA_START (2^47),
+ * the upper half of the 48-bit space, where no x86-64 process has memory.
+ * FIXED_VA: exactly at gpu_va (then an input, page aligned), with no guard
+ * page: -ERANGE when [gpu_va, gpu_va + size) is not inside
+ * [SIMTGPU_USER_VA_START, SIMTGPU_USER_VA_END), -EEXIST when part of it is
+ * already mapped. Unified addressing uses both: device memory HIGH_VA, host
+ * memory FIXED_VA at its own address.
+ */
+#define SIMTGPU_BO_HIGH_VA (1u << 2)
+#define SIMTGPU_BO_FIXED_VA (1u << 3)
+#define SIMTGPU_BO_FLAGS (SIMTGPU_BO_EXEC | SIMTGPU_BO_READ_ONLY | \
+			  SIMTGPU_BO_HIGH_VA | SIMTGPU_BO_FIXED_VA)
 
 struct drm_simtgpu_bo_create {
 	__u64 size; /* in: bytes, > 0; rounded up to 4 KiB */
 	__u32 flags; /* in: SIMTGPU_BO_* */
 	__u32 handle; /* out: GEM handle */
-	__u64 gpu_va; /* out: GPU virtual address in this file's VM */
+	__u64 gpu_va; /* out: GPU virtual address in this file's VM;
+		       * in with SIMTGPU_BO_FIXED_VA (1.5)
+		       */
 	__u64 extensions; /* in: must be 0 */
 };
 
@@ -145,12 +160,17 @@ struct drm_simtgpu_bo_create {
  * caller; it is not VRAM and counts against no VRAM limit. BO_MMAP_OFFSET is
  * -EINVAL for such a BO: the caller already has the memory.
  */
+#define SIMTGPU_BO_USERPTR_FLAGS \
+	(SIMTGPU_BO_READ_ONLY | SIMTGPU_BO_HIGH_VA | SIMTGPU_BO_FIXED_VA)
+
 struct drm_simtgpu_bo_userptr {
 	__u64 user_ptr; /* in: page aligned */
 	__u64 size; /* in: bytes, > 0, page aligned */
-	__u32 flags; /* in: SIMTGPU_BO_READ_ONLY or 0 */
+	__u32 flags; /* in: SIMTGPU_BO_READ_ONLY, _HIGH_VA, _FIXED_VA (1.5) */
 	__u32 handle; /* out: GEM handle */
-	__u64 gpu_va; /* out: GPU virtual address of user_ptr */
+	__u64 gpu_va; /* out: GPU virtual address of user_ptr;
+		       * in with SIMTGPU_BO_FIXED_VA (1.5)
+		       */
 	__u64 extensions; /* in: must be 0 */
 };
 

@@ -171,6 +171,7 @@ bool writes_int_rd(Op op)
     case Op::Beq: case Op::Bne: case Op::Blt: case Op::Bge: case Op::Bltu: case Op::Bgeu:
     case Op::Sb: case Op::Sh: case Op::Sw: case Op::Sd: case Op::Fsw: case Op::Fsd:
     case Op::Fence: case Op::FenceI: case Op::Ecall: case Op::Ebreak: case Op::WarpSync:
+    case Op::Nanosleep:
     case Op::Flw: case Op::Fld: case Op::Illegal: case Op::Undecoded:
         return false;
     default:
@@ -378,7 +379,7 @@ Op decode_32(uint32_t w, Insn &in)
         case 0x02: return bits(w, 24, 20) == 0 ? (d ? Op::LrD : Op::LrW) : Op::Illegal;
         case 0x03: return d ? Op::ScD : Op::ScW;
         case kAmoAdd: case kAmoSwap: case kAmoXor: case kAmoOr: case kAmoAnd:
-        case kAmoMin: case kAmoMax: case kAmoMinu: case kAmoMaxu:
+        case kAmoMin: case kAmoMax: case kAmoMinu: case kAmoMaxu: case kAmoCas:
             return d ? Op::AmoD : Op::AmoW;
         default: return Op::Illegal;
         }
@@ -420,6 +421,7 @@ Op decode_32(uint32_t w, Insn &in)
         case SIMTGPU_F3_WARP:
             if (f7 == SIMTGPU_WARP_ACTIVEMASK) return Op::ActiveMask;
             if (f7 == SIMTGPU_WARP_SYNC) return Op::WarpSync;
+            if (f7 == SIMTGPU_WARP_NANOSLEEP) return Op::Nanosleep;
             return Op::Illegal;
         case SIMTGPU_F3_MATCH:
             in.funct = uint8_t(f7);
@@ -427,6 +429,14 @@ Op decode_32(uint32_t w, Insn &in)
         case SIMTGPU_F3_REDUX:
             in.funct = uint8_t(f7);
             return f7 <= SIMTGPU_REDUX_MAXU ? Op::Redux : Op::Illegal;
+        case SIMTGPU_F3_ATOMIC:
+            switch (f7) {
+            case SIMTGPU_ATOM_FADD_S: in.funct = kAmoFadd; return Op::AmoW;
+            case SIMTGPU_ATOM_FADD_D: in.funct = kAmoFadd; return Op::AmoD;
+            case SIMTGPU_ATOM_INC_W: in.funct = kAmoIncW; return Op::AmoW;
+            case SIMTGPU_ATOM_DEC_W: in.funct = kAmoDecW; return Op::AmoW;
+            default: return Op::Illegal;
+            }
         default:
             return Op::Illegal;
         }

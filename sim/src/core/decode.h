@@ -37,13 +37,17 @@ enum class Op : uint16_t {
     FcvtWD, FcvtWuD, FcvtLD, FcvtLuD, FcvtDW, FcvtDWu, FcvtDL, FcvtDLu, FmvXD, FmvDX,
     FcvtSD, FcvtDS,
     // SIMT extension (custom-0); funct holds funct7 / funct2
-    Bar, Vote, Shfl, ActiveMask, WarpSync, Match, Redux,
+    Bar, Vote, Shfl, ActiveMask, WarpSync, Match, Redux, Nanosleep,
 };
 
 // AMO funct5 values (instruction bits 31:27).
 enum AmoFunct : uint8_t {
     kAmoAdd = 0x00, kAmoSwap = 0x01, kAmoXor = 0x04, kAmoOr = 0x08, kAmoAnd = 0x0c,
     kAmoMin = 0x10, kAmoMax = 0x14, kAmoMinu = 0x18, kAmoMaxu = 0x1c,
+    kAmoCas = 0x05, // Zacas amocas: rd holds the expected value, rs2 the new one
+    // simtgpu's custom-0 atomics (SIMTGPU_F3_ATOMIC) decode as AMOs with
+    // these functs, above every funct5: float add, CUDA's wrapping inc/dec.
+    kAmoFadd = 0x20, kAmoIncW = 0x21, kAmoDecW = 0x22,
 };
 
 // Integer register 32 is a write sink: decode points rd = x0 there so

@@ -391,6 +391,7 @@ struct Sm::Impl {
     void raise(uint32_t kind, uint32_t slot, uint32_t lane, uint64_t pc, uint32_t detail = 0,
                uint64_t address = 0, uint32_t access = 0);
     uint64_t fault_pc = 0; // PC of the instruction executing (for reports)
+    uint64_t sleep_cycles = 0; // a burst's warp.nanosleep: how long its warp waits
     uint32_t fault_slot = 0;
 
     // ---- memory
@@ -1629,6 +1630,7 @@ bool Sm::Impl::exec_atomic(uint32_t slot, const Insn &in, uint64_t mask)
     Warp &w = warps[slot];
     const uint64_t *addr = X(w, in.rs1);
     const uint64_t *src = X(w, in.rs2);
+    const uint64_t *expected_in = X(w, in.rd); // amocas only
     const bool dbl = in.op == Op::LrD || in.op == Op::ScD || in.op == Op::AmoD;
     const uint32_t size = dbl ? 8 : 4;
     auto value_of = [&](uint64_t raw) { return dbl ? raw : uint64_t(int64_t(int32_t(raw))); };
@@ -1706,7 +1708,20 @@ bool Sm::Impl::exec_atomic(uint32_t slot, const Insn &in, uint64_t mask)
         for (;;) {
             const uint64_t a = value_of(old), b = dbl ? src[l] : value_of(src[l]);
             uint64_t nv = 0;
+            if (in.funct == kAmoCas && a != (dbl ? expected_in[l] : value_of(expected_in[l])))
+                break; // no match: memory keeps its value, rd gets it
             switch (in.funct) {
+            case kAmoCas: nv = b; break;
+            case kAmoFadd: // IEEE round to nearest even, a NaN canonical, no flags (as PTX atom)
+                nv = dbl ? std::bit_cast<uint64_t>(fp::canonicalize(std::bit_cast<double>(a) +
+                                                                     std::bit_cast<double>(b)))
+                         : std::bit_cast<uint32_t>(fp::canonicalize(
+                               std::bit_cast<float>(uint32_t(a)) + std::bit_cast<float>(uint32_t(b))));
+                break;
+            case kAmoIncW: nv = uint32_t(a) >= uint32_t(b) ? 0 : uint32_t(a) + 1; break;
+            case kAmoDecW:
+                nv = uint32_t(a) == 0 || uint32_t(a) > uint32_t(b) ? uint32_t(b) : uint32_t(a) - 1;
+                break;
             case kAmoSwap: nv = b; break;
             case kAmoAdd: nv = a + b; break;
             case kAmoXor: nv = a ^ b; break;
@@ -2045,6 +2060,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
     CodePage *page = nullptr;
     uint64_t page_vpn = UINT64_MAX;
     touched_global = false;
+    sleep_cycles = 0;
     fault_slot = slot;
 
     uint64_t *x = w.x.data();
@@ -2311,6 +2327,11 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
             exec_csr(slot, in, mask, now + issued - 1);
             break;
         case Op::LrW: case Op::ScW: case Op::AmoW: case Op::LrD: case Op::ScD: case Op::AmoD:
+            if ((in.funct == kAmoCas || in.funct >= kAmoFadd) && config.arch < SIMTGPU_ARCH_SIMT2 &&
+                (in.op == Op::AmoW || in.op == Op::AmoD)) { // simt_2's atomics
+                raise(SIMTGPU_EXC_ILLEGAL_INSTRUCTION, slot, first, pc, in.raw);
+                break;
+            }
             // Global atomics see every SM's stores: they run serially.
             if (isolated && needs_serial(mask, a, 0, 1, Access::Atomic)) {
                 stop_before = true;
@@ -2411,6 +2432,18 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
             break;
         }
         case Op::ActiveMask: ALU(mask); break;
+        case Op::Nanosleep: { // the longest any lane asked for, in cycles
+            if (config.arch < SIMTGPU_ARCH_SIMT2) {
+                raise(SIMTGPU_EXC_ILLEGAL_INSTRUCTION, slot, first, pc, in.raw);
+                break;
+            }
+            uint64_t ns = 0;
+            each(mask, [&](uint32_t l) {
+                ns = std::max<uint64_t>(ns, std::min<uint64_t>(uint32_t(a[l]), SIMTGPU_NANOSLEEP_MAX_NS));
+            });
+            sleep_cycles = std::max<uint64_t>(1, ns * config.clock_khz / 1000000);
+            break;
+        }
         case Op::WarpSync: {
             uint64_t waiting = 0;
             each(mask, [&](uint32_t l) {
@@ -2444,6 +2477,10 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
         pc = next;
         if (touched_global) {
             ready_at[slot] = now + issued + config.mem_latency;
+            break;
+        }
+        if (sleep_cycles) {
+            ready_at[slot] = now + issued + sleep_cycles; // the timing model: timing_issue
             break;
         }
         if (pc >= group.yield_pc) break;
@@ -2680,7 +2717,8 @@ bool Sm::Impl::timing_issue(uint32_t slot, SubCore &sc) {
         }
     }
     if (cls == timing::InsnClass::branch || cls == timing::InsnClass::barrier) {
-        t.not_before = now + unit.latency;
+        // A sleeping warp counts as waiting at a barrier: it sleeps to wait for others.
+        t.not_before = now + std::max<uint64_t>(unit.latency, sleep_cycles);
         t.not_before_reason =
             cls == timing::InsnClass::branch ? Stall::stall_no_instruction : Stall::stall_barrier;
     }

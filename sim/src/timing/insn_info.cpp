@@ -170,6 +170,10 @@ InsnInfo describe(const Insn &in) {
     case Op::WarpSync:
         reads(x(in.rs1));
         break;
+    case Op::Nanosleep: // waits like a barrier: Sm::timing_issue sets how long
+        i.cls = InsnClass::barrier;
+        reads(x(in.rs1));
+        break;
     case Op::Shfl:
         i.dst = x(in.rd);
         reads(x(in.rs1), x(in.rs2), x(in.rs3));
@@ -248,7 +252,8 @@ InsnInfo describe(const Insn &in) {
         reads(x(in.rs1), in.op == Op::Fsw || in.op == Op::Fsd ? f(in.rs2) : x(in.rs2));
     } else if (i.mem == MemOp::atomic) {
         i.dst = x(in.rd);
-        reads(x(in.rs1), x(in.rs2));
+        const bool cas = (in.op == Op::AmoW || in.op == Op::AmoD) && in.funct == kAmoCas;
+        reads(x(in.rs1), x(in.rs2), cas ? x(in.rd) : kNoReg); // amocas compares with rd
     }
     // FP arithmetic: single or double precision, divide and square root on the SFU.
     if (in.op >= Op::FmaddS && in.op <= Op::FcvtDS) {

@@ -294,6 +294,60 @@ KERNEL(k_shared_at)
 		s[p->arg] = 1;
 }
 
+/* simt_2's single-instruction atomics (docs/isa.md): Zacas amocas and the
+ * custom float add and wrapping inc/dec. */
+static inline uint32_t amocas_w(volatile uint32_t *a, uint32_t expected, uint32_t v)
+{
+	__asm__ volatile(".insn r 0x2f, 2, 0x17, %0, %1, %2" : "+r"(expected) : "r"(a), "r"(v) : "memory");
+	return expected;
+}
+
+static inline uint64_t amocas_d(volatile uint64_t *a, uint64_t expected, uint64_t v)
+{
+	__asm__ volatile(".insn r 0x2f, 3, 0x17, %0, %1, %2" : "+r"(expected) : "r"(a), "r"(v) : "memory");
+	return expected;
+}
+
+#define SIMT_ATOMIC(funct7, a, v)                                                        \
+	({                                                                               \
+		uint64_t r_;                                                             \
+		__asm__ volatile(".insn r 0x0b, 6, " #funct7 ", %0, %1, %2"              \
+				 : "=r"(r_)                                              \
+				 : "r"(a), "r"(v)                                        \
+				 : "memory");                                            \
+		r_;                                                                      \
+	})
+
+/* counter[0] (u32): incremented by a CAS loop, out[t] = the value thread t
+ * moved from; counter[1] (u64): the first CAS from 0 wins, out[n + t] = 1
+ * for the winner; counter[2] (f32 bits): += 0.5f, out[2n + t] = old bits;
+ * counter[3] (f64 bits): += 0.25; counter[4] (u32): inc wrapping at 16;
+ * counter[5] (u32): dec wrapping at 16. */
+KERNEL(k_native_atomics)
+{
+	uint32_t t = simt_tid_x() + simt_ctaid_x() * (uint32_t)simt_ntid_x(), n = (uint32_t)p->n;
+	volatile uint32_t *count = (volatile uint32_t *)p->counter;
+	uint32_t seen = *count, old;
+	while ((old = amocas_w(count, seen, seen + 1)) != seen)
+		seen = old;
+	p->out[t] = seen;
+	p->out[n + t] = amocas_d(p->counter + 1, 0, t + 1) == 0;
+	p->out[2 * n + t] = (uint32_t)SIMT_ATOMIC(0, p->counter + 2, 0x3f000000u); /* 0.5f */
+	SIMT_ATOMIC(1, p->counter + 3, 0x3fd0000000000000ull); /* 0.25 */
+	SIMT_ATOMIC(2, p->counter + 4, 16u);
+	SIMT_ATOMIC(3, p->counter + 5, 16u);
+}
+
+/* out[t] = SM cycles around a warp.nanosleep of p->arg ns, by odd warps only. */
+KERNEL(k_nanosleep)
+{
+	uint32_t t = simt_tid_x();
+	uint64_t before = simt_clock();
+	if (simt_warpid() & 1)
+		simt_nanosleep((uint32_t)p->arg);
+	p->out[t] = simt_clock() - before;
+}
+
 /* Misaligned atomic at p->arg. */
 KERNEL(k_amo_arg)
 {

@@ -105,6 +105,23 @@ static inline __host__ cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode,
     return ::cudaGraphAddNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
 
+/* CUDA 13's cudaStreamGetCaptureInfo and cudaStreamUpdateCaptureDependencies,
+ * with edge data (CUDA 12.3's _v3 and _v2); CUDA 12's forms stay callable
+ * with fewer arguments. */
+static inline __host__ cudaError_t cudaStreamGetCaptureInfo(
+    cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+    unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out,
+    const struct cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out) {
+    return ::cudaStreamGetCaptureInfo_v3(stream, captureStatus_out, id_out, graph_out,
+                                         dependencies_out, edgeData_out, numDependencies_out);
+}
+static inline __host__ cudaError_t cudaStreamUpdateCaptureDependencies(
+    cudaStream_t stream, cudaGraphNode_t *dependencies,
+    const struct cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags) {
+    return ::cudaStreamUpdateCaptureDependencies_v2(stream, dependencies, dependencyData,
+                                                    numDependencies, flags);
+}
+
 /* Sets a conditional node's handle from device code: the handle is the
  * device address of its value (umd/cudart/graph.cpp). */
 static inline __device__ void cudaGraphSetConditional(cudaGraphConditionalHandle handle,

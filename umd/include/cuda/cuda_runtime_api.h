@@ -64,6 +64,8 @@ extern __host__ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned in
 extern __host__ cudaError_t cudaHostUnregister(void *ptr);
 extern __host__ cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
                                                      unsigned int flags);
+extern __host__ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
+                                                     const void *ptr);
 extern __host__ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
                                        enum cudaMemcpyKind kind);
 extern __host__ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
@@ -79,6 +81,41 @@ extern __host__ cudaError_t cudaStreamBeginCapture(cudaStream_t stream,
 extern __host__ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph);
 extern __host__ cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
                                                   enum cudaStreamCaptureStatus *pCaptureStatus);
+/* Capture into an existing graph after `dependencies` (CUDA 12.3; edge data
+ * NULL or default edges). cudaStreamEndCapture then takes a NULL pGraph. */
+extern __host__ cudaError_t cudaStreamBeginCaptureToGraph(
+    cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+    const struct cudaGraphEdgeData *dependencyData, size_t numDependencies,
+    enum cudaStreamCaptureMode mode);
+/* CUDA 12's form (_v2): the capture's status, id, graph and the nodes the
+ * stream's next captured work depends on; the array stays valid until the
+ * stream's next call. CUDA 13's form with edge data (_v3) is the C++
+ * overload in cuda_runtime.h. */
+extern __host__ cudaError_t cudaStreamGetCaptureInfo(
+    cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+    unsigned long long *id_out SIMTCUDA_DEFAULT(0), cudaGraph_t *graph_out SIMTCUDA_DEFAULT(0),
+    const cudaGraphNode_t **dependencies_out SIMTCUDA_DEFAULT(0),
+    size_t *numDependencies_out SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaStreamGetCaptureInfo_v2(
+    cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+    unsigned long long *id_out SIMTCUDA_DEFAULT(0), cudaGraph_t *graph_out SIMTCUDA_DEFAULT(0),
+    const cudaGraphNode_t **dependencies_out SIMTCUDA_DEFAULT(0),
+    size_t *numDependencies_out SIMTCUDA_DEFAULT(0));
+extern __host__ cudaError_t cudaStreamGetCaptureInfo_v3(
+    cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+    unsigned long long *id_out SIMTCUDA_DEFAULT(0), cudaGraph_t *graph_out SIMTCUDA_DEFAULT(0),
+    const cudaGraphNode_t **dependencies_out SIMTCUDA_DEFAULT(0),
+    const struct cudaGraphEdgeData **edgeData_out SIMTCUDA_DEFAULT(0),
+    size_t *numDependencies_out SIMTCUDA_DEFAULT(0));
+/* flags: cudaStreamAddCaptureDependencies or cudaStreamSetCaptureDependencies;
+ * CUDA 13's form with edge data is the C++ overload in cuda_runtime.h. */
+extern __host__ cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream,
+                                                                cudaGraphNode_t *dependencies,
+                                                                size_t numDependencies,
+                                                                unsigned int flags);
+extern __host__ cudaError_t cudaStreamUpdateCaptureDependencies_v2(
+    cudaStream_t stream, cudaGraphNode_t *dependencies,
+    const struct cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags);
 extern __host__ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
                                                  cudaGraphNode_t *pErrorNode, char *pLogBuffer,
                                                  size_t bufferSize);
@@ -157,6 +194,9 @@ extern __host__ cudaError_t cudaGraphKernelNodeSetParams(
 extern __host__ cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph);
 extern __host__ cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes,
                                                   size_t *pNumRootNodes);
+extern __host__ cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node,
+                                                         cudaGraphNode_t *pDependencies,
+                                                         size_t *pNumDependencies);
 extern __host__ cudaError_t cudaGraphExecKernelNodeSetParams(
     cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
     const struct cudaKernelNodeParams *pNodeParams);

@@ -79,6 +79,22 @@ enum cudaError {
 };
 typedef enum cudaError cudaError_t;
 
+/* What memory a pointer is (cudaPointerGetAttributes). */
+enum cudaMemoryType {
+    cudaMemoryTypeUnregistered = 0,
+    cudaMemoryTypeHost = 1,
+    cudaMemoryTypeDevice = 2,
+    cudaMemoryTypeManaged = 3,
+};
+
+struct cudaPointerAttributes {
+    enum cudaMemoryType type;
+    int device;
+    void *devicePointer;
+    void *hostPointer;
+    long reserved[8];
+};
+
 enum cudaMemcpyKind {
     cudaMemcpyHostToHost = 0,
     cudaMemcpyHostToDevice = 1,
@@ -101,6 +117,13 @@ enum cudaStreamCaptureMode {
     cudaStreamCaptureModeGlobal = 0,
     cudaStreamCaptureModeThreadLocal = 1,
     cudaStreamCaptureModeRelaxed = 2
+};
+
+/* cudaStreamUpdateCaptureDependencies: add to the stream's dependencies or
+ * replace them. */
+enum cudaStreamUpdateCaptureDependenciesFlags {
+    cudaStreamAddCaptureDependencies = 0x0,
+    cudaStreamSetCaptureDependencies = 0x1
 };
 
 enum cudaStreamCaptureStatus {

@@ -98,7 +98,11 @@ typedef struct simtgpuDeviceProperties {
     uint32_t max_stack_per_thread;
     uint32_t clock_khz;
     uint32_t max_queues;
-    uint32_t reserved;
+    /* 1 when host memory the device maps (simtgpuMemHostAlloc,
+     * simtgpuMemHostRegister) has the same address on the device as on the
+     * host, and device memory lies where no host memory can (uAPI 1.5 on an
+     * x86-64 host, whose processes use addresses below 2^47 only). */
+    uint32_t unified_addressing;
     uint64_t vram_size;
     /* The memory hierarchy the device models (uAPI 1.4); 0 where it models
      * none (the functional model) or the driver is older. */
@@ -157,6 +161,13 @@ SIMTGPU_API simtgpuResult simtgpuCtxGetLimit(simtgpuContext ctx, simtgpuLimit li
 SIMTGPU_API simtgpuResult simtgpuMemAlloc(simtgpuContext ctx, simtgpuDevicePtr *dptr,
                                          size_t bytes);
 SIMTGPU_API simtgpuResult simtgpuMemFree(simtgpuContext ctx, simtgpuDevicePtr dptr);
+/* Device memory at a chosen address (the CUDA driver API's cuMemMap): va and
+ * bytes page aligned (SIMTGPU_PAGE_SIZE), the range inside the device's
+ * address space for buffers and free in this context; simtgpuMemFree(va)
+ * releases it. INVALID_VALUE names what is wrong; NOT_SUPPORTED under a
+ * kernel driver older than uAPI 1.5. */
+SIMTGPU_API simtgpuResult simtgpuMemAllocAt(simtgpuContext ctx, simtgpuDevicePtr va,
+                                           size_t bytes);
 /* The allocation containing dptr. */
 SIMTGPU_API simtgpuResult simtgpuMemGetAddressRange(simtgpuContext ctx, simtgpuDevicePtr *base,
                                                    size_t *bytes, simtgpuDevicePtr dptr);

@@ -183,6 +183,39 @@ public:
         }
         return UINT64_MAX;
     }
+    // The lowest fit at or above `low` (in a hole that may start below it).
+    uint64_t allocate_from(uint64_t low, uint64_t bytes) {
+        bytes = round_up(bytes);
+        auto it = free_.upper_bound(low);
+        if (it != free_.begin()) {
+            auto hole = std::prev(it); // the hole that starts at or below `low`
+            const uint64_t end = hole->first + hole->second;
+            if (end > low && end - low >= bytes) {
+                take(hole, low, bytes);
+                return low;
+            }
+        }
+        for (; it != free_.end(); ++it) {
+            if (it->second >= bytes) {
+                const uint64_t offset = it->first;
+                take(it, offset, bytes);
+                return offset;
+            }
+        }
+        return UINT64_MAX;
+    }
+    // Takes exactly [offset, offset + bytes); false when part of it is not free.
+    bool reserve(uint64_t offset, uint64_t bytes) {
+        bytes = round_up(bytes);
+        auto it = free_.upper_bound(offset);
+        if (it == free_.begin())
+            return false;
+        --it;
+        if (it->first + it->second < offset + bytes)
+            return false;
+        take(it, offset, bytes);
+        return true;
+    }
     void release(uint64_t offset, uint64_t bytes) {
         bytes = round_up(bytes);
         used_ -= bytes;
@@ -203,6 +236,16 @@ public:
     uint64_t used() const { return used_; }
 
 private:
+    // Cuts [offset, offset + bytes) out of the free hole `it`, which holds it.
+    void take(std::map<uint64_t, uint64_t>::iterator it, uint64_t offset, uint64_t bytes) {
+        const uint64_t hole = it->first, hole_end = it->first + it->second;
+        free_.erase(it);
+        if (offset > hole)
+            free_[hole] = offset - hole;
+        if (offset + bytes < hole_end)
+            free_[offset + bytes] = hole_end - (offset + bytes);
+        used_ += bytes;
+    }
     static uint64_t round_up(uint64_t b) {
         return (b + SIMTGPU_PAGE_SIZE - 1) & ~uint64_t(SIMTGPU_PAGE_SIZE - 1);
     }
@@ -439,6 +482,7 @@ private:
     int bo_mmap_offset(FileState *f, drm_simtgpu_bo_mmap_offset *a);
     int bo_info(FileState *f, drm_simtgpu_bo_info *a);
     int bo_userptr(FileState *f, drm_simtgpu_bo_userptr *a);
+    int place(FileState *f, uint32_t flags, uint64_t fixed_va, uint64_t span, uint64_t *va);
     int gem_close(FileState *f, drm_gem_close *a, std::unique_lock<std::mutex> &lock);
     int submit(FileState *f, drm_simtgpu_submit *a);
     int wait_bo(FileState *f, drm_simtgpu_wait_bo *a, std::unique_lock<std::mutex> &lock);
@@ -715,7 +759,7 @@ void SimDevice::close(FileState *f) {
 
 void SimDevice::free_bo(FileState *f, Bo &bo) {
     unmap_range(f, bo.va, bo.size);
-    f->va.release(bo.va, bo.size + SIMTGPU_VA_GUARD_BYTES);
+    f->va.release(bo.va, simtgpu_bo_va_span(bo.flags, bo.size));
     if (bo.user) {
         std::lock_guard<std::mutex> guard(host_mu_);
         host_ranges_.erase(reinterpret_cast<uint64_t>(bo.user));
@@ -851,35 +895,54 @@ static uint64_t bo_pte_flags(uint32_t flags) {
     return pte;
 }
 
+// A BO's VA range, as kmd's simtgpu_vm_place_bo(): at `fixed_va` with
+// SIMTGPU_BO_FIXED_VA (-EEXIST when taken), else the lowest free range from
+// SIMTGPU_HIGH_VA_START with SIMTGPU_BO_HIGH_VA or from the start.
+int SimDevice::place(FileState *f, uint32_t flags, uint64_t fixed_va, uint64_t span,
+                     uint64_t *va) {
+    if (flags & SIMTGPU_BO_FIXED_VA) {
+        if (!f->va.reserve(fixed_va, span))
+            return -EEXIST;
+        *va = fixed_va;
+        return 0;
+    }
+    *va = f->va.allocate_from(
+        flags & SIMTGPU_BO_HIGH_VA ? SIMTGPU_HIGH_VA_START : SIMTGPU_USER_VA_START, span);
+    return *va == UINT64_MAX ? -ENOSPC : 0;
+}
+
 int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
     if (a->extensions || (a->flags & ~SIMTGPU_BO_FLAGS) || a->size == 0)
         return -EINVAL;
     if (a->size > UINT64_MAX - (SIMTGPU_PAGE_SIZE - 1))
         return -EINVAL;
     uint64_t size = (a->size + SIMTGPU_PAGE_SIZE - 1) & ~uint64_t(SIMTGPU_PAGE_SIZE - 1);
+    if (int rc = simtgpu_bo_placement_check(a->flags, a->gpu_va, size))
+        return rc;
     // The file's limit, then VRAM exhaustion: -ENOSPC, as in kmd (drm_buddy).
     if (!simtgpu_vram_limit_allows(f->vram_bytes + size, f->vram_limit) || size > vram_size_)
         return -ENOSPC;
     // The cgroup's limit, with dmem semantics: -ENOMEM, as in kmd.
     if (!simtgpu_dmem_allows(dmem_current(), size, dmem_max()))
         return -ENOMEM;
-    uint64_t va = f->va.allocate(size + SIMTGPU_VA_GUARD_BYTES);
-    if (va == UINT64_MAX)
-        return -ENOSPC;
+    const uint64_t span = simtgpu_bo_va_span(a->flags, size);
+    uint64_t va = 0;
+    if (int rc = place(f, a->flags, a->gpu_va, span, &va))
+        return rc;
     auto bo = std::make_shared<Bo>();
     bo->flags = a->flags;
     bo->size = size;
     bo->va = va;
     bo->vram_offset = vram_alloc_.allocate(size);
     if (bo->vram_offset == UINT64_MAX) {
-        f->va.release(va, size + SIMTGPU_VA_GUARD_BYTES);
+        f->va.release(va, span);
         return -ENOSPC;
     }
     // Never leak another file's data; untouched pages stay unbacked.
     lib_.vram_clear(sim_, bo->vram_offset, size);
     if (int rc = map_range(f, bo->va, size, bo->vram_offset, bo_pte_flags(a->flags))) {
         vram_alloc_.release(bo->vram_offset, size);
-        f->va.release(va, size + SIMTGPU_VA_GUARD_BYTES);
+        f->va.release(va, span);
         return rc;
     }
     f->vram_bytes += size;
@@ -915,17 +978,20 @@ static bool user_range_mapped(uint64_t begin, uint64_t end, bool write) {
 }
 
 int SimDevice::bo_userptr(FileState *f, drm_simtgpu_bo_userptr *a) {
-    if (a->extensions || (a->flags & ~SIMTGPU_BO_READ_ONLY))
+    if (a->extensions || (a->flags & ~SIMTGPU_BO_USERPTR_FLAGS))
         return -EINVAL;
     if (!a->size || a->size % SIMTGPU_PAGE_SIZE || a->user_ptr % SIMTGPU_PAGE_SIZE)
         return -EINVAL;
+    if (int rc = simtgpu_bo_placement_check(a->flags, a->gpu_va, a->size))
+        return rc;
     if (a->user_ptr + a->size < a->user_ptr ||
         !user_range_mapped(a->user_ptr, a->user_ptr + a->size,
                            !(a->flags & SIMTGPU_BO_READ_ONLY)))
         return -EFAULT;
-    uint64_t va = f->va.allocate(a->size + SIMTGPU_VA_GUARD_BYTES);
-    if (va == UINT64_MAX)
-        return -ENOSPC;
+    const uint64_t span = simtgpu_bo_va_span(a->flags, a->size);
+    uint64_t va = 0;
+    if (int rc = place(f, a->flags, a->gpu_va, span, &va))
+        return rc;
     auto bo = std::make_shared<Bo>();
     bo->flags = a->flags;
     bo->size = a->size;
@@ -933,7 +999,7 @@ int SimDevice::bo_userptr(FileState *f, drm_simtgpu_bo_userptr *a) {
     bo->user = reinterpret_cast<void *>(a->user_ptr);
     if (int rc = map_range(f, va, a->size, a->user_ptr,
                            bo_pte_flags(a->flags) | SIMTGPU_PTE_HOST)) {
-        f->va.release(va, a->size + SIMTGPU_VA_GUARD_BYTES);
+        f->va.release(va, span);
         return rc;
     }
     {

@@ -78,7 +78,9 @@ static void devices_and_properties() {
     int driver = 0, runtime = 0;
     CHECK_OK(cudaDriverGetVersion(&driver));
     CHECK_OK(cudaRuntimeGetVersion(&runtime));
-    CHECK(driver == CUDART_VERSION && runtime == CUDART_VERSION);
+    // The driver reports 12.8 (conditional nodes with IF/else and SWITCH),
+    // newer than the runtime's API, as a CUDA driver may.
+    CHECK(driver == 12080 && runtime == CUDART_VERSION && driver >= runtime);
     size_t free_bytes = 0, total = 0;
     CHECK_OK(cudaMemGetInfo(&free_bytes, &total));
     CHECK(total == prop.totalGlobalMem && free_bytes <= total);
