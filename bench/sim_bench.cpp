@@ -105,7 +105,13 @@ void run_sim(benchmark::State &state, const LaunchDesc &launch, Host &&host, Che
         testing::RunOutcome r = testing::run_launch(sm, e.mem, launch);
         sim_seconds += cpu_seconds() - t0;
         if (r.exception) {
-            state.SkipWithError("the kernel raised an exception");
+            char what[160];
+            std::snprintf(what, sizeof what,
+                          "the kernel raised exception %u (detail %u) at pc 0x%llx, address 0x%llx",
+                          r.exception->kind, r.exception->detail,
+                          (unsigned long long)r.exception->pc,
+                          (unsigned long long)r.exception->address);
+            state.SkipWithError(what);
             return;
         }
         instructions += r.stats.thread_instructions;

@@ -24,6 +24,35 @@ TEST(CorePolicy, MinPcPicksLowestPcGroupAndYieldsAtTheNext) {
     EXPECT_EQ(all.yield_pc, UINT64_MAX);
 }
 
+// min-PC (whichever way the host computes it: AVX2 or per lane) against
+// its definition, for warps of 1 to 64 lanes with PCs drawn from a few
+// values (so groups form) or at random, and random runnable lanes.
+TEST(CorePolicy, MinPcAgreesWithItsDefinition) {
+    auto policy = make_reconvergence_policy("min-pc");
+    std::mt19937_64 rng(23);
+    for (int round = 0; round < 5000; ++round) {
+        const uint32_t lanes = 1 + uint32_t(rng() % 64);
+        std::vector<uint64_t> pcs(lanes); // exactly the warp's lanes: nothing past them is read
+        const bool few = round % 2 == 0;
+        for (uint64_t &pc : pcs)
+            pc = few ? 0x1000 + 4 * (rng() % 4) : (round % 7 == 0 ? rng() : rng() % 0x10000);
+        const uint64_t all = lanes == 64 ? ~uint64_t(0) : (uint64_t(1) << lanes) - 1;
+        const uint64_t runnable = (rng() & all) | (uint64_t(1) << (rng() % lanes));
+        uint64_t min_pc = UINT64_MAX, second = UINT64_MAX, mask = 0;
+        for (uint32_t l = 0; l < lanes; ++l)
+            if (runnable >> l & 1) min_pc = std::min(min_pc, pcs[l]);
+        for (uint32_t l = 0; l < lanes; ++l) {
+            if (!(runnable >> l & 1)) continue;
+            if (pcs[l] == min_pc) mask |= uint64_t(1) << l;
+            else second = std::min(second, pcs[l]);
+        }
+        const GroupChoice g = policy->select(pcs.data(), runnable);
+        ASSERT_EQ(g.pc, min_pc) << "round " << round;
+        ASSERT_EQ(g.mask, mask) << "round " << round;
+        ASSERT_EQ(g.yield_pc, second) << "round " << round;
+    }
+}
+
 TEST(CorePolicy, RoundRobinAndGreedyThenOldest) {
     auto rr = make_warp_scheduler("round-robin");
     auto gto = make_warp_scheduler("greedy");

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <cstring>
 #include <numeric>
 #include <tuple>
 
@@ -581,6 +582,25 @@ TEST_P(SimtTest, LocalMemoryStartsZeroedAndKeepsWrites) {
             ASSERT_EQ(out(k), 0u) << "thread " << t << " offset " << offsets[i];
             ASSERT_EQ(out(k + 1), t << 32 | i) << "thread " << t << " offset " << offsets[i];
         }
+}
+
+TEST_P(SimtTest, LocalMemoryOfLanesStaysApart) {
+    const uint32_t ctas = 4, threads = 96;
+    RunOutcome r = launch("k_local_lanes", {ctas, 1, 1}, {threads, 1, 1});
+    ASSERT_FALSE(r.exception) << r.exception->kind << " detail " << r.exception->detail;
+    for (uint32_t t = 0; t < ctas * threads; ++t) {
+        uint8_t bytes[24]; // the thread's window from its shift on, as the kernel writes it
+        for (uint32_t i = 0; i < 24; ++i) bytes[i] = uint8_t(t * 31 + i);
+        const uint16_t half = uint16_t(t ^ 0xbeef);
+        const uint32_t word = t * 0x01010101u;
+        std::memcpy(bytes + 3, &half, 2);
+        std::memcpy(bytes + 9, &word, 4);
+        for (uint32_t k = 0; k < 3; ++k) {
+            uint64_t want;
+            std::memcpy(&want, bytes + 8 * k, 8);
+            ASSERT_EQ(out(3 * t + k), want) << "thread " << t << " doubleword " << k;
+        }
+    }
 }
 
 TEST_P(SimtTest, IdentityCsrs) {

@@ -21,6 +21,7 @@
 
 #include "core/decode.h"
 #include "core/fp.h"
+#include "core/fp_lanes.h"
 #include "core/policy.h"
 #include "mem/memory_system.h"
 #include "simtgpu/hw.h"
@@ -140,14 +141,19 @@ struct Warp {
     std::vector<uint8_t> bar_kind, bar_rd, bar_id;
     std::vector<uint64_t> resv_addr, resv_value;
     uint64_t resv_valid = 0;
-    // Local memory per lane, allocated when first touched and kept for the
-    // slot's later threads. A thread's local memory reads as zero until it
-    // writes it (deterministic; CUDA leaves it undefined), but only the
-    // chunks it touches are zeroed (local_zeroed: bit c for chunk c of
-    // LaunchContext::local_chunk_shift bytes): most threads use a few words
-    // of a window of kilobytes.
-    std::vector<std::vector<uint8_t>> local;
+    // Local memory of the warp's lanes, allocated when first touched and
+    // kept for the slot's later threads, interleaved by 8-byte words as on
+    // NVIDIA GPUs: word k of lane l is local[k * W + l] (Sm::Impl::
+    // local_byte), so a stack slot that every lane reads at the same offset
+    // is W consecutive words, not W cache lines apart. A thread's local
+    // memory reads as zero until it writes it (deterministic; CUDA leaves
+    // it undefined), but only the chunks it touches are zeroed
+    // (local_zeroed: bit c for chunk c of LaunchContext::local_chunk_shift
+    // bytes; local_zeroed_all: the chunks zeroed in every lane): most
+    // threads use a few words of a window of kilobytes.
+    std::vector<uint64_t> local;
     std::vector<uint64_t> local_zeroed;
+    uint64_t local_zeroed_all = 0;
 
     uint64_t runnable() const { return valid & ~exited & ~blocked_bar & ~blocked_sync; }
     uint64_t live() const { return valid & ~exited; }
@@ -194,6 +200,16 @@ struct LaunchContext {
     ExitRecord exits;
     TlbEntry tlb[kTlbEntries];
     std::unordered_map<uint64_t, std::unique_ptr<CodePage>> code;
+    // The page fetched from last, so that a burst does not start with a
+    // lookup in `code` (reset wherever `code` is cleared).
+    uint64_t last_code_vpn = UINT64_MAX;
+    CodePage *last_code_page = nullptr;
+    void clear_code()
+    {
+        code.clear();
+        last_code_vpn = UINT64_MAX;
+        last_code_page = nullptr;
+    }
 };
 
 // The timing model's view of a warp slot.
@@ -275,7 +291,11 @@ struct Sm::Impl {
     // and those to look at again because an event may have changed that (a
     // burst, a CTA placed or gone, a barrier released). Rebuilding it from
     // every slot before every burst cost a quarter of the time with 64 slots.
-    std::vector<uint64_t> can_issue, recheck, ready;
+    // waiting: the slots of can_issue whose ready_at was later than `now`
+    // when last looked at; only they are looked at again before a burst
+    // (scanning every resident slot's ready_at was a quarter of the time of
+    // kernels whose bursts end at a global access).
+    std::vector<uint64_t> can_issue, recheck, ready, waiting;
     void recheck_slot(uint32_t slot) { recheck[slot / 64] |= uint64_t(1) << (slot % 64); }
     std::vector<uint64_t> age;  // per slot: launch order of its warp onto this SM
     std::vector<uint64_t> issued_at; // per slot: the cycle its warp last issued
@@ -376,11 +396,30 @@ struct Sm::Impl {
 
     // ---- memory
     TlbEntry *tlb_lookup(uint64_t va, uint32_t lane, Access access);
+    // The host bytes of an access to shared or local memory (in_window), or
+    // nullptr: outside both windows (in_window false), a fault raised, or
+    // (split) a local access across two words, for local_split.
     uint8_t *window(uint32_t slot, uint32_t lane, uint64_t va, uint32_t size, Access access,
-                    bool &in_window);
+                    bool &in_window, bool &split);
     void zero_local(Warp &w, uint32_t lane, uint64_t chunks);
+    void zero_local_all(Warp &w, uint64_t chunks);
+    // Byte `off` of lane l's local memory (interleaved: see Warp::local).
+    uint8_t *local_byte(Warp &w, uint32_t lane, uint64_t off) const
+    {
+        return reinterpret_cast<uint8_t *>(w.local.data() + (off >> 3) * W + lane) + (off & 7);
+    }
+    // Local accesses that cross an 8-byte word: byte by byte.
+    void local_split(Warp &w, uint32_t lane, uint64_t off, void *data, uint32_t size,
+                     bool write);
+    // The chunks of local memory bytes off..off+size-1 lie in (at most chunk
+    // 63: 2 << 63 wraps to 0).
+    uint64_t local_chunks(uint64_t off, uint32_t size) const
+    {
+        const uint32_t shift = cur->local_chunk_shift;
+        return (uint64_t(2) << ((off + size - 1) >> shift)) - (uint64_t(1) << (off >> shift));
+    }
     uint8_t *coalesced(uint32_t slot, uint64_t mask, const uint64_t *addr, int64_t imm,
-                       uint32_t size, Access access, uint64_t &lo);
+                       uint32_t size, Access access, uint64_t &lo, uint64_t &hi);
     bool access_slow(uint32_t slot, uint32_t lane, uint64_t va, void *data, uint32_t size,
                      Access access);
     template <typename T> bool load(uint32_t slot, uint32_t lane, uint64_t va, T &out);
@@ -396,10 +435,33 @@ struct Sm::Impl {
     bool exec_fp(uint32_t slot, const Insn &in, uint64_t mask);
     bool exec_csr(uint32_t slot, const Insn &in, uint64_t mask, uint64_t clock);
     bool csr_read(Warp &w, uint32_t lane, uint32_t csr, uint64_t clock, uint64_t &value);
+    // An operation fp::lanes computes for a whole warp in host SIMD.
+    struct WarpFp {
+        bool ok = false;
+        bool dbl = false;
+        fp::lanes::Kind kind = fp::lanes::Kind::Add;
+        const uint64_t *a = nullptr, *b = nullptr, *c = nullptr;
+        double sa = 1, sc = 1;
+    };
+    bool simd_fp = false; // fp::lanes runs here and W is a multiple of 8
     template <class Compute, class Rmm>
     bool fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t *dst, Compute compute,
-                    Rmm rmm);
+                    Rmm rmm, const WarpFp &warp_op = {});
     bool lane_rm(Warp &w, const Insn &in, uint32_t lane, uint8_t &rm);
+    // Whether every lane's frm is round-to-nearest-even (0), eight at a time.
+    bool frm_all_rne(const Warp &w) const
+    {
+        const uint8_t *frm = w.frm.data();
+        uint64_t any = 0;
+        uint32_t l = 0;
+        for (; l + 8 <= W; l += 8) {
+            uint64_t eight;
+            std::memcpy(&eight, frm + l, 8);
+            any |= eight;
+        }
+        for (; l < W; ++l) any |= frm[l];
+        return any == 0;
+    }
 
     // ---- SIMT control
     void exit_lanes(uint32_t slot, uint64_t mask);
@@ -420,6 +482,7 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
       reconvergence(make_reconvergence_policy(cfg.reconvergence)),
       scheduler(make_warp_scheduler(cfg.warp_scheduler))
 {
+    simd_fp = W % 8 == 0 && fp::lanes::available();
     warps.resize(cfg.warps_per_sm);
     for (Warp &w : warps) {
         w.pc.resize(W);
@@ -439,7 +502,6 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
         w.bar_id.resize(W);
         w.resv_addr.resize(W);
         w.resv_value.resize(W);
-        w.local.resize(W);
         w.local_zeroed.resize(W);
     }
     ctas.resize(cfg.ctas_per_sm);
@@ -448,6 +510,7 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
     can_issue.resize((cfg.warps_per_sm + 63) / 64);
     recheck.resize(can_issue.size());
     ready.resize(can_issue.size());
+    waiting.resize(can_issue.size());
     age.resize(cfg.warps_per_sm);
     issued_at.resize(cfg.warps_per_sm);
     if (cfg.model == Model::timing) {
@@ -581,6 +644,7 @@ void Sm::Impl::initialise_placed_warps()
             X(w, 2)[l] = sp;
             w.local_zeroed[l] = 0;
         }
+        w.local_zeroed_all = 0;
     }
     uninitialised.clear();
 }
@@ -668,21 +732,23 @@ SmRunResult Sm::Impl::run(uint64_t cycles)
             for (uint64_t m = recheck[k]; m; m &= m - 1) {
                 const uint32_t s = uint32_t(k * 64) + uint32_t(std::countr_zero(m));
                 const Warp &w = warps[s];
-                if (w.active && w.runnable())
+                if (w.active && w.runnable()) {
                     can_issue[k] |= m & -m;
-                else
+                    waiting[k] |= m & -m; // looked at below
+                } else {
                     can_issue[k] &= ~(m & -m);
+                    waiting[k] &= ~(m & -m);
+                }
             }
             recheck[k] = 0;
-            uint64_t r = 0;
-            for (uint64_t m = can_issue[k]; m; m &= m - 1) {
+            for (uint64_t m = waiting[k]; m; m &= m - 1) {
                 const uint64_t at = ready_at[k * 64 + size_t(std::countr_zero(m))];
                 if (at <= now)
-                    r |= m & -m;
+                    waiting[k] &= ~(m & -m);
                 else
                     next_ready = std::min(next_ready, at);
             }
-            ready[k] = r;
+            ready[k] = can_issue[k] & ~waiting[k];
         }
         const int slot = scheduler->pick_bits(ready, uint32_t(warps.size()), age, last_issued);
         if (trace)
@@ -783,9 +849,10 @@ TlbEntry *Sm::Impl::tlb_lookup(uint64_t va, uint32_t lane, Access access)
 // Shared or local window access: the host pointer, or nullptr with an
 // exception when out of the window. in_window says whether va is in one.
 SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va, uint32_t size,
-                                      Access access, bool &in_window)
+                                      Access access, bool &in_window, bool &split)
 {
     in_window = true;
+    split = false;
     if ((va >> 32) == (SIMTGPU_SHARED_BASE >> 32)) {
         std::vector<uint8_t> &shared = ctas[warps[slot].cta].shared;
         const uint64_t off = va - SIMTGPU_SHARED_BASE;
@@ -794,13 +861,14 @@ SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va,
         const uint64_t off = va - SIMTGPU_LOCAL_BASE;
         if (off + size <= cur->desc.stack_bytes) {
             Warp &w = warps[slot];
-            const uint32_t shift = cur->local_chunk_shift;
-            // Chunks off..off+size-1 (at most chunk 63: 2 << 63 wraps to 0).
-            const uint64_t need =
-                (uint64_t(2) << ((off + size - 1) >> shift)) - (uint64_t(1) << (off >> shift));
+            const uint64_t need = local_chunks(off, size);
             if (need & ~w.local_zeroed[lane])
                 zero_local(w, lane, need);
-            return w.local[lane].data() + off;
+            if ((off & 7) + size > 8) { // two words, not adjacent: the caller goes byte by byte
+                split = true;
+                return nullptr;
+            }
+            return local_byte(w, lane, off);
         }
     } else {
         in_window = false;
@@ -817,14 +885,28 @@ SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va,
 // or nullptr for the per-lane path. Counts what the per-lane path would (a TLB
 // hit per lane), so statistics are the same either way.
 SIMT_INLINE uint8_t *Sm::Impl::coalesced(uint32_t slot, uint64_t mask, const uint64_t *addr,
-                                         int64_t imm, uint32_t size, Access access, uint64_t &lo) {
+                                         int64_t imm, uint32_t size, Access access, uint64_t &lo,
+                                         uint64_t &hi) {
     lo = UINT64_MAX;
-    uint64_t hi = 0;
-    each(mask, [&](uint32_t l) {
-        const uint64_t va = addr[l] + imm;
-        lo = std::min(lo, va);
-        hi = std::max(hi, va);
-    });
+    hi = 0;
+    if (mask == full_mask && W % 4 == 0) {
+        // Four independent min/max chains: one chain of 32 dependent
+        // compare-and-moves was half the time of a coalesced load.
+        uint64_t lo4[4] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX}, hi4[4] = {0, 0, 0, 0};
+        for (uint32_t l = 0; l < W; l += 4)
+            for (uint32_t k = 0; k < 4; ++k) {
+                lo4[k] = std::min(lo4[k], addr[l + k] + imm);
+                hi4[k] = std::max(hi4[k], addr[l + k] + imm);
+            }
+        lo = std::min(std::min(lo4[0], lo4[1]), std::min(lo4[2], lo4[3]));
+        hi = std::max(std::max(hi4[0], hi4[1]), std::max(hi4[2], hi4[3]));
+    } else {
+        each(mask, [&](uint32_t l) {
+            const uint64_t va = addr[l] + imm;
+            lo = std::min(lo, va);
+            hi = std::max(hi, va);
+        });
+    }
     if (hi - lo >= SIMTGPU_PAGE_SIZE)
         return nullptr;
     if ((lo >> 32) == (SIMTGPU_SHARED_BASE >> 32) && (hi >> 32) == (SIMTGPU_SHARED_BASE >> 32)) {
@@ -850,16 +932,36 @@ SIMT_INLINE uint8_t *Sm::Impl::coalesced(uint32_t slot, uint64_t mask, const uin
 // Zeroes the chunks of a lane's local memory that its thread touches for
 // the first time.
 void Sm::Impl::zero_local(Warp &w, uint32_t lane, uint64_t chunks) {
-    std::vector<uint8_t> &local = w.local[lane];
     const uint32_t bytes = cur->desc.stack_bytes;
-    if (local.size() < bytes)
-        local.resize(bytes);
-    const uint32_t shift = cur->local_chunk_shift;
+    const size_t words = (size_t(bytes) + 7) / 8;
+    if (w.local.size() < words * W)
+        w.local.resize(words * W); // word k of lane l stays at k * W + l
+    const uint32_t shift = cur->local_chunk_shift; // >= 6: chunks are whole words
     for (uint64_t m = chunks & ~w.local_zeroed[lane]; m; m &= m - 1) {
-        const uint32_t begin = uint32_t(std::countr_zero(m)) << shift;
-        std::memset(local.data() + begin, 0, std::min(uint32_t(1) << shift, bytes - begin));
+        const size_t begin = size_t(std::countr_zero(m)) << (shift - 3);
+        const size_t end = std::min(begin + (size_t(1) << (shift - 3)), words);
+        for (size_t k = begin; k < end; ++k) w.local[k * W + lane] = 0;
     }
     w.local_zeroed[lane] |= chunks;
+}
+
+// zero_local for every lane of the warp, so that accesses to these chunks
+// need no check per lane from now on.
+void Sm::Impl::zero_local_all(Warp &w, uint64_t chunks) {
+    for (uint32_t l = 0; l < W; ++l)
+        if (chunks & ~w.local_zeroed[l])
+            zero_local(w, l, chunks);
+    w.local_zeroed_all |= chunks;
+}
+
+void Sm::Impl::local_split(Warp &w, uint32_t lane, uint64_t off, void *data, uint32_t size,
+                           bool write) {
+    uint8_t *bytes = static_cast<uint8_t *>(data);
+    for (uint32_t i = 0; i < size; ++i) {
+        uint8_t *p = local_byte(w, lane, off + i);
+        if (write) *p = bytes[i];
+        else bytes[i] = *p;
+    }
 }
 
 // Global accesses that cross a page or reach host memory: byte by byte.
@@ -892,9 +994,13 @@ bool Sm::Impl::access_slow(uint32_t, uint32_t lane, uint64_t va, void *data, uin
 
 template <typename T> SIMT_INLINE bool Sm::Impl::load(uint32_t slot, uint32_t lane, uint64_t va, T &out)
 {
-    bool in_window;
-    if (uint8_t *p = window(slot, lane, va, sizeof(T), Access::Read, in_window)) {
+    bool in_window, split;
+    if (uint8_t *p = window(slot, lane, va, sizeof(T), Access::Read, in_window, split)) {
         std::memcpy(&out, p, sizeof(T));
+        return true;
+    }
+    if (split) {
+        local_split(warps[slot], lane, va - SIMTGPU_LOCAL_BASE, &out, sizeof(T), false);
         return true;
     }
     if (in_window) return false;
@@ -911,9 +1017,13 @@ template <typename T> SIMT_INLINE bool Sm::Impl::load(uint32_t slot, uint32_t la
 
 template <typename T> SIMT_INLINE bool Sm::Impl::store(uint32_t slot, uint32_t lane, uint64_t va, T value)
 {
-    bool in_window;
-    if (uint8_t *p = window(slot, lane, va, sizeof(T), Access::Write, in_window)) {
+    bool in_window, split;
+    if (uint8_t *p = window(slot, lane, va, sizeof(T), Access::Write, in_window, split)) {
         std::memcpy(p, &value, sizeof(T));
+        return true;
+    }
+    if (split) {
+        local_split(warps[slot], lane, va - SIMTGPU_LOCAL_BASE, &value, sizeof(T), true);
         return true;
     }
     if (in_window) return false;
@@ -937,8 +1047,8 @@ uint8_t *Sm::Impl::atomic_ptr(uint32_t slot, uint32_t lane, uint64_t va, uint32_
         raise(SIMTGPU_EXC_MISALIGNED, slot, lane, fault_pc, 0, va, SIMTGPU_ACCESS_ATOMIC);
         return nullptr;
     }
-    bool in_window;
-    if (uint8_t *p = window(slot, lane, va, size, Access::Atomic, in_window)) return p;
+    bool in_window, split; // aligned: never split
+    if (uint8_t *p = window(slot, lane, va, size, Access::Atomic, in_window, split)) return p;
     if (in_window) return nullptr;
     touched_global = true;
     TlbEntry *e = tlb_lookup(va, lane, Access::Atomic);
@@ -1091,17 +1201,21 @@ const Insn *Sm::Impl::fetch(uint32_t slot, uint32_t lane, uint64_t pc, CodePage 
                             uint64_t &page_vpn)
 {
     const uint64_t vpn = pc >> SIMTGPU_PAGE_SHIFT;
-    if (vpn != page_vpn) {
-        auto &p = cur->code[vpn];
-        if (!p) {
-            p = std::make_unique<CodePage>();
-            p->invalidate();
-            if (TlbEntry &e = cur->tlb[vpn % kTlbEntries]; e.page == vpn) {
-                e.code = true;
-                e.direct_store = false;
+    if (vpn != page_vpn) [[unlikely]] {
+        if (vpn != cur->last_code_vpn) {
+            auto &p = cur->code[vpn];
+            if (!p) {
+                p = std::make_unique<CodePage>();
+                p->invalidate();
+                if (TlbEntry &e = cur->tlb[vpn % kTlbEntries]; e.page == vpn) {
+                    e.code = true;
+                    e.direct_store = false;
+                }
             }
+            cur->last_code_vpn = vpn;
+            cur->last_code_page = p.get();
         }
-        page = p.get();
+        page = cur->last_code_page;
         page_vpn = vpn;
     }
     Insn &in = page->slots[(pc & kPageMask) >> 1];
@@ -1645,12 +1759,14 @@ bool Sm::Impl::lane_rm(Warp &w, const Insn &in, uint32_t l, uint8_t &rm)
 // exceptions.
 template <class Compute, class Rmm>
 bool Sm::Impl::fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t *dst,
-                          Compute compute, Rmm rmm)
+                          Compute compute, Rmm rmm, const WarpFp &warp_op)
 {
     Warp &w = warps[slot];
     uint64_t by_rm[5] = {0, 0, 0, 0, 0};
     if (in.rm != fp::kDyn) {
         by_rm[in.rm] = mask;
+    } else if (frm_all_rne(w)) { // the usual case: no lane changed frm
+        by_rm[fp::kRne] = mask;
     } else {
         for (uint64_t m = mask; m; m &= m - 1) {
             const uint32_t l = uint32_t(std::countr_zero(m));
@@ -1666,7 +1782,16 @@ bool Sm::Impl::fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t
         const uint64_t lanes = by_rm[rm];
         if (!lanes) continue;
         fp::set_round(rm); // also clears the flags
-        each(lanes, compute);
+        if (warp_op.ok && simd_fp && lanes == full_mask) {
+            if (warp_op.dbl)
+                fp::lanes::dbl(warp_op.kind, warp_op.a, warp_op.b, warp_op.c, warp_op.sa,
+                               warp_op.sc, res, W);
+            else
+                fp::lanes::single(warp_op.kind, warp_op.a, warp_op.b, warp_op.c,
+                                  float(warp_op.sa), float(warp_op.sc), res, W);
+        } else {
+            each(lanes, compute);
+        }
         const uint8_t raised = fp::flags();
         if (!raised) continue;
         // Attribute the flags to lanes, unless every lane already has them.
@@ -1739,23 +1864,29 @@ bool Sm::Impl::exec_fp(uint32_t slot, const Insn &in, uint64_t mask)
     // ---- single
     case Op::FaddS:
         return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(S(f1[l]) + S(f2[l])); },
-                          [&](uint32_t l) { res[l] = bs(fp::rmm_add(S(f1[l]), S(f2[l]))); });
+                          [&](uint32_t l) { res[l] = bs(fp::rmm_add(S(f1[l]), S(f2[l]))); },
+                          WarpFp{true, false, fp::lanes::Kind::Add, f1, f2, f3});
     case Op::FsubS:
         return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(S(f1[l]) - S(f2[l])); },
-                          [&](uint32_t l) { res[l] = bs(fp::rmm_add(S(f1[l]), -S(f2[l]))); });
+                          [&](uint32_t l) { res[l] = bs(fp::rmm_add(S(f1[l]), -S(f2[l]))); },
+                          WarpFp{true, false, fp::lanes::Kind::Sub, f1, f2, f3});
     case Op::FmulS:
         return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(S(f1[l]) * S(f2[l])); },
-                          [&](uint32_t l) { res[l] = bs(fp::rmm_mul(S(f1[l]), S(f2[l]))); });
+                          [&](uint32_t l) { res[l] = bs(fp::rmm_mul(S(f1[l]), S(f2[l]))); },
+                          WarpFp{true, false, fp::lanes::Kind::Mul, f1, f2, f3});
     case Op::FdivS: // a quotient is never a tie: RMM == RNE
-        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(S(f1[l]) / S(f2[l])); }, none);
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(S(f1[l]) / S(f2[l])); }, none,
+                          WarpFp{true, false, fp::lanes::Kind::Div, f1, f2, f3});
     case Op::FsqrtS: // nor is a square root
-        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(std::sqrt(S(f1[l]))); }, none);
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bs(std::sqrt(S(f1[l]))); }, none,
+                          WarpFp{true, false, fp::lanes::Kind::Sqrt, f1, f2, f3});
     case Op::FmaddS: case Op::FmsubS: case Op::FnmsubS: case Op::FnmaddS: {
         const float sa = (in.op == Op::FnmsubS || in.op == Op::FnmaddS) ? -1.0f : 1.0f;
         const float sc = (in.op == Op::FmsubS || in.op == Op::FnmaddS) ? -1.0f : 1.0f;
         return fp_rounded(slot, in, mask, fd,
                           [&](uint32_t l) { res[l] = bs(fp::fma(sa * S(f1[l]), S(f2[l]), sc * S(f3[l]))); },
-                          [&](uint32_t l) { res[l] = bs(fp::rmm_fma(sa * S(f1[l]), S(f2[l]), sc * S(f3[l]))); });
+                          [&](uint32_t l) { res[l] = bs(fp::rmm_fma(sa * S(f1[l]), S(f2[l]), sc * S(f3[l]))); },
+                          WarpFp{true, false, fp::lanes::Kind::Fma, f1, f2, f3, sa, sc});
     }
     case Op::FsgnjS: case Op::FsgnjnS: case Op::FsgnjxS:
         return soft(fd, [&](uint32_t l, uint8_t &) {
@@ -1798,23 +1929,29 @@ bool Sm::Impl::exec_fp(uint32_t slot, const Insn &in, uint64_t mask)
     // ---- double
     case Op::FaddD:
         return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(D(f1[l]) + D(f2[l])); },
-                          [&](uint32_t l) { res[l] = bd(fp::rmm_add(D(f1[l]), D(f2[l]))); });
+                          [&](uint32_t l) { res[l] = bd(fp::rmm_add(D(f1[l]), D(f2[l]))); },
+                          WarpFp{true, true, fp::lanes::Kind::Add, f1, f2, f3});
     case Op::FsubD:
         return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(D(f1[l]) - D(f2[l])); },
-                          [&](uint32_t l) { res[l] = bd(fp::rmm_add(D(f1[l]), -D(f2[l]))); });
+                          [&](uint32_t l) { res[l] = bd(fp::rmm_add(D(f1[l]), -D(f2[l]))); },
+                          WarpFp{true, true, fp::lanes::Kind::Sub, f1, f2, f3});
     case Op::FmulD:
         return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(D(f1[l]) * D(f2[l])); },
-                          [&](uint32_t l) { res[l] = bd(fp::rmm_mul(D(f1[l]), D(f2[l]))); });
+                          [&](uint32_t l) { res[l] = bd(fp::rmm_mul(D(f1[l]), D(f2[l]))); },
+                          WarpFp{true, true, fp::lanes::Kind::Mul, f1, f2, f3});
     case Op::FdivD:
-        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(D(f1[l]) / D(f2[l])); }, none);
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(D(f1[l]) / D(f2[l])); }, none,
+                          WarpFp{true, true, fp::lanes::Kind::Div, f1, f2, f3});
     case Op::FsqrtD:
-        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(std::sqrt(D(f1[l]))); }, none);
+        return fp_rounded(slot, in, mask, fd, [&](uint32_t l) { res[l] = bd(std::sqrt(D(f1[l]))); }, none,
+                          WarpFp{true, true, fp::lanes::Kind::Sqrt, f1, f2, f3});
     case Op::FmaddD: case Op::FmsubD: case Op::FnmsubD: case Op::FnmaddD: {
         const double sa = (in.op == Op::FnmsubD || in.op == Op::FnmaddD) ? -1.0 : 1.0;
         const double sc = (in.op == Op::FmsubD || in.op == Op::FnmaddD) ? -1.0 : 1.0;
         return fp_rounded(slot, in, mask, fd,
                           [&](uint32_t l) { res[l] = bd(fp::fma(sa * D(f1[l]), D(f2[l]), sc * D(f3[l]))); },
-                          [&](uint32_t l) { res[l] = bd(fp::rmm_fma(sa * D(f1[l]), D(f2[l]), sc * D(f3[l]))); });
+                          [&](uint32_t l) { res[l] = bd(fp::rmm_fma(sa * D(f1[l]), D(f2[l]), sc * D(f3[l]))); },
+                          WarpFp{true, true, fp::lanes::Kind::Fma, f1, f2, f3, sa, sc});
     }
     case Op::FsgnjD: case Op::FsgnjnD: case Op::FsgnjxD:
         return soft(fd, [&](uint32_t l, uint8_t &) {
@@ -1931,7 +2068,11 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
 
     while (!stop && issued < budget) {
         fault_pc = pc;
-        const Insn *ip = fetch(slot, first, pc, page, page_vpn);
+        const Insn *ip = page_vpn == pc >> SIMTGPU_PAGE_SHIFT
+                             ? &page->slots[(pc & kPageMask) >> 1]
+                             : nullptr;
+        if (!ip || ip->op == Op::Undecoded) [[unlikely]]
+            ip = fetch(slot, first, pc, page, page_vpn);
         if (!ip) {
             if (stop_before) [[unlikely]] { // code in host memory
                 stop_before = false;
@@ -1973,23 +2114,52 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
         auto do_load = [&](auto type_tag, bool to_fp) {
             using T = decltype(type_tag);
             uint64_t *dst = to_fp ? F(w, in.rd) : d;
-            uint64_t lo;
-            const uint8_t *base = coalesced(slot, mask, a, imm, sizeof(T), Access::Read, lo);
-            if (!base && isolated && needs_serial(mask, a, imm, sizeof(T), Access::Read)) {
+            auto widen = [](T v) {
+                if constexpr (std::is_same_v<T, float>) return fp::box(v);
+                else if constexpr (std::is_same_v<T, double>) return std::bit_cast<uint64_t>(v);
+                else if constexpr (std::is_signed_v<T>) return uint64_t(int64_t(v));
+                else return uint64_t(v);
+            };
+            uint64_t lo, hi;
+            if (const uint8_t *base =
+                    coalesced(slot, mask, a, imm, sizeof(T), Access::Read, lo, hi)) {
+                // No lane can fault: straight into rd (a lane reads only its
+                // own address register, so rd == rs1 is fine).
+                each(mask, [&](uint32_t l) {
+                    T v;
+                    std::memcpy(&v, base + (a[l] + imm - lo), sizeof(T));
+                    dst[l] = widen(v);
+                });
+                stats.mem_reads += active;
+                return;
+            }
+            if (const uint64_t off = lo - SIMTGPU_LOCAL_BASE;
+                lo == hi && off < cur->desc.stack_bytes &&
+                cur->desc.stack_bytes - off >= sizeof(T) && (off & 7) + sizeof(T) <= 8) {
+                // Every lane at the same local address (a stack slot): W
+                // consecutive words.
+                const uint64_t need = local_chunks(off, sizeof(T));
+                if (need & ~w.local_zeroed_all) [[unlikely]]
+                    zero_local_all(w, need);
+                const uint8_t *slot_bytes = local_byte(w, 0, off);
+                each(mask, [&](uint32_t l) {
+                    T v;
+                    std::memcpy(&v, slot_bytes + 8 * l, sizeof(T));
+                    dst[l] = widen(v);
+                });
+                stats.mem_reads += active;
+                return;
+            }
+            if (isolated && needs_serial(mask, a, imm, sizeof(T), Access::Read)) {
                 stop_before = true;
                 return;
             }
             for (uint64_t m = mask; m; m &= m - 1) {
                 const uint32_t l = uint32_t(std::countr_zero(m));
                 T v;
-                if (base)
-                    std::memcpy(&v, base + (a[l] + imm - lo), sizeof(T));
-                else if (!load<T>(slot, l, a[l] + imm, v))
+                if (!load<T>(slot, l, a[l] + imm, v))
                     return;
-                if constexpr (std::is_same_v<T, float>) res[l] = fp::box(v);
-                else if constexpr (std::is_same_v<T, double>) res[l] = std::bit_cast<uint64_t>(v);
-                else if constexpr (std::is_signed_v<T>) res[l] = uint64_t(int64_t(v));
-                else res[l] = uint64_t(v);
+                res[l] = widen(v);
             }
             each(mask, [&](uint32_t l) { dst[l] = res[l]; });
             stats.mem_reads += active;
@@ -1997,11 +2167,22 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
         auto do_store = [&](auto type_tag, bool from_fp) {
             using T = decltype(type_tag);
             const uint64_t *src = from_fp ? F(w, in.rs2) : b;
-            uint64_t lo;
-            if (uint8_t *base = coalesced(slot, mask, a, imm, sizeof(T), Access::Write, lo)) {
+            uint64_t lo, hi;
+            if (uint8_t *base = coalesced(slot, mask, a, imm, sizeof(T), Access::Write, lo, hi)) {
                 each(mask, [&](uint32_t l) {
                     const T v = T(src[l]);
                     std::memcpy(base + (a[l] + imm - lo), &v, sizeof(T));
+                });
+            } else if (const uint64_t off = lo - SIMTGPU_LOCAL_BASE;
+                       lo == hi && off < cur->desc.stack_bytes &&
+                       cur->desc.stack_bytes - off >= sizeof(T) && (off & 7) + sizeof(T) <= 8) {
+                const uint64_t need = local_chunks(off, sizeof(T));
+                if (need & ~w.local_zeroed_all) [[unlikely]]
+                    zero_local_all(w, need);
+                uint8_t *slot_bytes = local_byte(w, 0, off);
+                each(mask, [&](uint32_t l) {
+                    const T v = T(src[l]);
+                    std::memcpy(slot_bytes + 8 * l, &v, sizeof(T));
                 });
             } else if (isolated && needs_serial(mask, a, imm, sizeof(T), Access::Write)) {
                 stop_before = true;
@@ -2669,7 +2850,7 @@ std::optional<uint32_t> Sm::attach(const LaunchDesc &launch, GlobalMemory &memor
     while ((uint64_t(launch.stack_bytes) >> lc.local_chunk_shift) >= 64)
         ++lc.local_chunk_shift;
     for (TlbEntry &e : lc.tlb) e = TlbEntry{};
-    lc.code.clear();
+    lc.clear_code();
     return uint32_t(free - s.launches.begin());
 }
 
@@ -2677,7 +2858,7 @@ void Sm::detach(uint32_t launch)
 {
     LaunchContext &lc = impl_->launches[launch];
     lc.attached = false;
-    lc.code.clear();
+    lc.clear_code();
 }
 
 bool Sm::can_accept_cta(const LaunchDesc &launch) const
@@ -2749,10 +2930,11 @@ void Sm::abort()
     for (Warp &w : s.warps) w.active = false;
     s.resume_slot = -1;
     std::fill(s.can_issue.begin(), s.can_issue.end(), 0);
+    std::fill(s.waiting.begin(), s.waiting.end(), 0);
     for (LaunchContext &lc : s.launches) {
         lc.attached = false;
         lc.resident_ctas = 0;
-        lc.code.clear();
+        lc.clear_code();
     }
     s.resident_ctas = s.resident_warps = s.shared_used = 0;
     s.exception.reset();

@@ -409,6 +409,28 @@ KERNEL(k_local_fresh)
 	}
 }
 
+/* Lanes' local memory stays apart (it is interleaved by word on the host):
+ * each thread stores bytes 0..23 at a per-thread shift s = t % 7 of its
+ * window, then a misaligned halfword at s + 3 and word at s + 9, and loads
+ * doublewords at s, s + 8 and s + 16 (misaligned unless s is 0). */
+KERNEL(k_local_lanes)
+{
+	uint32_t t = gtid();
+	uint64_t a = SIMTGPU_LOCAL_BASE + t % 7, v;
+	for (uint64_t i = 0; i < 24; ++i) {
+		v = (t * 31 + i) & 0xff;
+		__asm__ volatile("sb %0, 0(%1)" : : "r"(v), "r"(a + i) : "memory");
+	}
+	v = t ^ 0xbeef;
+	__asm__ volatile("sh %0, 3(%1)" : : "r"(v), "r"(a) : "memory");
+	v = t * 0x01010101u;
+	__asm__ volatile("sw %0, 9(%1)" : : "r"(v), "r"(a) : "memory");
+	for (uint64_t k = 0; k < 3; ++k) {
+		__asm__ volatile("ld %0, 0(%1)" : "=r"(v) : "r"(a + 8 * k) : "memory");
+		p->out[3 * t + k] = v;
+	}
+}
+
 /* Identity CSRs for a 3-D grid and block. */
 KERNEL(k_csrs)
 {
