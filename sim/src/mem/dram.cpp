@@ -35,6 +35,7 @@ uint64_t Dram::enqueue(const DramLocation &where, bool write, uint32_t sm, uint6
     Channel &channel = channels_[where.channel];
     Bank &bank = channel.banks[where.bank];
     bank.queue.push_back(Request{seq_++, where.row, payload, sm, write, false});
+    bank.by_row[where.row].push_back(std::prev(bank.queue.end()));
     bank.row_hits += where.row == bank.open_row;
     ++channel.queued;
     if (channel.next_wake <= now)
@@ -43,20 +44,27 @@ uint64_t Dram::enqueue(const DramLocation &where, bool write, uint32_t sm, uint6
     return now;
 }
 
-int Dram::pick(const Bank &bank) const {
-    if (bank.queue.empty())
-        return -1;
+Dram::Queued Dram::pick(Bank &bank) const {
     if (scheduler_ == DramScheduler::fr_fcfs && bank.row_hits > 0)
-        for (size_t i = 0; i < bank.queue.size(); ++i)
-            if (bank.queue[i].row == bank.open_row)
-                return int(i);
-    return 0;
+        return bank.by_row.at(bank.open_row).front();
+    return bank.queue.begin(); // end() when empty
+}
+
+// A chosen request is the oldest of its row: FR-FCFS takes a row's front,
+// FCFS the oldest of all.
+Dram::Request Dram::take(Bank &bank, Queued request) {
+    auto row = bank.by_row.find(request->row);
+    row->second.pop_front();
+    if (row->second.empty())
+        bank.by_row.erase(row);
+    Request r = *request;
+    bank.queue.erase(request);
+    return r;
 }
 
 void Dram::count_row_hits(Bank &bank) {
-    bank.row_hits = 0;
-    for (const Request &r : bank.queue)
-        bank.row_hits += r.row == bank.open_row;
+    auto row = bank.by_row.find(bank.open_row);
+    bank.row_hits = row == bank.by_row.end() ? 0 : uint32_t(row->second.size());
 }
 
 uint64_t Dram::wake(uint32_t channel_index, uint64_t now, std::vector<DramRead> &reads,
@@ -71,22 +79,21 @@ uint64_t Dram::wake(uint32_t channel_index, uint64_t now, std::vector<DramRead> 
     // this cycle.
     while (channel.bus_free < end) {
         Bank *best = nullptr;
-        int best_index = -1;
+        Queued best_request;
         for (Bank &bank : channel.banks) {
             if (bank.ready > start)
                 continue;
-            int i = pick(bank);
-            if (i < 0 || bank.queue[i].row != bank.open_row)
+            Queued i = pick(bank);
+            if (i == bank.queue.end() || i->row != bank.open_row)
                 continue;
-            if (!best || bank.queue[i].seq < best->queue[best_index].seq) {
+            if (!best || i->seq < best_request->seq) {
                 best = &bank;
-                best_index = i;
+                best_request = i;
             }
         }
         if (!best)
             break;
-        Request r = best->queue[best_index];
-        best->queue.erase(best->queue.begin() + best_index);
+        Request r = take(*best, best_request);
         --best->row_hits;
         --channel.queued;
         channel.bus_free = std::max(start, channel.bus_free) + burst_;
@@ -102,12 +109,12 @@ uint64_t Dram::wake(uint32_t channel_index, uint64_t now, std::vector<DramRead> 
     for (Bank &bank : channel.banks) {
         if (bank.ready > start)
             continue;
-        int i = pick(bank);
-        if (i < 0 || bank.queue[i].row == bank.open_row)
+        Queued i = pick(bank);
+        if (i == bank.queue.end() || i->row == bank.open_row)
             continue;
         bank.ready = start + (bank.open_row == kNoRow ? 0 : precharge_) + activate_;
-        bank.open_row = bank.queue[i].row;
-        bank.queue[i].activated = true;
+        bank.open_row = i->row;
+        i->activated = true;
         count_row_hits(bank);
     }
 

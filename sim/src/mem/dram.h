@@ -13,6 +13,9 @@
 #include "mem/memory_counters.h"
 
 #include <cstdint>
+#include <deque>
+#include <list>
+#include <unordered_map>
 #include <vector>
 
 namespace simtgpu::sim::mem {
@@ -68,11 +71,16 @@ private:
         bool write;
         bool activated; // its row was opened for it (a row miss)
     };
+    using Queued = std::list<Request>::iterator;
+    // A bank's queue can hold a whole kernel's write-backs (stores do not
+    // stall their warps), so its scheduler's choices are O(1): the oldest
+    // request is the list's front, the oldest for a row its list's front.
     struct Bank {
         uint64_t open_row = kNoRow;
-        uint64_t ready = 0;         // fixed point: when it can take its next command
-        uint32_t row_hits = 0;      // queued requests for open_row
-        std::vector<Request> queue; // arrival order
+        uint64_t ready = 0;       // fixed point: when it can take its next command
+        uint32_t row_hits = 0;    // queued requests for open_row
+        std::list<Request> queue; // arrival order
+        std::unordered_map<uint64_t, std::deque<Queued>> by_row; // each row's, in arrival order
     };
     struct Channel {
         uint64_t bus_free = 0; // fixed point
@@ -81,8 +89,11 @@ private:
         std::vector<Bank> banks;
     };
 
-    // The request a bank would serve next and whether that is a column access.
-    int pick(const Bank &bank) const;
+    // The request a bank would serve next (queue.end() for none); a column
+    // access when its row is open.
+    Queued pick(Bank &bank) const;
+    // Takes a request pick() chose off its bank's queue.
+    Request take(Bank &bank, Queued request);
     void activate(Bank &bank, uint64_t now_fixed);
     void count_row_hits(Bank &bank);
 
