@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 namespace simtgpu::sim {
@@ -46,10 +47,16 @@ uint64_t special_double(std::mt19937_64 &rng)
 }
 
 // The scalar code of exec_fp for one lane.
-uint64_t scalar_single(Kind k, uint64_t a, uint64_t b, uint64_t c, float sa, float sc)
+template <typename T> uint64_t scalar(Kind k, uint64_t a, uint64_t b, uint64_t c, T sa, T sc)
 {
-    const float x = fp::unbox(a), y = fp::unbox(b), z = fp::unbox(c);
-    float r = 0;
+    auto value = [](uint64_t r) {
+        if constexpr (std::is_same_v<T, float>)
+            return fp::unbox(r);
+        else
+            return std::bit_cast<double>(r);
+    };
+    const T x = value(a), y = value(b), z = value(c);
+    T r = 0;
     switch (k) {
     case Kind::Add: r = x + y; break;
     case Kind::Sub: r = x - y; break;
@@ -58,23 +65,10 @@ uint64_t scalar_single(Kind k, uint64_t a, uint64_t b, uint64_t c, float sa, flo
     case Kind::Sqrt: r = std::sqrt(x); break;
     case Kind::Fma: r = fp::fma(sa * x, y, sc * z); break;
     }
-    return fp::box(fp::canonicalize(r));
-}
-
-uint64_t scalar_double(Kind k, uint64_t a, uint64_t b, uint64_t c, double sa, double sc)
-{
-    const double x = std::bit_cast<double>(a), y = std::bit_cast<double>(b),
-                 z = std::bit_cast<double>(c);
-    double r = 0;
-    switch (k) {
-    case Kind::Add: r = x + y; break;
-    case Kind::Sub: r = x - y; break;
-    case Kind::Mul: r = x * y; break;
-    case Kind::Div: r = x / y; break;
-    case Kind::Sqrt: r = std::sqrt(x); break;
-    case Kind::Fma: r = fp::fma(sa * x, y, sc * z); break;
-    }
-    return std::bit_cast<uint64_t>(fp::canonicalize(r));
+    if constexpr (std::is_same_v<T, float>)
+        return fp::box(fp::canonicalize(r));
+    else
+        return std::bit_cast<uint64_t>(fp::canonicalize(r));
 }
 
 TEST(CoreFpLanes, WarpSimdMatchesPerLaneResultsAndFlags)
@@ -104,8 +98,8 @@ TEST(CoreFpLanes, WarpSimdMatchesPerLaneResultsAndFlags)
                     uint64_t want[kLanes], got[kLanes];
                     fp::set_round(rm);
                     for (uint32_t l = 0; l < kLanes; ++l)
-                        want[l] = dbl ? scalar_double(k, a[l], b[l], c[l], sa, sc)
-                                      : scalar_single(k, a[l], b[l], c[l], float(sa), float(sc));
+                        want[l] = dbl ? scalar<double>(k, a[l], b[l], c[l], sa, sc)
+                                      : scalar<float>(k, a[l], b[l], c[l], float(sa), float(sc));
                     const uint8_t want_flags = fp::flags();
                     fp::set_round(rm);
                     if (dbl)

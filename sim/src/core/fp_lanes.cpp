@@ -82,43 +82,70 @@ SIMT_AVX2 __m256d fma_double(__m256d a, __m256d b, __m256d c)
     return _mm256_fmadd_pd(a, b, _mm256_andnot_pd(inf_times_zero, c));
 }
 
-template <Kind K>
-__attribute__((target("avx2,fma"))) void single_of(const uint64_t *a, const uint64_t *b,
-                                                   const uint64_t *c, float sa, float sc,
-                                                   uint64_t *res, uint32_t n)
+// What the loop below needs of a lane type: eight singles or four doubles
+// per 256-bit register.
+struct SingleLanes {
+    using Vec = __m256;
+    using Scalar = float;
+    static constexpr uint32_t kWidth = 8;
+    SIMT_AVX2 static Vec load(const uint64_t *p) { return load_single(p); }
+    SIMT_AVX2 static void store(uint64_t *p, Vec r) { store_single(p, r); }
+    SIMT_AVX2 static Vec splat(Scalar v) { return _mm256_set1_ps(v); }
+    SIMT_AVX2 static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+    SIMT_AVX2 static Vec sub(Vec a, Vec b) { return _mm256_sub_ps(a, b); }
+    SIMT_AVX2 static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+    SIMT_AVX2 static Vec div(Vec a, Vec b) { return _mm256_div_ps(a, b); }
+    SIMT_AVX2 static Vec sqrt(Vec a) { return _mm256_sqrt_ps(a); }
+    SIMT_AVX2 static Vec fma(Vec a, Vec b, Vec c) { return fma_single(a, b, c); }
+};
+
+struct DoubleLanes {
+    using Vec = __m256d;
+    using Scalar = double;
+    static constexpr uint32_t kWidth = 4;
+    SIMT_AVX2 static Vec load(const uint64_t *p) { return load_double(p); }
+    SIMT_AVX2 static void store(uint64_t *p, Vec r) { store_double(p, r); }
+    SIMT_AVX2 static Vec splat(Scalar v) { return _mm256_set1_pd(v); }
+    SIMT_AVX2 static Vec add(Vec a, Vec b) { return _mm256_add_pd(a, b); }
+    SIMT_AVX2 static Vec sub(Vec a, Vec b) { return _mm256_sub_pd(a, b); }
+    SIMT_AVX2 static Vec mul(Vec a, Vec b) { return _mm256_mul_pd(a, b); }
+    SIMT_AVX2 static Vec div(Vec a, Vec b) { return _mm256_div_pd(a, b); }
+    SIMT_AVX2 static Vec sqrt(Vec a) { return _mm256_sqrt_pd(a); }
+    SIMT_AVX2 static Vec fma(Vec a, Vec b, Vec c) { return fma_double(a, b, c); }
+};
+
+template <class L, Kind K>
+__attribute__((target("avx2,fma"))) void lanes_of(const uint64_t *a, const uint64_t *b,
+                                                   const uint64_t *c, typename L::Scalar sa,
+                                                   typename L::Scalar sc, uint64_t *res,
+                                                   uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i += 8) {
-        const __m256 x = load_single(a + i);
-        __m256 r;
-        if constexpr (K == Kind::Add) r = _mm256_add_ps(x, load_single(b + i));
-        else if constexpr (K == Kind::Sub) r = _mm256_sub_ps(x, load_single(b + i));
-        else if constexpr (K == Kind::Mul) r = _mm256_mul_ps(x, load_single(b + i));
-        else if constexpr (K == Kind::Div) r = _mm256_div_ps(x, load_single(b + i));
-        else if constexpr (K == Kind::Sqrt) r = _mm256_sqrt_ps(x);
+    for (uint32_t i = 0; i < n; i += L::kWidth) {
+        const typename L::Vec x = L::load(a + i);
+        typename L::Vec r;
+        if constexpr (K == Kind::Add) r = L::add(x, L::load(b + i));
+        else if constexpr (K == Kind::Sub) r = L::sub(x, L::load(b + i));
+        else if constexpr (K == Kind::Mul) r = L::mul(x, L::load(b + i));
+        else if constexpr (K == Kind::Div) r = L::div(x, L::load(b + i));
+        else if constexpr (K == Kind::Sqrt) r = L::sqrt(x);
         else
-            r = fma_single(_mm256_mul_ps(_mm256_set1_ps(sa), x), load_single(b + i),
-                           _mm256_mul_ps(_mm256_set1_ps(sc), load_single(c + i)));
-        store_single(res + i, r);
+            r = L::fma(L::mul(L::splat(sa), x), L::load(b + i),
+                       L::mul(L::splat(sc), L::load(c + i)));
+        L::store(res + i, r);
     }
 }
 
-template <Kind K>
-__attribute__((target("avx2,fma"))) void double_of(const uint64_t *a, const uint64_t *b,
-                                                   const uint64_t *c, double sa, double sc,
-                                                   uint64_t *res, uint32_t n)
+template <class L>
+void lanes(Kind kind, const uint64_t *a, const uint64_t *b, const uint64_t *c,
+           typename L::Scalar sa, typename L::Scalar sc, uint64_t *res, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i += 4) {
-        const __m256d x = load_double(a + i);
-        __m256d r;
-        if constexpr (K == Kind::Add) r = _mm256_add_pd(x, load_double(b + i));
-        else if constexpr (K == Kind::Sub) r = _mm256_sub_pd(x, load_double(b + i));
-        else if constexpr (K == Kind::Mul) r = _mm256_mul_pd(x, load_double(b + i));
-        else if constexpr (K == Kind::Div) r = _mm256_div_pd(x, load_double(b + i));
-        else if constexpr (K == Kind::Sqrt) r = _mm256_sqrt_pd(x);
-        else
-            r = fma_double(_mm256_mul_pd(_mm256_set1_pd(sa), x), load_double(b + i),
-                           _mm256_mul_pd(_mm256_set1_pd(sc), load_double(c + i)));
-        store_double(res + i, r);
+    switch (kind) {
+    case Kind::Add: return lanes_of<L, Kind::Add>(a, b, c, sa, sc, res, n);
+    case Kind::Sub: return lanes_of<L, Kind::Sub>(a, b, c, sa, sc, res, n);
+    case Kind::Mul: return lanes_of<L, Kind::Mul>(a, b, c, sa, sc, res, n);
+    case Kind::Div: return lanes_of<L, Kind::Div>(a, b, c, sa, sc, res, n);
+    case Kind::Sqrt: return lanes_of<L, Kind::Sqrt>(a, b, c, sa, sc, res, n);
+    case Kind::Fma: return lanes_of<L, Kind::Fma>(a, b, c, sa, sc, res, n);
     }
 }
 
@@ -136,27 +163,13 @@ bool available()
 void single(Kind kind, const uint64_t *a, const uint64_t *b, const uint64_t *c, float sa,
             float sc, uint64_t *res, uint32_t n)
 {
-    switch (kind) {
-    case Kind::Add: return single_of<Kind::Add>(a, b, c, sa, sc, res, n);
-    case Kind::Sub: return single_of<Kind::Sub>(a, b, c, sa, sc, res, n);
-    case Kind::Mul: return single_of<Kind::Mul>(a, b, c, sa, sc, res, n);
-    case Kind::Div: return single_of<Kind::Div>(a, b, c, sa, sc, res, n);
-    case Kind::Sqrt: return single_of<Kind::Sqrt>(a, b, c, sa, sc, res, n);
-    case Kind::Fma: return single_of<Kind::Fma>(a, b, c, sa, sc, res, n);
-    }
+    lanes<SingleLanes>(kind, a, b, c, sa, sc, res, n);
 }
 
 void dbl(Kind kind, const uint64_t *a, const uint64_t *b, const uint64_t *c, double sa, double sc,
          uint64_t *res, uint32_t n)
 {
-    switch (kind) {
-    case Kind::Add: return double_of<Kind::Add>(a, b, c, sa, sc, res, n);
-    case Kind::Sub: return double_of<Kind::Sub>(a, b, c, sa, sc, res, n);
-    case Kind::Mul: return double_of<Kind::Mul>(a, b, c, sa, sc, res, n);
-    case Kind::Div: return double_of<Kind::Div>(a, b, c, sa, sc, res, n);
-    case Kind::Sqrt: return double_of<Kind::Sqrt>(a, b, c, sa, sc, res, n);
-    case Kind::Fma: return double_of<Kind::Fma>(a, b, c, sa, sc, res, n);
-    }
+    lanes<DoubleLanes>(kind, a, b, c, sa, sc, res, n);
 }
 
 #else
