@@ -32,7 +32,7 @@
 
 #define SIMTGPU_MSIX_VECTORS 2
 #define SIMTGPU_MSIX_VEC_FENCE 0 /* SIMTGPU_IRQ_FENCE */
-#define SIMTGPU_MSIX_VEC_ERROR 1 /* SIMTGPU_IRQ_EXCEPTION */
+#define SIMTGPU_MSIX_VEC_ERROR 1 /* SIMTGPU_IRQ_EXCEPTION, _FAULT */
 
 /* ------------------------------------------------------ architectures --- */
 
@@ -62,8 +62,9 @@
 /* Version of this register/packet interface: major << 16 | minor. */
 #define SIMTGPU_HW_VERSION_MAJOR 1
 /* 1.1: SM masks, PREEMPT, PROGRESS; 1.2: VRAM_CLEAR, the counter block
- * (counters.h); 1.3: L2_SIZE, MEM_BUS_WIDTH, MEM_CLOCK_KHZ */
-#define SIMTGPU_HW_VERSION_MINOR 3
+ * (counters.h); 1.3: L2_SIZE, MEM_BUS_WIDTH, MEM_CLOCK_KHZ; 1.4: replayable
+ * faults (PTE_REPLAY, the fault queue, FAULT_REPLAY, TLB_INVALIDATE) */
+#define SIMTGPU_HW_VERSION_MINOR 4
 #define SIMTGPU_HW_VERSION \
 	((SIMTGPU_HW_VERSION_MAJOR << 16) | SIMTGPU_HW_VERSION_MINOR)
 
@@ -85,6 +86,7 @@
 #define SIMTGPU_CAP_HOST_PTE (1u << 2) /* PTEs may point at host memory */
 #define SIMTGPU_CAP_TIMESTAMP (1u << 3)
 #define SIMTGPU_CAP_VRAM_CLEAR (1u << 4) /* SIMTGPU_REG_VRAM_CLEAR */
+#define SIMTGPU_CAP_REPLAYABLE_FAULTS (1u << 5) /* SIMTGPU_PTE_REPLAY, 1.4 */
 #define SIMTGPU_REG_NUM_SMS 0x0010
 #define SIMTGPU_REG_WARPS_PER_SM 0x0014 /* resident warp slots per SM */
 #define SIMTGPU_REG_WARP_SIZE 0x0018 /* lanes per warp */
@@ -213,6 +215,7 @@
 #define SIMTGPU_IRQ_EXCEPTION (1u << 1) /* an exception record is valid */
 #define SIMTGPU_IRQ_RING_ERROR (1u << 2) /* a ring entered ERROR state */
 #define SIMTGPU_IRQ_PARKED (1u << 3) /* a ring's PREEMPT took effect */
+#define SIMTGPU_IRQ_FAULT (1u << 4) /* the fault queue has entries (1.4) */
 
 /*
  * Exception record. When a job faults, traps, deadlocks or sends a bad or
@@ -269,6 +272,41 @@
 	((uint32_t)(reason) << 24 | ((value) > 0xffffffu ? 0xffffffu : (uint32_t)(value)))
 #define SIMTGPU_BARRIER_DETAIL_REASON(detail) ((uint32_t)(detail) >> 24)
 #define SIMTGPU_BARRIER_DETAIL_VALUE(detail) ((uint32_t)(detail)&0xffffffu)
+
+/*
+ * Replayable faults (CAPS.REPLAYABLE_FAULTS, 1.4). An access to a page
+ * whose leaf PTE is SIMTGPU_PTE_REPLAY without V does not end the job: the
+ * warp stops before the instruction (no lane of it takes effect), the fault
+ * goes into the fault queue (one entry per context and page while queued)
+ * and SIMTGPU_IRQ_FAULT is raised. The warp is held; other warps go on. The
+ * driver pops each entry (the head entry's fields are the FAULT_* registers;
+ * writing FAULT_POP drops it), makes the pages present, then writes
+ * FAULT_REPLAY: RETRY lets every held warp execute its instruction again
+ * (one that faults again is queued again), CANCEL ends the launches of the
+ * held warps of context FAULT_CANCEL_CONTEXT with SIMTGPU_EXC_PAGE_FAULT
+ * (SIMTGPU_FAULT_NOT_PRESENT) and retries the others. A full queue takes no
+ * entry; its warps are held and fault again after the next replay. Replayed
+ * warps resume no earlier than the fault's cycle plus the device's fault
+ * service time (docs/hardware.md), as a GPU's replay waits for the driver.
+ */
+#define SIMTGPU_REG_FAULT_COUNT 0x0380 /* RO: entries queued */
+#define SIMTGPU_REG_FAULT_ADDR_LO 0x0384 /* RO: the head entry's VA */
+#define SIMTGPU_REG_FAULT_ADDR_HI 0x0388
+#define SIMTGPU_REG_FAULT_ACCESS 0x038c /* RO: SIMTGPU_ACCESS_* */
+#define SIMTGPU_REG_FAULT_CONTEXT 0x0390 /* RO: context id of SET_CONTEXT */
+#define SIMTGPU_REG_FAULT_RING 0x0394 /* RO: ring of the faulting launch */
+#define SIMTGPU_REG_FAULT_POP 0x0398 /* WO: drop the head entry */
+#define SIMTGPU_REG_FAULT_REPLAY 0x039c /* WO: SIMTGPU_REPLAY_* */
+#define SIMTGPU_REG_FAULT_CANCEL_CONTEXT 0x03a0 /* RW: for REPLAY_CANCEL */
+/*
+ * TLB_INVALIDATE (WO): writing any value returns once no SM holds a
+ * translation of any context, so a driver that has just changed or removed
+ * a PTE knows that no later access uses the old one.
+ */
+#define SIMTGPU_REG_TLB_INVALIDATE 0x03a4
+#define SIMTGPU_FAULT_QUEUE_DEPTH 64
+#define SIMTGPU_REPLAY_RETRY 1u
+#define SIMTGPU_REPLAY_CANCEL 2u
 
 /* Why a launch cannot go on (DETAIL of SIMTGPU_EXC_DEADLOCK). */
 #define SIMTGPU_DEADLOCK_ALL_BLOCKED 0 /* every live thread of a CTA waits */
@@ -417,7 +455,10 @@ struct simtgpu_pkt_timestamp {
 #define SIMTGPU_PTE_W (1ull << 2) /* writable (and atomics) */
 #define SIMTGPU_PTE_X (1ull << 3) /* executable */
 #define SIMTGPU_PTE_HOST (1ull << 4) /* address is a host bus address (DMA) */
-#define SIMTGPU_PTE_RESERVED_MASK (0xffc00000000003e0ull) /* must be 0 */
+/* In a leaf PTE without V (1.4): the page exists but is not here (in host
+ * memory, say); an access is a replayable fault, not the end of the job. */
+#define SIMTGPU_PTE_REPLAY (1ull << 5)
+#define SIMTGPU_PTE_RESERVED_MASK (0xffc00000000003c0ull) /* must be 0 */
 #define SIMTGPU_PTE_ADDR_SHIFT 10 /* bits 53:10 hold address >> 12 */
 #define SIMTGPU_PTE_ADDR_MASK (0x00000fffffffffffull << SIMTGPU_PTE_ADDR_SHIFT)
 #define SIMTGPU_PTE_ADDR(pte) \

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define SIMTGPU_UAPI_VERSION_MAJOR 1
-#define SIMTGPU_UAPI_VERSION_MINOR 5
+#define SIMTGPU_UAPI_VERSION_MINOR 6
 
 #define DRM_SIMTGPU_GET_PARAM 0x00
 #define DRM_SIMTGPU_BO_CREATE 0x01
@@ -115,6 +115,13 @@ enum drm_simtgpu_param {
 	SIMTGPU_PARAM_L2_SIZE = 21,
 	SIMTGPU_PARAM_MEM_BUS_WIDTH = 22,
 	SIMTGPU_PARAM_MEM_CLOCK_KHZ = 23,
+	/* 1.6: managed memory (SIMTGPU_BO_MANAGED) of this file so far: GPU
+	 * page faults serviced, pages migrated to VRAM, pages migrated back
+	 * to host memory by CPU faults. An older driver answers -EINVAL.
+	 */
+	SIMTGPU_PARAM_MANAGED_GPU_FAULTS = 24,
+	SIMTGPU_PARAM_MANAGED_TO_VRAM = 25,
+	SIMTGPU_PARAM_MANAGED_TO_HOST = 26,
 };
 
 struct drm_simtgpu_get_param {
@@ -140,8 +147,17 @@ struct drm_simtgpu_get_param {
  */
 #define SIMTGPU_BO_HIGH_VA (1u << 2)
 #define SIMTGPU_BO_FIXED_VA (1u << 3)
+/* 1.6: managed memory, one address for the CPU and the GPU: the BO's pages
+ * start in host memory (zeroed) and move to VRAM when the GPU touches them
+ * (a replayable GPU page fault, hw.h) and back when the CPU touches them
+ * through the BO's mmap() (a CPU page fault). Map it with FIXED_VA at the
+ * address where the caller will mmap() it. -ENODEV on a device without
+ * SIMTGPU_CAP_REPLAYABLE_FAULTS; not with EXEC or READ_ONLY (-EINVAL).
+ */
+#define SIMTGPU_BO_MANAGED (1u << 4)
 #define SIMTGPU_BO_FLAGS (SIMTGPU_BO_EXEC | SIMTGPU_BO_READ_ONLY | \
-			  SIMTGPU_BO_HIGH_VA | SIMTGPU_BO_FIXED_VA)
+			  SIMTGPU_BO_HIGH_VA | SIMTGPU_BO_FIXED_VA | \
+			  SIMTGPU_BO_MANAGED)
 
 struct drm_simtgpu_bo_create {
 	__u64 size; /* in: bytes, > 0; rounded up to 4 KiB */
