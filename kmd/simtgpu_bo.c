@@ -26,7 +26,10 @@
  *
  * A BO may instead be backed by pinned pages of its creator's memory
  * (BO_USERPTR, simtgpu_userptr.c); it then has no VRAM blocks, no mmap
- * offset and counts against no VRAM limit.
+ * offset and counts against no VRAM limit. A managed BO (BO_MANAGED,
+ * simtgpu_managed.c) has no VRAM blocks either: each of its pages moves
+ * between host memory and VRAM on page faults, and its mmap() is served
+ * one page at a time by a fault handler.
  */
 
 #include <linux/mm.h>
@@ -53,13 +56,15 @@ static void simtgpu_bo_free_work(struct work_struct *work)
 		dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, false,
 				      MAX_SCHEDULE_TIMEOUT);
 		simtgpu_vm_unmap_bo(vm, bo);
-		if (!bo->userptr)
+		/* A managed BO's VRAM is counted per page. */
+		if (!bo->userptr && !bo->managed)
 			atomic64_sub(bo->base.size, &vm->vram_bytes);
 		atomic_dec(&vm->bo_count);
 		if (bo->charged)
 			simtgpu_cg_uncharge(vm->cg, bo->base.size);
 	}
 	simtgpu_userptr_release(bo);
+	simtgpu_managed_release(bo);
 	simtgpu_vram_free(sdev, &bo->blocks);
 	simtgpu_vm_put(vm);
 	drm_gem_object_release(&bo->base);
@@ -90,6 +95,8 @@ static int simtgpu_bo_mmap(struct drm_gem_object *obj,
 
 	if (skip + (vma->vm_end - vma->vm_start) > obj->size)
 		return -EINVAL;
+	if (bo->managed)
+		return simtgpu_managed_mmap(bo, vma);
 	/* After an unplug, BAR2 is no longer ours to map. */
 	if (drm_dev_is_unplugged(obj->dev))
 		return -ENODEV;
@@ -220,16 +227,27 @@ int simtgpu_ioctl_bo_create(struct drm_device *dev, void *data,
 	if (!args->size || args->size > U64_MAX - (SIMTGPU_PAGE_SIZE - 1))
 		return -EINVAL;
 	size = round_up(args->size, SIMTGPU_PAGE_SIZE);
+	if (args->flags & SIMTGPU_BO_MANAGED) {
+		ret = simtgpu_managed_check(sdev, args->flags);
+		if (ret)
+			return ret;
+	}
 	ret = simtgpu_bo_placement_check(args->flags, args->gpu_va, size);
 	if (ret)
 		return ret;
-	if (size > sdev->vram_size)
+	/* Managed memory lives in host memory too: it may exceed VRAM. */
+	if (size > sdev->vram_size && !(args->flags & SIMTGPU_BO_MANAGED))
 		return -ENOSPC;
 
 	/* Clearing VRAM and writing PTEs need the device. */
 	if (!drm_dev_enter(dev, &idx))
 		return -ENODEV;
-	bo = simtgpu_bo_create(dev, file, size, args->flags, args->gpu_va);
+	if (args->flags & SIMTGPU_BO_MANAGED)
+		bo = simtgpu_managed_create(dev, file, size, args->flags,
+					    args->gpu_va);
+	else
+		bo = simtgpu_bo_create(dev, file, size, args->flags,
+				       args->gpu_va);
 	drm_dev_exit(idx);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);

@@ -18,6 +18,9 @@
  *   current (with descendants), max, weight and references; a record
  *   without a limit or weight goes with the last VM charging it;
  * - vram: the buddy allocator's state;
+ * - managed: managed memory's GPU faults serviced, pages moved to VRAM and
+ *   back, pages mapped over the bus because VRAM was full, faults that
+ *   ended a launch, and the managed pages in host memory and in VRAM now;
  * - preempt: write "RING 1" to park a ring (its grid stops placing CTAs and
  *   drains) and "RING 0" to resume it; reading shows each ring's PREEMPT,
  *   STATUS (4: parked), RESIDENT and how often it alone was reset. What a
@@ -207,6 +210,12 @@ static int simtgpu_debugfs_vram(struct seq_file *m, void *unused)
 	return 0;
 }
 
+static int simtgpu_debugfs_managed(struct seq_file *m, void *unused)
+{
+	simtgpu_managed_debugfs_show(node_to_sdev(m), m);
+	return 0;
+}
+
 static const struct drm_info_list simtgpu_debugfs_list[] = {
 	{ "rings", simtgpu_debugfs_rings, 0 },
 	{ "cgroups", simtgpu_debugfs_cgroups, 0 },
@@ -215,6 +224,7 @@ static const struct drm_info_list simtgpu_debugfs_list[] = {
 	{ "client_usage", simtgpu_debugfs_clients, 0 },
 	{ "objects", simtgpu_debugfs_objects, 0 },
 	{ "vram", simtgpu_debugfs_vram, 0 },
+	{ "managed", simtgpu_debugfs_managed, 0 },
 };
 
 static int simtgpu_preempt_show(struct seq_file *m, void *unused)

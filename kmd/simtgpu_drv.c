@@ -10,7 +10,9 @@
  * VRAM (simtgpu_bo.c), each mapped into the file's own GPU address space
  * (simtgpu_vm.c), and submits indirect buffers to queues that drm_sched
  * feeds into the device's kernel rings (simtgpu_sched.c). Interrupts signal
- * fences and report GPU exceptions (simtgpu_irq.c).
+ * fences and report GPU exceptions (simtgpu_irq.c). Managed memory moves
+ * pages between host memory and VRAM on CPU and GPU page faults
+ * (simtgpu_managed.c).
  *
  * This file holds the PCI probe and remove, the VRAM allocator around
  * drm_buddy, GET_PARAM, per-file setup, fdinfo and the sysfs attributes.
@@ -268,6 +270,15 @@ static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
 		break;
 	case SIMTGPU_PARAM_MEM_CLOCK_KHZ:
 		args->value = sdev->mem_clock_khz;
+		break;
+	case SIMTGPU_PARAM_MANAGED_GPU_FAULTS:
+		args->value = atomic64_read(&fpriv->vm->managed.gpu_faults);
+		break;
+	case SIMTGPU_PARAM_MANAGED_TO_VRAM:
+		args->value = atomic64_read(&fpriv->vm->managed.to_vram);
+		break;
+	case SIMTGPU_PARAM_MANAGED_TO_HOST:
+		args->value = atomic64_read(&fpriv->vm->managed.to_host);
 		break;
 	case SIMTGPU_PARAM_CGROUP_VRAM_MAX:
 	case SIMTGPU_PARAM_CGROUP_VRAM_CURRENT: {
@@ -1005,6 +1016,9 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
+	ret = simtgpu_managed_init(sdev);
+	if (ret)
+		return ret;
 	ret = simtgpu_irq_init(sdev);
 	if (ret)
 		return ret;

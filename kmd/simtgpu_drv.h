@@ -29,6 +29,9 @@
 
 struct simtgpu_device;
 struct simtgpu_vm;
+struct simtgpu_managed;
+struct seq_file;
+struct vm_area_struct;
 
 /* Module parameters (simtgpu_drv.c). */
 extern unsigned int simtgpu_timeout_ms;
@@ -45,6 +48,25 @@ struct simtgpu_counts {
 	atomic_t page_tables;
 	atomic_long_t pinned_pages; /* of user-pointer BOs */
 	atomic_t cgroups; /* records of cgroups (simtgpu_cgroup.c) */
+	/* Pages of managed BOs (simtgpu_managed.c): host copies allocated,
+	 * pages resident in VRAM.
+	 */
+	atomic_long_t managed_host_pages;
+	atomic_long_t managed_vram_pages;
+};
+
+/*
+ * What managed memory did (simtgpu_managed.c), per file (in its VM) and per
+ * device: GPU faults serviced, pages moved to VRAM and back to host memory,
+ * pages the GPU maps over the bus because VRAM was full, and faults on
+ * addresses that are no managed memory (their launches end).
+ */
+struct simtgpu_managed_stats {
+	atomic64_t gpu_faults;
+	atomic64_t to_vram;
+	atomic64_t to_host;
+	atomic64_t remote;
+	atomic64_t cancelled;
 };
 
 /**
@@ -196,6 +218,11 @@ struct simtgpu_device {
 	u64 util_last_busy;
 
 	struct simtgpu_counts counts;
+
+	/* Replayable GPU faults of managed BOs (simtgpu_managed.c). */
+	struct workqueue_struct *fault_wq;
+	struct work_struct fault_work;
+	struct simtgpu_managed_stats managed;
 };
 
 extern const struct drm_driver simtgpu_partition_driver;
@@ -292,6 +319,8 @@ struct simtgpu_bo {
 	bool userptr;
 	struct page **pages;
 	dma_addr_t *dma_addrs;
+	/* BO_MANAGED: where each page is (simtgpu_managed.c), or NULL. */
+	struct simtgpu_managed *managed;
 };
 
 static inline struct simtgpu_bo *to_simtgpu_bo(struct drm_gem_object *obj)
@@ -353,6 +382,18 @@ int simtgpu_ioctl_bo_userptr(struct drm_device *dev, void *data,
 			     struct drm_file *file);
 void simtgpu_userptr_release(struct simtgpu_bo *bo);
 
+/* simtgpu_managed.c */
+int simtgpu_managed_init(struct simtgpu_device *sdev);
+int simtgpu_managed_check(struct simtgpu_device *sdev, u32 flags);
+struct simtgpu_bo *simtgpu_managed_create(struct drm_device *dev,
+					  struct drm_file *file, u64 size,
+					  u32 flags, u64 fixed_va);
+int simtgpu_managed_mmap(struct simtgpu_bo *bo, struct vm_area_struct *vma);
+void simtgpu_managed_release(struct simtgpu_bo *bo);
+void simtgpu_managed_fault_irq(struct simtgpu_device *sdev);
+void simtgpu_managed_debugfs_show(struct simtgpu_device *sdev,
+				  struct seq_file *m);
+
 /* simtgpu_vm.c */
 struct simtgpu_vm {
 	struct kref refcount;
@@ -376,6 +417,8 @@ struct simtgpu_vm {
 	struct simtgpu_cg *cg;
 	/* The scheduling policies' figures for this client. */
 	struct simtgpu_client_sched sched;
+	/* Its managed memory's faults and migrations (GET_PARAM). */
+	struct simtgpu_managed_stats managed;
 };
 
 struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev,
@@ -387,6 +430,8 @@ int simtgpu_vm_map_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo,
 		      u64 fixed_va);
 void simtgpu_vm_unmap_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo);
 bool simtgpu_vm_range_mapped(struct simtgpu_vm *vm, u64 va, u64 size);
+int simtgpu_vm_write_pte(struct simtgpu_vm *vm, u64 va, u64 pte);
+struct simtgpu_bo *simtgpu_vm_lookup_bo(struct simtgpu_vm *vm, u64 va);
 
 /* simtgpu_sched.c */
 int simtgpu_rings_init(struct simtgpu_device *sdev);

@@ -10,7 +10,10 @@
  * interrupt instead of being missed. Vector 1 carries exceptions and ring
  * errors: the handler copies the exception record, fails the job running
  * on the record's ring, then acks, which releases the record and lets the
- * stalled ring resume after the aborted packet.
+ * stalled ring resume after the aborted packet. Vector 1 also carries
+ * replayable GPU page faults (SIMTGPU_IRQ_FAULT, hardware 1.4): the handler
+ * acks and queues the work that drains the fault queue
+ * (simtgpu_managed.c), since migrating a page sleeps.
  */
 
 #include <linux/interrupt.h>
@@ -86,8 +89,14 @@ static irqreturn_t simtgpu_irq_error(int irq, void *arg)
 		/* Releases the record: the ring resumes. */
 		simtgpu_write(sdev, SIMTGPU_REG_IRQ_ACK, SIMTGPU_IRQ_EXCEPTION);
 	}
-	return status & (SIMTGPU_IRQ_RING_ERROR | SIMTGPU_IRQ_EXCEPTION) ?
-		       IRQ_HANDLED : IRQ_NONE;
+
+	/* Acked first: a fault queued while the work drains raises it anew. */
+	if (status & SIMTGPU_IRQ_FAULT) {
+		simtgpu_write(sdev, SIMTGPU_REG_IRQ_ACK, SIMTGPU_IRQ_FAULT);
+		simtgpu_managed_fault_irq(sdev);
+	}
+	return status & (SIMTGPU_IRQ_RING_ERROR | SIMTGPU_IRQ_EXCEPTION |
+			 SIMTGPU_IRQ_FAULT) ? IRQ_HANDLED : IRQ_NONE;
 }
 
 int simtgpu_irq_init(struct simtgpu_device *sdev)
@@ -112,10 +121,13 @@ int simtgpu_irq_init(struct simtgpu_device *sdev)
 
 void simtgpu_irq_enable(struct simtgpu_device *sdev)
 {
-	simtgpu_write(sdev, SIMTGPU_REG_IRQ_ACK, SIMTGPU_IRQ_FENCE |
-		      SIMTGPU_IRQ_EXCEPTION | SIMTGPU_IRQ_RING_ERROR);
-	simtgpu_write(sdev, SIMTGPU_REG_IRQ_MASK, SIMTGPU_IRQ_FENCE |
-		      SIMTGPU_IRQ_EXCEPTION | SIMTGPU_IRQ_RING_ERROR);
+	u32 irqs = SIMTGPU_IRQ_FENCE | SIMTGPU_IRQ_EXCEPTION |
+		   SIMTGPU_IRQ_RING_ERROR;
+
+	if (sdev->caps & SIMTGPU_CAP_REPLAYABLE_FAULTS)
+		irqs |= SIMTGPU_IRQ_FAULT;
+	simtgpu_write(sdev, SIMTGPU_REG_IRQ_ACK, irqs);
+	simtgpu_write(sdev, SIMTGPU_REG_IRQ_MASK, irqs);
 }
 
 void simtgpu_irq_disable(struct simtgpu_device *sdev)

@@ -137,6 +137,35 @@ TRACE_EVENT(simtgpu_reset,
 	    TP_printk("ring=%d reason=%s", __entry->ring, __get_str(reason))
 );
 
+/*
+ * Managed memory (simtgpu_managed.c) moved the page at @va of GPU context
+ * @context: to="vram" (a GPU fault), "host" (a CPU fault) or "remote" (a
+ * GPU fault with VRAM full: the GPU maps the host page over the bus). @ns
+ * is how long the driver took, copy and page-table writes included.
+ */
+TRACE_EVENT(simtgpu_migrate,
+	    TP_PROTO(u32 context, u64 va, const char *to, u64 ns),
+	    TP_ARGS(context, va, to, ns),
+
+	    TP_STRUCT__entry(
+			     __field(u32, context)
+			     __field(u64, va)
+			     __string(to, to)
+			     __field(u64, ns)
+			     ),
+
+	    TP_fast_assign(
+			   __entry->context = context;
+			   __entry->va = va;
+			   __assign_str(to, to);
+			   __entry->ns = ns;
+			   ),
+
+	    TP_printk("context=%u va=0x%llx to=%s ns=%llu",
+		      __entry->context, __entry->va, __get_str(to),
+		      __entry->ns)
+);
+
 #endif /* _SIMTGPU_TRACE_H_ */
 
 /*

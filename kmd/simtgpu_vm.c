@@ -210,6 +210,18 @@ static int simtgpu_vm_map_bo_pages(struct simtgpu_vm *vm,
 	unsigned long i;
 	int ret;
 
+	/* Managed pages start nowhere the GPU can see: its first access is a
+	 * replayable fault (simtgpu_managed.c).
+	 */
+	if (bo->managed) {
+		for (i = 0; i < bo->base.size >> PAGE_SHIFT; i++) {
+			ret = simtgpu_vm_map_page(vm, va, SIMTGPU_PTE_REPLAY);
+			if (ret)
+				return ret;
+			va += SIMTGPU_PAGE_SIZE;
+		}
+		return 0;
+	}
 	if (bo->userptr) {
 		flags |= SIMTGPU_PTE_HOST;
 		for (i = 0; i < bo->base.size >> PAGE_SHIFT; i++) {
@@ -314,6 +326,47 @@ void simtgpu_vm_unmap_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo)
 	}
 	drm_mm_remove_node(&bo->va);
 	mutex_unlock(&vm->lock);
+}
+
+/*
+ * Rewrite the PTE of @va, a page of a BO mapped in @vm (its tables exist):
+ * how managed memory moves a page. The caller invalidates the TLBs when
+ * the old PTE was valid.
+ */
+int simtgpu_vm_write_pte(struct simtgpu_vm *vm, u64 va, u64 pte)
+{
+	struct simtgpu_pt *pt;
+
+	mutex_lock(&vm->lock);
+	pt = simtgpu_vm_leaf_table(vm, va, false);
+	if (pt && !IS_ERR(pt))
+		simtgpu_pt_write(vm, pt, SIMTGPU_PT_INDEX(va, 0), pte);
+	wmb(); /* in VRAM before the device is told */
+	mutex_unlock(&vm->lock);
+	return pt && !IS_ERR(pt) ? 0 : -ENOENT;
+}
+
+/*
+ * The BO whose pages hold @va in @vm, with a reference, or NULL (no BO
+ * there, or one being released).
+ */
+struct simtgpu_bo *simtgpu_vm_lookup_bo(struct simtgpu_vm *vm, u64 va)
+{
+	struct simtgpu_bo *found = NULL;
+	struct drm_mm_node *node;
+
+	mutex_lock(&vm->lock);
+	drm_mm_for_each_node_in_range(node, &vm->mm, va, va + 1) {
+		struct simtgpu_bo *bo = container_of(node, struct simtgpu_bo,
+						     va);
+
+		if (va < node->start + bo->base.size &&
+		    kref_get_unless_zero(&bo->base.refcount))
+			found = bo;
+		break;
+	}
+	mutex_unlock(&vm->lock);
+	return found;
 }
 
 /* Whether [va, va + size) lies inside one BO mapped in @vm. */

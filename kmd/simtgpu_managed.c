@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The simtgpu authors */
+
+/**
+ * DOC: Managed memory by page migration
+ *
+ * CUDA's cudaMallocManaged() gives one pointer that both the CPU and the GPU
+ * dereference. NVIDIA's driver (its UVM module) makes that fast by moving
+ * each page to whichever processor touches it: a page the GPU uses lives in
+ * VRAM, a page the CPU uses lives in host memory. simtgpu does the same with
+ * a managed BO (SIMTGPU_BO_MANAGED). Each of its 4 KiB pages has an owner:
+ *
+ * - the host: the page is a kernel page (alloc_page(), zeroed, allocated on
+ *   first touch); the GPU's PTE for it is SIMTGPU_PTE_REPLAY without V, so
+ *   a GPU access to it is a *replayable fault*;
+ * - VRAM: the page is a VRAM page of the driver's allocator (charged to the
+ *   file like any VRAM); the GPU's PTE is valid and the CPU has no mapping
+ *   of it, so a CPU access to it is a CPU page fault.
+ *
+ * The GPU side. When a warp touches a REPLAY page, the device does not end
+ * the job: it stops the warp before the instruction, queues the fault (VA,
+ * access, context) and raises SIMTGPU_IRQ_FAULT on MSI-X vector 1. The hard
+ * interrupt handler only acks it and queues simtgpu_managed_fault_work(),
+ * because migrating sleeps (mutexes, VRAM allocation, page-table writes).
+ * The work pops every queued fault, finds the file by the context id and
+ * the managed BO at the address, and migrates the page to VRAM: allocate a
+ * VRAM page, zap every CPU mapping of the page (unmap_mapping_range() on the
+ * DRM device's address_space, as TTM does when it evicts a BO, so no CPU
+ * store can land after the copy), copy host to VRAM through the BAR, and
+ * write a valid PTE. Then one FAULT_REPLAY = RETRY lets the held warps run
+ * their instruction again; this time it hits. A fault on an address that is
+ * no managed BO of that context is a real bug in the program: the driver
+ * writes FAULT_CANCEL_CONTEXT and FAULT_REPLAY = CANCEL, and the device ends
+ * that launch with the page-fault exception the error interrupt reports.
+ *
+ * When VRAM is full (or the file's VRAM limit or its cgroup's is reached),
+ * the page stays in host memory and the GPU maps it over the bus instead
+ * (SIMTGPU_PTE_HOST with its DMA address), as NVIDIA falls back to mapping
+ * a page remotely: slower for the GPU, but correct, and the CPU keeps its
+ * mapping of the same page.
+ *
+ * The CPU side. The BO's mmap() maps nothing up front (VM_PFNMAP): the
+ * first CPU access to each page faults into simtgpu_managed_vm_fault(),
+ * which brings the page home if VRAM has it (PTE back to REPLAY, a
+ * synchronous SIMTGPU_REG_TLB_INVALIDATE so that no SM still uses the old
+ * translation, copy VRAM to host through the BAR, free the VRAM page) and
+ * maps the host page with vmf_insert_pfn().
+ *
+ * Locking. One mutex per managed BO orders the two paths: the state of its
+ * pages, their PTEs and the CPU mappings change only under it. The CPU path
+ * holds mmap_lock when it takes it; the GPU path never takes mmap_lock
+ * (unmap_mapping_range() needs only the address_space's i_mmap lock), so
+ * the order is mmap_lock, then the BO's lock, then the VM's lock (page
+ * tables). The fault work waits for no fence: the jobs it serves cannot
+ * finish before it does.
+ *
+ * Counters: per file (GET_PARAM SIMTGPU_PARAM_MANAGED_*) and per device
+ * (debugfs "managed"); trace event simtgpu_migrate for each page moved.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_print.h>
+#include <drm/drm_vma_manager.h>
+
+#include "simtgpu_drv.h"
+#include "simtgpu_trace.h"
+
+/* Where one page of a managed BO is. */
+struct simtgpu_managed_page {
+	/* Its host memory; NULL until first touched (it reads as zeros). */
+	struct page *host;
+	/* Owned by the GPU: the VRAM page holding it (the host copy is stale). */
+	struct drm_buddy_block *vram;
+	/* Mapped by the GPU over the bus (VRAM was full): host's DMA address. */
+	dma_addr_t dma;
+};
+
+struct simtgpu_managed {
+	struct mutex lock; /* pages[], their PTEs, the CPU mappings */
+	unsigned long npages;
+	struct simtgpu_managed_page pages[];
+};
+
+/* Count one event @name of @bo's managed memory, for its file and device. */
+#define SIMTGPU_MANAGED_COUNT(bo, name)                          \
+	do {                                                     \
+		atomic64_inc(&(bo)->vm->managed.name);           \
+		atomic64_inc(&(bo)->sdev->managed.name);         \
+	} while (0)
+
+/**
+ * simtgpu_managed_check - whether BO_CREATE may make a managed BO with
+ * @flags: -EINVAL with EXEC or READ_ONLY (it is data, written by both
+ * sides), -ENODEV on a device without replayable faults.
+ */
+int simtgpu_managed_check(struct simtgpu_device *sdev, u32 flags)
+{
+	if (flags & (SIMTGPU_BO_EXEC | SIMTGPU_BO_READ_ONLY))
+		return -EINVAL;
+	if (!(sdev->caps & SIMTGPU_CAP_REPLAYABLE_FAULTS))
+		return -ENODEV;
+	return 0;
+}
+
+static u64 simtgpu_managed_va(struct simtgpu_bo *bo, unsigned long index)
+{
+	return bo->va.start + ((u64)index << PAGE_SHIFT);
+}
+
+/* A synchronous TLB invalidation: no SM uses an old translation after it. */
+static void simtgpu_tlb_invalidate(struct simtgpu_device *sdev)
+{
+	simtgpu_write(sdev, SIMTGPU_REG_TLB_INVALIDATE, 1);
+	/* A read returns only once the posted write has reached the device. */
+	simtgpu_read(sdev, SIMTGPU_REG_FAULT_COUNT);
+}
+
+/* The page's host memory, allocated zeroed on first use. */
+static int simtgpu_managed_host_page(struct simtgpu_bo *bo,
+				     struct simtgpu_managed_page *mp)
+{
+	if (mp->host)
+		return 0;
+	mp->host = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+	if (!mp->host)
+		return -ENOMEM;
+	atomic_long_inc(&bo->sdev->counts.managed_host_pages);
+	return 0;
+}
+
+/* Give back the VRAM page of @mp and its charges. */
+static void simtgpu_managed_free_vram(struct simtgpu_bo *bo,
+				      struct simtgpu_managed_page *mp)
+{
+	LIST_HEAD(blocks);
+
+	list_add(&mp->vram->link, &blocks);
+	simtgpu_vram_free(bo->sdev, &blocks);
+	mp->vram = NULL;
+	atomic64_sub(PAGE_SIZE, &bo->vm->vram_bytes);
+	simtgpu_cg_uncharge(bo->vm->cg, PAGE_SIZE);
+	atomic_long_dec(&bo->sdev->counts.managed_vram_pages);
+}
+
+/*
+ * A VRAM page for @bo, charged like any VRAM: the file's limit, its
+ * cgroup's, then the allocator. NULL when any says no.
+ */
+static struct drm_buddy_block *simtgpu_managed_alloc_vram(struct simtgpu_bo *bo)
+{
+	struct simtgpu_vm *vm = bo->vm;
+	LIST_HEAD(blocks);
+
+	if (!simtgpu_vram_limit_allows(atomic64_add_return(PAGE_SIZE,
+							   &vm->vram_bytes),
+				       vm->vram_limit))
+		goto err_limit;
+	if (simtgpu_cg_charge(vm->cg, PAGE_SIZE))
+		goto err_limit;
+	if (simtgpu_vram_alloc_for(bo->sdev, vm->part, PAGE_SIZE, PAGE_SIZE,
+				   &blocks)) {
+		simtgpu_cg_uncharge(vm->cg, PAGE_SIZE);
+		goto err_limit;
+	}
+	atomic_long_inc(&bo->sdev->counts.managed_vram_pages);
+	return list_first_entry(&blocks, struct drm_buddy_block, link);
+
+err_limit:
+	atomic64_sub(PAGE_SIZE, &vm->vram_bytes);
+	return NULL;
+}
+
+/*
+ * Make page @index of @bo the CPU's: if the GPU owns it, take its PTE away,
+ * copy it home and free its VRAM. Under the BO's lock, with the device
+ * entered.
+ */
+static int simtgpu_managed_to_host(struct simtgpu_bo *bo, unsigned long index)
+{
+	struct simtgpu_managed_page *mp = &bo->managed->pages[index];
+	struct simtgpu_device *sdev = bo->sdev;
+	ktime_t start = ktime_get();
+	void *dst;
+	int ret;
+
+	ret = simtgpu_managed_host_page(bo, mp);
+	if (ret || !mp->vram)
+		return ret;
+	/* First the GPU loses the page, then it is copied: no GPU store can
+	 * land in VRAM after the copy.
+	 */
+	simtgpu_vm_write_pte(bo->vm, simtgpu_managed_va(bo, index),
+			     SIMTGPU_PTE_REPLAY);
+	simtgpu_tlb_invalidate(sdev);
+	dst = kmap_local_page(mp->host);
+	memcpy_fromio(dst, sdev->vram + drm_buddy_block_offset(mp->vram),
+		      PAGE_SIZE);
+	kunmap_local(dst);
+	simtgpu_managed_free_vram(bo, mp);
+	SIMTGPU_MANAGED_COUNT(bo, to_host);
+	trace_simtgpu_migrate(bo->vm->id, simtgpu_managed_va(bo, index),
+			      "host", ktime_to_ns(ktime_sub(ktime_get(), start)));
+	return 0;
+}
+
+/*
+ * Make page @index of @bo reachable by the GPU: move it to VRAM, or, when
+ * no VRAM can be had, map its host page over the bus. Under the BO's lock,
+ * with the device entered.
+ */
+static int simtgpu_managed_to_gpu(struct simtgpu_bo *bo, unsigned long index)
+{
+	struct simtgpu_managed_page *mp = &bo->managed->pages[index];
+	struct simtgpu_device *sdev = bo->sdev;
+	struct drm_gem_object *obj = &bo->base;
+	u64 va = simtgpu_managed_va(bo, index);
+	ktime_t start = ktime_get();
+	struct drm_buddy_block *block;
+	struct device *dev = sdev->drm.dev;
+	u64 offset;
+	int ret;
+
+	/* Another warp's fault on the same page got there first. */
+	if (mp->vram || mp->dma)
+		return 0;
+
+	block = simtgpu_managed_alloc_vram(bo);
+	if (!block) {
+		ret = simtgpu_managed_host_page(bo, mp);
+		if (ret)
+			return ret;
+		mp->dma = dma_map_page(dev, mp->host, 0, PAGE_SIZE,
+				       DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(dev, mp->dma)) {
+			mp->dma = 0;
+			return -ENOMEM;
+		}
+		simtgpu_vm_write_pte(bo->vm, va,
+				     SIMTGPU_PTE_MAKE(mp->dma, SIMTGPU_PTE_V |
+						      SIMTGPU_PTE_R |
+						      SIMTGPU_PTE_W |
+						      SIMTGPU_PTE_HOST));
+		SIMTGPU_MANAGED_COUNT(bo, remote);
+		trace_simtgpu_migrate(bo->vm->id, va, "remote",
+				      ktime_to_ns(ktime_sub(ktime_get(),
+							    start)));
+		return 0;
+	}
+
+	offset = drm_buddy_block_offset(block);
+	if (mp->host) {
+		void *src;
+
+		/* No CPU store may land in the host page after the copy. */
+		unmap_mapping_range(obj->dev->anon_inode->i_mapping,
+				    drm_vma_node_offset_addr(&obj->vma_node) +
+				    ((u64)index << PAGE_SHIFT), PAGE_SIZE, 1);
+		src = kmap_local_page(mp->host);
+		memcpy_toio(sdev->vram + offset, src, PAGE_SIZE);
+		kunmap_local(src);
+	} else {
+		/* Never touched: zeros, and no CPU mapping to take away. */
+		memset_io(sdev->vram + offset, 0, PAGE_SIZE);
+	}
+	mp->vram = block;
+	wmb(); /* the data is in VRAM before the PTE points at it */
+	simtgpu_vm_write_pte(bo->vm, va,
+			     SIMTGPU_PTE_MAKE(offset, SIMTGPU_PTE_V |
+					      SIMTGPU_PTE_R | SIMTGPU_PTE_W));
+	SIMTGPU_MANAGED_COUNT(bo, to_vram);
+	trace_simtgpu_migrate(bo->vm->id, va, "vram",
+			      ktime_to_ns(ktime_sub(ktime_get(), start)));
+	return 0;
+}
+
+/* ------------------------------------------------------- CPU faults --- */
+
+static vm_fault_t simtgpu_managed_vm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct drm_gem_object *obj = vma->vm_private_data;
+	struct simtgpu_bo *bo = to_simtgpu_bo(obj);
+	struct simtgpu_managed *managed = bo->managed;
+	unsigned long index = vmf->pgoff - drm_vma_node_start(&obj->vma_node);
+	struct simtgpu_managed_page *mp;
+	vm_fault_t fault;
+	int idx, ret;
+
+	if (index >= managed->npages)
+		return VM_FAULT_SIGBUS;
+	mp = &managed->pages[index];
+	mutex_lock(&managed->lock);
+	if (mp->vram) {
+		/* Its only copy is in VRAM: gone with the device. */
+		if (!drm_dev_enter(&bo->sdev->drm, &idx)) {
+			mutex_unlock(&managed->lock);
+			return VM_FAULT_SIGBUS;
+		}
+		ret = simtgpu_managed_to_host(bo, index);
+		drm_dev_exit(idx);
+	} else {
+		ret = simtgpu_managed_host_page(bo, mp);
+	}
+	if (ret)
+		fault = ret == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	else
+		fault = vmf_insert_pfn(vma, vmf->address, page_to_pfn(mp->host));
+	mutex_unlock(&managed->lock);
+	return fault;
+}
+
+static const struct vm_operations_struct simtgpu_managed_vm_ops = {
+	.fault = simtgpu_managed_vm_fault,
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+/**
+ * simtgpu_managed_mmap - map @bo for the CPU: nothing is mapped now, each
+ * page on its first access (simtgpu_managed_vm_fault()). Only shared
+ * mappings: a private one would copy pages on write and never see the
+ * GPU's data.
+ */
+int simtgpu_managed_mmap(struct simtgpu_bo *bo, struct vm_area_struct *vma)
+{
+	if (is_cow_mapping(vma->vm_flags))
+		return -EINVAL;
+	vma->vm_flags |= VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
+	vma->vm_ops = &simtgpu_managed_vm_ops;
+	return 0;
+}
+
+/* ------------------------------------------------------- GPU faults --- */
+
+/* The address space of GPU context @context, with a reference, or NULL. */
+static struct simtgpu_vm *simtgpu_managed_find_vm(struct simtgpu_device *sdev,
+						  u32 context)
+{
+	struct simtgpu_file_priv *fpriv;
+	struct simtgpu_vm *vm = NULL;
+
+	mutex_lock(&sdev->clients_lock);
+	list_for_each_entry(fpriv, &sdev->clients, link) {
+		if (fpriv->vm->id == context) {
+			vm = simtgpu_vm_get(fpriv->vm);
+			break;
+		}
+	}
+	mutex_unlock(&sdev->clients_lock);
+	return vm;
+}
+
+/*
+ * Service one GPU fault: 0 when the page is now present, else why the
+ * launch must end (-ESRCH: no such context, -EFAULT: no managed BO there,
+ * -EACCES: an instruction fetch, -ENOMEM).
+ */
+static int simtgpu_managed_service(struct simtgpu_device *sdev, u32 context,
+				   u64 va, u32 access)
+{
+	struct simtgpu_vm *vm;
+	struct simtgpu_bo *bo;
+	int ret;
+
+	vm = simtgpu_managed_find_vm(sdev, context);
+	if (!vm)
+		return -ESRCH;
+	bo = simtgpu_vm_lookup_bo(vm, va);
+	if (!bo || !bo->managed) {
+		ret = -EFAULT;
+		goto out;
+	}
+	if (access == SIMTGPU_ACCESS_EXEC) {
+		ret = -EACCES;
+		goto out;
+	}
+	mutex_lock(&bo->managed->lock);
+	ret = simtgpu_managed_to_gpu(bo, (va - bo->va.start) >> PAGE_SHIFT);
+	mutex_unlock(&bo->managed->lock);
+	if (!ret)
+		SIMTGPU_MANAGED_COUNT(bo, gpu_faults);
+out:
+	if (bo)
+		drm_gem_object_put(&bo->base);
+	simtgpu_vm_put(vm);
+	return ret;
+}
+
+/*
+ * Drain the fault queue: service each entry, cancel the launches of
+ * contexts whose fault no managed memory explains, then let every held warp
+ * retry. A fault queued after the drain raises the interrupt again.
+ */
+static void simtgpu_managed_fault_work(struct work_struct *work)
+{
+	struct simtgpu_device *sdev = container_of(work, struct simtgpu_device,
+						   fault_work);
+	int idx;
+
+	if (!drm_dev_enter(&sdev->drm, &idx))
+		return;
+	while (simtgpu_read(sdev, SIMTGPU_REG_FAULT_COUNT)) {
+		u64 va = simtgpu_read(sdev, SIMTGPU_REG_FAULT_ADDR_LO) |
+			 (u64)simtgpu_read(sdev, SIMTGPU_REG_FAULT_ADDR_HI) << 32;
+		u32 access = simtgpu_read(sdev, SIMTGPU_REG_FAULT_ACCESS);
+		u32 context = simtgpu_read(sdev, SIMTGPU_REG_FAULT_CONTEXT);
+		int ret;
+
+		simtgpu_write(sdev, SIMTGPU_REG_FAULT_POP, 1);
+		ret = simtgpu_managed_service(sdev, context, va, access);
+		if (!ret)
+			continue;
+		drm_dbg_driver(&sdev->drm,
+			       "GPU fault at 0x%llx (access %u) in context %u is no managed memory (%d): its launch ends\n",
+			       va, access, context, ret);
+		atomic64_inc(&sdev->managed.cancelled);
+		simtgpu_write(sdev, SIMTGPU_REG_FAULT_CANCEL_CONTEXT, context);
+		simtgpu_write(sdev, SIMTGPU_REG_FAULT_REPLAY,
+			      SIMTGPU_REPLAY_CANCEL);
+	}
+	/* A GPU may cache a non-valid translation: drop it before the retry. */
+	simtgpu_tlb_invalidate(sdev);
+	simtgpu_write(sdev, SIMTGPU_REG_FAULT_REPLAY, SIMTGPU_REPLAY_RETRY);
+	drm_dev_exit(idx);
+}
+
+/**
+ * simtgpu_managed_fault_irq - SIMTGPU_IRQ_FAULT, acked by the caller in hard
+ * interrupt context: the servicing sleeps, so it runs in a work item.
+ */
+void simtgpu_managed_fault_irq(struct simtgpu_device *sdev)
+{
+	if (sdev->fault_wq)
+		queue_work(sdev->fault_wq, &sdev->fault_work);
+}
+
+static void simtgpu_fault_wq_fini(struct drm_device *drm, void *data)
+{
+	struct simtgpu_device *sdev = data;
+
+	destroy_workqueue(sdev->fault_wq); /* runs what is still queued */
+}
+
+/**
+ * simtgpu_managed_init - the fault work's queue, at probe (ordered: one
+ * drain at a time). Nothing on a device without replayable faults.
+ */
+int simtgpu_managed_init(struct simtgpu_device *sdev)
+{
+	BUILD_BUG_ON(PAGE_SIZE != SIMTGPU_PAGE_SIZE);
+	INIT_WORK(&sdev->fault_work, simtgpu_managed_fault_work);
+	if (!(sdev->caps & SIMTGPU_CAP_REPLAYABLE_FAULTS))
+		return 0;
+	sdev->fault_wq = alloc_ordered_workqueue("simtgpu-fault",
+						 WQ_MEM_RECLAIM | WQ_HIGHPRI);
+	if (!sdev->fault_wq)
+		return -ENOMEM;
+	return drmm_add_action_or_reset(&sdev->drm, simtgpu_fault_wq_fini,
+					sdev);
+}
+
+/* ------------------------------------------------------ BO lifetime --- */
+
+/**
+ * simtgpu_managed_create - a managed BO of @size bytes in @file's address
+ * space (at @fixed_va with SIMTGPU_BO_FIXED_VA): every page in host memory
+ * (allocated on first touch), every PTE a replayable fault.
+ */
+struct simtgpu_bo *simtgpu_managed_create(struct drm_device *dev,
+					  struct drm_file *file, u64 size,
+					  u32 flags, u64 fixed_va)
+{
+	unsigned long npages = size >> PAGE_SHIFT;
+	struct simtgpu_managed *managed;
+	struct simtgpu_bo *bo;
+	int ret;
+
+	bo = simtgpu_bo_alloc(dev, file, size, flags);
+	if (IS_ERR(bo))
+		return bo;
+	managed = kvzalloc(struct_size(managed, pages, npages), GFP_KERNEL);
+	if (!managed) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
+	mutex_init(&managed->lock);
+	managed->npages = npages;
+	bo->managed = managed;
+	ret = simtgpu_vm_map_bo(bo->vm, bo, fixed_va);
+	if (ret)
+		goto err_put;
+	ret = drm_gem_create_mmap_offset(&bo->base);
+	if (ret)
+		goto err_put;
+	return bo;
+
+err_put:
+	drm_gem_object_put(&bo->base);
+	return ERR_PTR(ret);
+}
+
+/**
+ * simtgpu_managed_release - free @bo's pages, host and VRAM, once no job
+ * and no CPU mapping can use them (the BO's release, simtgpu_bo.c).
+ */
+void simtgpu_managed_release(struct simtgpu_bo *bo)
+{
+	struct simtgpu_managed *managed = bo->managed;
+	unsigned long i;
+
+	if (!managed)
+		return;
+	for (i = 0; i < managed->npages; i++) {
+		struct simtgpu_managed_page *mp = &managed->pages[i];
+
+		if (mp->vram)
+			simtgpu_managed_free_vram(bo, mp);
+		if (mp->dma)
+			dma_unmap_page(bo->sdev->drm.dev, mp->dma, PAGE_SIZE,
+				       DMA_BIDIRECTIONAL);
+		if (mp->host) {
+			__free_page(mp->host);
+			atomic_long_dec(&bo->sdev->counts.managed_host_pages);
+		}
+	}
+	mutex_destroy(&managed->lock);
+	kvfree(managed);
+	bo->managed = NULL;
+}
+
+/* debugfs "managed": the device's counters since probe. */
+void simtgpu_managed_debugfs_show(struct simtgpu_device *sdev,
+				  struct seq_file *m)
+{
+	struct simtgpu_managed_stats *s = &sdev->managed;
+
+	seq_printf(m, "replayable_faults %s\n",
+		   sdev->caps & SIMTGPU_CAP_REPLAYABLE_FAULTS ? "yes" : "no");
+	seq_printf(m, "gpu_faults %lld\n", atomic64_read(&s->gpu_faults));
+	seq_printf(m, "to_vram %lld\n", atomic64_read(&s->to_vram));
+	seq_printf(m, "to_host %lld\n", atomic64_read(&s->to_host));
+	seq_printf(m, "remote %lld\n", atomic64_read(&s->remote));
+	seq_printf(m, "cancelled %lld\n", atomic64_read(&s->cancelled));
+	seq_printf(m, "host_pages %ld\n",
+		   atomic_long_read(&sdev->counts.managed_host_pages));
+	seq_printf(m, "vram_pages %ld\n",
+		   atomic_long_read(&sdev->counts.managed_vram_pages));
+}
