@@ -1,11 +1,18 @@
-// Managed memory (cudaMallocManaged): host memory the device reaches over
-// the bus, at one address for both. The pages are a memfd mapped twice in
-// the process: once where the runtime registers them with the device (a
-// user-pointer BO, as cudaHostRegister), and once at the GPU virtual address
-// that registration got, which is the pointer the program uses on the host
-// and in kernels. Both mappings are the same pages, so every write is seen
-// on the other side: nothing migrates, and the host and the device may use
-// it at the same time (concurrentManagedAccess). docs/cuda-runtime.md.
+// Managed memory (cudaMallocManaged): one address for the host and the
+// device, in one of two ways (docs/cuda-runtime.md):
+//  - by page migration, on the kernel driver (uAPI 1.6) with a device that
+//    has replayable page faults: a managed BO mapped at its own GPU address
+//    (simtgpuMemAllocManaged); each page moves to VRAM when a kernel touches
+//    it and back when the host does, as NVIDIA's driver does;
+//  - elsewhere (the in-process transport, older drivers): host memory the
+//    device reaches over the bus. The pages are a memfd mapped twice in the
+//    process: once where the runtime registers them with the device (a
+//    user-pointer BO, as cudaHostRegister), and once at the GPU virtual
+//    address that registration got, which is the pointer the program uses
+//    on the host and in kernels. Both mappings are the same pages, so every
+//    write is seen on the other side: nothing migrates.
+// Either way the host and the device may use it at the same time
+// (concurrentManagedAccess).
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -18,8 +25,9 @@ namespace simtgpu::cudart {
 namespace {
 
 struct Managed {
-    void *registered = nullptr; // the mapping the device BO pins
+    void *registered = nullptr; // the mapping the device BO pins (memfd way)
     size_t bytes = 0;
+    bool migrating = false; // a managed BO (simtgpuMemAllocManaged)
 };
 
 std::map<uintptr_t, Managed> &managed() {
@@ -53,6 +61,11 @@ cudaError_t free_managed(simtgpuContext ctx, void *p) {
     auto it = managed().find(reinterpret_cast<uintptr_t>(p));
     if (it == managed().end())
         return cudaErrorNotReady;
+    if (it->second.migrating) { // waits for the kernels that may use it
+        simtgpuResult r = simtgpuMemFreeManaged(ctx, p);
+        managed().erase(it);
+        return record(to_cuda(r));
+    }
     // As cudaFree: kernels that may still use it complete first.
     simtgpuCtxSynchronize(ctx);
     simtgpuMemHostUnregister(ctx, it->second.registered);
@@ -73,6 +86,21 @@ SIMTCUDA_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned 
     CONTEXT(ctx);
     const size_t page = size_t(sysconf(_SC_PAGESIZE));
     const size_t bytes = (size + page - 1) / page * page;
+    // Page migration where the driver does it; mapped host memory where it
+    // cannot (NOT_SUPPORTED: the in-process transport, an older driver).
+    void *migrating = nullptr;
+    if (simtgpuResult r = simtgpuMemAllocManaged(ctx, &migrating, size);
+        r == SIMTGPU_SUCCESS) {
+        Runtime &rt = runtime();
+        std::lock_guard<std::recursive_mutex> guard(rt.mu);
+        managed()[uintptr_t(migrating)] = Managed{nullptr, bytes, true};
+        *devPtr = migrating;
+        return cudaSuccess;
+    } else if (r != SIMTGPU_ERROR_NOT_SUPPORTED) {
+        std::fprintf(stderr, "simtgpu: cudaMallocManaged of %zu bytes: %s\n", size,
+                     simtgpuGetErrorDetail());
+        return record(r == SIMTGPU_ERROR_OUT_OF_MEMORY ? cudaErrorMemoryAllocation : to_cuda(r));
+    }
     int fd = memfd_create("simtgpu-managed", MFD_CLOEXEC);
     if (fd < 0 || ftruncate(fd, off_t(bytes)) != 0) {
         std::fprintf(stderr, "simtgpu: cudaMallocManaged: memfd of %zu bytes: %s\n", bytes,
@@ -124,8 +152,9 @@ SIMTCUDA_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned 
 }
 
 namespace {
-// Managed memory already is where every processor can reach it: prefetches
-// and advice only have their arguments checked.
+// Managed memory is where every processor can reach it (each page moves on
+// its first touch, or is shared over the bus): prefetches and advice only
+// have their arguments checked, and move nothing ahead of time.
 cudaError_t check_range(const void *devPtr, size_t count) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);

@@ -138,12 +138,13 @@ int max_dynamic_shared(const void *func, simtgpuFunction f) {
 } // namespace
 
 // Device memory, as copies see it: under unified addressing pinned host
-// memory has a device address too, but copies from and to it are host copies
-// (synchronous ones wait for them, as CUDA does).
+// memory, and managed memory, have a device address too, but copies from
+// and to them are host copies (synchronous ones wait for them, as CUDA
+// does; the host's touch moves managed pages home).
 bool is_device_pointer(simtgpuContext ctx, const void *p) {
     return simtgpuMemGetAddressRange(ctx, nullptr, nullptr, reinterpret_cast<uint64_t>(p)) ==
                SIMTGPU_SUCCESS &&
-           !simtgpuMemIsHostAllocated(ctx, p);
+           !simtgpuMemIsHostAllocated(ctx, p) && !is_managed_pointer(p);
 }
 
 cudaError_t resolve_kind(simtgpuContext ctx, void *dst, const void *src, cudaMemcpyKind *kind) {
@@ -449,8 +450,9 @@ SIMTCUDA_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, in
     // Pinned host memory has one address for host and device (simtgpu.h's
     // unified_addressing): device memory lies above every host address.
     prop->unifiedAddressing = int(p.unified_addressing);
-    // Managed memory is mapped host memory at one address (managed.cpp):
-    // the host and the device may use it at the same time.
+    // Managed memory has one address for both (managed.cpp): pages that
+    // migrate on faults under the kernel driver, mapped host memory
+    // elsewhere; the host and the device may use it at the same time.
     prop->managedMemory = prop->concurrentManagedAccess = prop->canMapHostMemory;
     prop->concurrentKernels = 1;
     prop->maxThreadsPerMultiProcessor = int(p.warps_per_sm * p.warp_size);

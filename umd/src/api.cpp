@@ -470,6 +470,37 @@ SIMTGPU_API int simtgpuMemIsHostAllocated(simtgpuContext ctx, const void *ptr) {
     return ctx->impl->is_host_allocated(ptr);
 }
 
+// The CPU's view of [va, va + bytes) when it is managed memory, else
+// nullptr. Copies and fills of managed memory are the CPU's: the device's
+// copy engine takes no replayable page faults, and a CPU access moves each
+// page home (docs/umd.md).
+static uint8_t *managed_cpu(Context &c, uint64_t va, uint64_t bytes) {
+    Bo *bo = c.find_device(va, bytes);
+    return bo && bo->kind == BoKind::Managed ? bo->cpu + (va - bo->va) : nullptr;
+}
+
+SIMTGPU_API simtgpuResult simtgpuMemAllocManaged(simtgpuContext ctx, void **ptr, size_t bytes) {
+    CHECK_ARG(ctx && ptr, "ctx or ptr is NULL");
+    CHECK_ARG(bytes > 0, "allocation of 0 bytes");
+    LOCK(ctx->impl);
+    return ctx->impl->managed_alloc(bytes, ptr);
+}
+
+SIMTGPU_API simtgpuResult simtgpuMemFreeManaged(simtgpuContext ctx, void *ptr) {
+    CHECK_ARG(ctx, "ctx is NULL");
+    if (!ptr)
+        return SIMTGPU_SUCCESS;
+    LOCK(ctx->impl);
+    return ctx->impl->managed_free(ptr);
+}
+
+SIMTGPU_API simtgpuResult simtgpuCtxGetManagedStats(simtgpuContext ctx,
+                                                   simtgpuManagedStats *stats) {
+    CHECK_ARG(ctx && stats, "ctx or stats is NULL");
+    LOCK(ctx->impl);
+    return ctx->impl->managed_stats(stats);
+}
+
 SIMTGPU_API simtgpuResult simtgpuMemcpyHtoD(simtgpuContext ctx, simtgpuDevicePtr dst,
                                            const void *src, size_t bytes) {
     CHECK_ARG(ctx, "ctx is NULL");
@@ -509,10 +540,18 @@ SIMTGPU_API simtgpuResult simtgpuMemcpyDtoDAsync(simtgpuContext ctx, simtgpuDevi
     if (!bytes)
         return SIMTGPU_SUCCESS;
     LOCK(ctx->impl);
-    if (!ctx->impl->find_device(dst, bytes))
+    Bo *to = ctx->impl->find_device(dst, bytes);
+    if (!to)
         return bad_range("destination", dst, bytes);
-    if (!ctx->impl->find_device(src, bytes))
+    Bo *from = ctx->impl->find_device(src, bytes);
+    if (!from)
         return bad_range("source", src, bytes);
+    if (to->kind == BoKind::Managed || from->kind == BoKind::Managed) {
+        if (simtgpuResult r = ctx->impl->synchronize(*ctx->impl->stream(stream)))
+            return r;
+        std::memmove(to->cpu + (dst - to->va), from->cpu + (src - from->va), bytes);
+        return SIMTGPU_SUCCESS;
+    }
     return ctx->impl->submit(*ctx->impl->stream(stream), copy_packet(src, dst, bytes), {});
 }
 
@@ -535,6 +574,12 @@ SIMTGPU_API simtgpuResult simtgpuMemcpyHtoDAsync(simtgpuContext ctx, simtgpuDevi
     Context &c = *ctx->impl;
     if (!c.find_device(dst, bytes))
         return bad_range("destination", dst, bytes);
+    if (uint8_t *managed = managed_cpu(c, dst, bytes)) {
+        if (simtgpuResult r = c.synchronize(*c.stream(stream)))
+            return r;
+        std::memcpy(managed, src, bytes);
+        return SIMTGPU_SUCCESS;
+    }
     if (Bo *pinned = c.find_host(src, bytes)) // the device reads it by DMA
         return c.submit(*c.stream(stream),
                         copy_packet(pinned->va + (static_cast<const uint8_t *>(src) - pinned->cpu),
@@ -560,7 +605,7 @@ SIMTGPU_API simtgpuResult simtgpuMemcpyDtoHAsync(simtgpuContext ctx, void *dst,
     Bo *bo = c.find_device(src, bytes);
     if (!bo)
         return bad_range("source", src, bytes);
-    if (Bo *pinned = c.find_host(dst, bytes))
+    if (Bo *pinned = c.find_host(dst, bytes); pinned && bo->kind != BoKind::Managed)
         return c.submit(*c.stream(stream),
                         copy_packet(src, pinned->va + (static_cast<uint8_t *>(dst) - pinned->cpu),
                                     bytes),
@@ -583,6 +628,12 @@ SIMTGPU_API simtgpuResult simtgpuMemsetD8Async(simtgpuContext ctx, simtgpuDevice
     Bo *bo = c.find_device(dst, bytes);
     if (!bo)
         return bad_range("destination", dst, bytes);
+    if (uint8_t *managed = managed_cpu(c, dst, bytes)) {
+        if (simtgpuResult r = c.synchronize(*c.stream(stream)))
+            return r;
+        std::memset(managed, value, bytes);
+        return SIMTGPU_SUCCESS;
+    }
     uint64_t begin = (dst + 3) & ~uint64_t(3), end = (dst + bytes) & ~uint64_t(3);
     if (begin >= end) {
         begin = end = dst + bytes; // too short for FILL: all on the CPU below
@@ -621,6 +672,13 @@ SIMTGPU_API simtgpuResult simtgpuMemsetD32(simtgpuContext ctx, simtgpuDevicePtr 
     Context &c = *ctx->impl;
     if (!c.find_device(dst, count * 4))
         return bad_range("destination", dst, count * 4);
+    if (uint8_t *managed = managed_cpu(c, dst, count * 4)) {
+        if (simtgpuResult r = c.synchronize_all())
+            return r;
+        for (size_t i = 0; i < count; i++)
+            std::memcpy(managed + 4 * i, &value, 4);
+        return SIMTGPU_SUCCESS;
+    }
     std::vector<uint32_t> ib;
     put_packet(ib, SIMTGPU_PKT_FILL, simtgpu_pkt_fill{dst, count * 4, value, 0});
     if (simtgpuResult r = c.submit(*c.stream(nullptr), ib, {}))

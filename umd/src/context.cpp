@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <cxxabi.h>
+#include <sys/mman.h>
 
 namespace simtgpu::umd {
 
@@ -587,6 +588,111 @@ simtgpuResult Context::host_unregister(void *ptr) {
     device_bos_.erase(bo.va);
     destroy_bo(bo);
     return SIMTGPU_SUCCESS;
+}
+
+// ----------------------------------------------------- managed memory ---
+
+bool Context::has_managed_bos() const {
+    return transport_->kind() == TransportKind::Drm && (props().uapi_version >> 16) == 1 &&
+           (props().uapi_version & 0xffff) >= 6 &&
+           (props().caps & SIMTGPU_CAP_REPLAYABLE_FAULTS) && unified_addressing();
+}
+
+simtgpuResult Context::managed_alloc(size_t bytes, void **out) {
+    if (transport_->kind() != TransportKind::Drm)
+        return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
+                    "managed memory by page migration needs the kernel driver: the in-process "
+                    "transport services no GPU page faults (use mapped host memory there)");
+    if (!has_managed_bos())
+        return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
+                    "managed memory by page migration needs uAPI 1.6 (the driver speaks " +
+                        std::to_string(props().uapi_version >> 16) + "." +
+                        std::to_string(props().uapi_version & 0xffff) +
+                        "), a device with replayable faults (hardware 1.4) and unified "
+                        "addressing: load the simtgpu.ko built with this library");
+    const uint64_t page = SIMTGPU_PAGE_SIZE;
+    const uint64_t size = (uint64_t(bytes) + page - 1) & ~(page - 1);
+    if (!bytes || size < bytes)
+        return fail(SIMTGPU_ERROR_INVALID_VALUE, "managed memory of " + std::to_string(bytes) +
+                                                     " bytes: the size must be above 0");
+    // An address of our own for it, which the device then maps too.
+    void *at = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (at == MAP_FAILED)
+        return fail(SIMTGPU_ERROR_OUT_OF_MEMORY,
+                    "no host address range of " + std::to_string(size) +
+                        " bytes for managed memory: " + std::strerror(errno));
+    const uint64_t va = reinterpret_cast<uint64_t>(at);
+    drm_simtgpu_bo_create create{};
+    create.size = size;
+    create.flags = SIMTGPU_BO_MANAGED | SIMTGPU_BO_FIXED_VA;
+    create.gpu_va = va;
+    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_CREATE, &create)) {
+        munmap(at, size);
+        if (rc == -EEXIST || rc == -ERANGE)
+            return fail(SIMTGPU_ERROR_OUT_OF_MEMORY,
+                        "managed memory at " + hex(va) + ".." + hex(va + size) +
+                            ": the device cannot map it at its host address (" +
+                            (rc == -EEXIST ? "something is mapped there already"
+                                           : "outside the device's address space") +
+                            ")");
+        if (rc == -ENODEV)
+            return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
+                        "the device has no replayable page faults: no managed BOs");
+        if (rc == -ENOMEM)
+            return fail(SIMTGPU_ERROR_OUT_OF_MEMORY,
+                        "out of host memory for managed memory of " + std::to_string(size) +
+                            " bytes");
+        return fail_errno(rc, "BO_CREATE of " + std::to_string(size) + " bytes of managed memory");
+    }
+    drm_simtgpu_bo_mmap_offset map{create.handle, 0, 0};
+    int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &map);
+    void *cpu = rc ? nullptr : transport_mmap_at(*transport_, at, map.offset, size);
+    if (cpu != at) {
+        const int err = errno;
+        munmap(at, size);
+        drm_gem_close close{create.handle, 0};
+        transport_ioctl(*transport_, DRM_IOCTL_GEM_CLOSE, &close);
+        return rc ? fail_errno(rc, "BO_MMAP_OFFSET of managed memory")
+                  : fail(SIMTGPU_ERROR_OUT_OF_MEMORY,
+                         "mapping managed memory at " + hex(va) + ": " + std::strerror(err));
+    }
+    device_bos_[va] = Bo{create.handle, va, size, bytes, static_cast<uint8_t *>(cpu),
+                         BoKind::Managed};
+    *out = cpu;
+    return SIMTGPU_SUCCESS;
+}
+
+simtgpuResult Context::managed_free(void *ptr) {
+    auto it = device_bos_.find(reinterpret_cast<uint64_t>(ptr));
+    if (it == device_bos_.end() || it->second.kind != BoKind::Managed)
+        return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                    "free of " + hex(reinterpret_cast<uint64_t>(ptr)) +
+                        ", which is not managed memory of this context");
+    // As cudaFree: kernels that may still use it complete first.
+    synchronize_all();
+    destroy_bo(it->second); // unmaps it for the CPU, then closes the BO
+    device_bos_.erase(it);
+    return SIMTGPU_SUCCESS;
+}
+
+simtgpuResult Context::managed_stats(simtgpuManagedStats *out) {
+    if ((props().uapi_version & 0xffff) < 6 && (props().uapi_version >> 16) == 1)
+        return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
+                    "the kernel driver's uAPI predates managed memory counters (1.6): load the "
+                    "simtgpu.ko built with this library");
+    drm_simtgpu_get_param faults{SIMTGPU_PARAM_MANAGED_GPU_FAULTS, 0, 0};
+    drm_simtgpu_get_param to_vram{SIMTGPU_PARAM_MANAGED_TO_VRAM, 0, 0};
+    drm_simtgpu_get_param to_host{SIMTGPU_PARAM_MANAGED_TO_HOST, 0, 0};
+    for (auto *p : {&faults, &to_vram, &to_host})
+        if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, p))
+            return fail_errno(rc, "GET_PARAM of the managed memory counters");
+    *out = simtgpuManagedStats{faults.value, to_vram.value, to_host.value};
+    return SIMTGPU_SUCCESS;
+}
+
+bool Context::is_managed(uint64_t va, uint64_t bytes) {
+    Bo *bo = find_device(va, bytes ? bytes : 1);
+    return bo && bo->kind == BoKind::Managed;
 }
 
 Bo *Context::find_device(uint64_t va, uint64_t bytes) {

@@ -38,6 +38,7 @@ enum class BoKind {
     Device,   // simtgpuMemAlloc
     Host,       // simtgpuMemHostAlloc; handle 0 when the driver stages instead
     Registered, // simtgpuMemHostRegister: the caller's memory
+    Managed,    // simtgpuMemAllocManaged: a managed BO mapped at its GPU address
     Module,   // a loaded device image
 };
 
@@ -126,6 +127,16 @@ public:
     simtgpuResult host_free(void *ptr);
     simtgpuResult host_register(void *ptr, size_t bytes, bool read_only);
     simtgpuResult host_unregister(void *ptr);
+    // Managed memory by page migration (uAPI 1.6, the kernel driver): a
+    // managed BO mapped for the CPU at its own GPU address.
+    bool has_managed_bos() const;
+    simtgpuResult managed_alloc(size_t bytes, void **out);
+    simtgpuResult managed_free(void *ptr);
+    simtgpuResult managed_stats(simtgpuManagedStats *out);
+    // Whether [va, va + bytes) touches managed memory: copies and fills of
+    // it are done by the CPU (the device's copy engine takes no replayable
+    // faults).
+    bool is_managed(uint64_t va, uint64_t bytes);
     // The BO holding [va, va + bytes), or nullptr.
     Bo *find_device(uint64_t va, uint64_t bytes);
     // A user-pointer BO of the whole pages around [ptr, ptr + bytes): `out`

@@ -290,6 +290,13 @@ void *transport_mmap(Transport &t, uint64_t offset, uint64_t size) {
     return t.sim_->mmap(offset, size);
 }
 
+void *transport_mmap_at(Transport &t, void *at, uint64_t offset, uint64_t size) {
+    if (t.kind_ != TransportKind::Drm)
+        return nullptr;
+    void *p = mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, t.fd_, off_t(offset));
+    return p == MAP_FAILED ? nullptr : p;
+}
+
 bool transport_tracing(Transport &t) {
     if (t.kind_ == TransportKind::Drm)
         return DrmTraceFile::get().enabled();

@@ -39,7 +39,11 @@ private:
                               std::string *error);
     friend int transport_ioctl(Transport &t, unsigned long request, void *arg);
     friend void *transport_mmap(Transport &t, uint64_t offset, uint64_t size);
+    friend void *transport_mmap_at(Transport &t, void *at, uint64_t offset, uint64_t size);
     friend void transport_munmap(Transport &t, void *ptr, uint64_t size);
+// The render node's mapping of a BO at exactly `at` (MAP_FIXED over what the
+// caller reserved there), or nullptr; the in-process transport has none.
+void *transport_mmap_at(Transport &t, void *at, uint64_t offset, uint64_t size);
     friend bool transport_tracing(Transport &t);
     friend void transport_trace_slice(Transport &t, const char *process, const char *track,
                                       const char *name, uint64_t begin_ns, uint64_t end_ns);

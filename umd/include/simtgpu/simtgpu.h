@@ -200,6 +200,29 @@ SIMTGPU_API simtgpuResult simtgpuMemHostGetDevicePointer(simtgpuContext ctx,
  * simtgpuMemHostRegister (1) or not (0). */
 SIMTGPU_API int simtgpuMemIsHostAllocated(simtgpuContext ctx, const void *ptr);
 
+/* Managed memory by page migration (uAPI 1.6): one address for the host
+ * and the device; each page lives in host memory until a kernel touches it
+ * (a replayable GPU page fault moves it to VRAM) and goes back when the host
+ * touches it (a CPU page fault). Only the kernel driver on a device with
+ * SIMTGPU_CAP_REPLAYABLE_FAULTS under unified addressing does this:
+ * NOT_SUPPORTED elsewhere (the in-process transport has no GPU page
+ * faults), where the CUDA runtime maps host memory for the device instead.
+ * Copies and fills that touch it are done by the CPU. docs/umd.md. */
+SIMTGPU_API simtgpuResult simtgpuMemAllocManaged(simtgpuContext ctx, void **ptr, size_t bytes);
+SIMTGPU_API simtgpuResult simtgpuMemFreeManaged(simtgpuContext ctx, void *ptr);
+/* What managed memory of this context did so far, as the kernel driver
+ * counts it: GPU page faults serviced, pages moved to VRAM (by GPU faults)
+ * and back to host memory (by CPU faults). All 0 on the in-process
+ * transport, which never migrates; NOT_SUPPORTED under a kernel driver
+ * older than uAPI 1.6. */
+typedef struct simtgpuManagedStats {
+    uint64_t gpu_faults;
+    uint64_t pages_to_vram;
+    uint64_t pages_to_host;
+} simtgpuManagedStats;
+SIMTGPU_API simtgpuResult simtgpuCtxGetManagedStats(simtgpuContext ctx,
+                                                   simtgpuManagedStats *stats);
+
 /* Synchronous copies wait for all earlier work of the context's streams
  * (like CUDA's legacy default stream). */
 SIMTGPU_API simtgpuResult simtgpuMemcpyHtoD(simtgpuContext ctx, simtgpuDevicePtr dst,

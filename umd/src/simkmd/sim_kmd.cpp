@@ -873,6 +873,10 @@ int SimDevice::get_param(FileState *f, drm_simtgpu_get_param *a) {
     // Partitions are kmd's (docs/sharing.md): here the whole GPU, never split.
     case SIMTGPU_PARAM_PARTITION: a->value = 0; return 0;
     case SIMTGPU_PARAM_NUM_PARTITIONS: a->value = 0; return 0;
+    // No managed BOs here (bo_create): nothing ever faults or migrates.
+    case SIMTGPU_PARAM_MANAGED_GPU_FAULTS:
+    case SIMTGPU_PARAM_MANAGED_TO_VRAM:
+    case SIMTGPU_PARAM_MANAGED_TO_HOST: a->value = 0; return 0;
     default: return -EINVAL;
     }
 }
@@ -916,6 +920,13 @@ int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
         return -EINVAL;
     if (a->size > UINT64_MAX - (SIMTGPU_PAGE_SIZE - 1))
         return -EINVAL;
+    // Managed BOs move pages on GPU page faults, which only the kernel
+    // driver services: here no device has replayable faults (docs/umd.md).
+    if (a->flags & SIMTGPU_BO_MANAGED) {
+        if (a->flags & (SIMTGPU_BO_EXEC | SIMTGPU_BO_READ_ONLY))
+            return -EINVAL;
+        return -ENODEV;
+    }
     uint64_t size = (a->size + SIMTGPU_PAGE_SIZE - 1) & ~uint64_t(SIMTGPU_PAGE_SIZE - 1);
     if (int rc = simtgpu_bo_placement_check(a->flags, a->gpu_va, size))
         return rc;
