@@ -151,6 +151,20 @@ SIMTCUDA_API CUresult cuCtxGetDevice(CUdevice *device) {
     return CUDA_SUCCESS;
 }
 
+// The current device's context, made if need be (the primary context). On
+// simtgpu a CUcontext is libsimtgpu's simtgpuContext, so a program may call
+// libsimtgpu's own API on it (simtgpuCtxGetManagedStats, say).
+SIMTCUDA_API CUresult cuCtxGetCurrent(CUcontext *pctx) {
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    cudaError_t err = cudaSuccess;
+    simtgpuContext ctx = current_context(&err);
+    if (!ctx)
+        return to_cu(err);
+    *pctx = reinterpret_cast<CUcontext>(ctx);
+    return CUDA_SUCCESS;
+}
+
 SIMTCUDA_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev) {
     if (!pi)
         return CUDA_ERROR_INVALID_VALUE;

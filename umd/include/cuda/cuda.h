@@ -136,6 +136,10 @@ extern "C" {
 CUresult cuGetErrorName(CUresult error, const char **pStr);
 CUresult cuGetErrorString(CUresult error, const char **pStr);
 CUresult cuCtxGetDevice(CUdevice *device);
+/* The runtime's context of the current device. On simtgpu a CUcontext is
+ * libsimtgpu's simtgpuContext (simtgpu/simtgpu.h): a program may pass it to
+ * libsimtgpu's own calls, such as simtgpuCtxGetManagedStats. */
+CUresult cuCtxGetCurrent(CUcontext *pctx);
 CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
 CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
                                        CUmemAllocationGranularity_flags option);

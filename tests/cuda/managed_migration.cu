@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+// Managed memory by page migration (issue 16). The host fills a managed
+// array of many pages, a kernel transforms it in place, the host checks it
+// against the CPU; the host writes it again and a second kernel reads it
+// into device memory, checked too. Under the kernel driver with replayable
+// GPU faults, the driver's counters (simtgpuCtxGetManagedStats, on the
+// runtime's context from cuCtxGetCurrent) must say what moved: every page
+// the kernel touched went to VRAM (ceil(bytes / 4096) pages), none came
+// back until the host read them, and then all of them did. Elsewhere (the
+// in-process transport, which maps host memory for the device instead) the
+// counters must stay 0 and only the values are checked.
+// simtcc-flags: -lsimtgpu
+#include <chrono>
+#include <vector>
+
+#include <cuda.h>
+
+#include "../../include/simtgpu/hw.h"
+#include "../../umd/include/simtgpu/simtgpu.h"
+#include "test_util.h"
+
+constexpr size_t kN = 300 * 1024 + 123; // floats: 301 pages, the last one partly
+constexpr size_t kPageBytes = 4096;
+constexpr uint64_t kPages = (kN * sizeof(float) + kPageBytes - 1) / kPageBytes;
+
+__global__ void affine(float *v, size_t n, float a, float b)
+{
+	size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (i < n)
+		v[i] = a * v[i] + b;
+}
+
+__global__ void triple_into(const float *v, float *out, size_t n)
+{
+	size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (i < n)
+		out[i] = 3.f * v[i];
+}
+
+static bool expect(bool cond, const char *what)
+{
+	if (!cond)
+		std::printf("failed: %s\n", what);
+	return cond;
+}
+
+static simtgpuManagedStats stats(simtgpuContext ctx)
+{
+	simtgpuManagedStats s{};
+	if (simtgpuCtxGetManagedStats(ctx, &s) != SIMTGPU_SUCCESS) {
+		std::printf("FAIL: simtgpuCtxGetManagedStats: %s\n", simtgpuGetErrorDetail());
+		std::exit(1);
+	}
+	return s;
+}
+
+static double ms_since(std::chrono::steady_clock::time_point t0)
+{
+	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+		.count();
+}
+
+int main()
+{
+	bool ok = true;
+	float *v = nullptr;
+	CHECK_CUDA(cudaMallocManaged(&v, kN * sizeof(float)));
+	CUcontext cu = nullptr;
+	if (cuCtxGetCurrent(&cu) != CUDA_SUCCESS || !cu) {
+		std::printf("FAIL: cuCtxGetCurrent\n");
+		return 1;
+	}
+	simtgpuContext ctx = reinterpret_cast<simtgpuContext>(cu);
+	simtgpuDeviceProperties props{};
+	if (simtgpuDeviceGetProperties(&props, 0) != SIMTGPU_SUCCESS) {
+		std::printf("FAIL: simtgpuDeviceGetProperties: %s\n", simtgpuGetErrorDetail());
+		return 1;
+	}
+	// Where the runtime migrates pages (managed.cpp): the kernel driver,
+	// uAPI 1.6, replayable faults, unified addressing.
+	const bool migrates = std::strcmp(props.transport, "drm") == 0 &&
+			      (props.uapi_version & 0xffff) >= 6 &&
+			      (props.caps & SIMTGPU_CAP_REPLAYABLE_FAULTS) &&
+			      props.unified_addressing;
+	cudaPointerAttributes attr{};
+	CHECK_CUDA(cudaPointerGetAttributes(&attr, v));
+	ok = expect(attr.type == cudaMemoryTypeManaged, "the pointer is managed memory") && ok;
+
+	const simtgpuManagedStats s0 = stats(ctx);
+	Rng rng(16);
+	std::vector<float> want(kN);
+	for (size_t i = 0; i < kN; ++i) {
+		v[i] = rng.uniform(-1.f, 1.f);
+		want[i] = 2.f * v[i] - 1.f; // exact: no FMA question
+	}
+	const simtgpuManagedStats s1 = stats(ctx);
+
+	const unsigned blocks = unsigned((kN + 255) / 256);
+	auto t0 = std::chrono::steady_clock::now();
+	affine<<<blocks, 256>>>(v, kN, 2.f, -1.f);
+	CHECK_LAUNCH();
+	const double faulting_ms = ms_since(t0);
+	const simtgpuManagedStats s2 = stats(ctx);
+
+	t0 = std::chrono::steady_clock::now();
+	for (size_t i = 0; i < kN; ++i)
+		if (v[i] != want[i]) {
+			std::printf("v[%zu] = %g, want %g\n", i, v[i], want[i]);
+			ok = false;
+			break;
+		}
+	const double host_read_ms = ms_since(t0);
+	const simtgpuManagedStats s3 = stats(ctx);
+
+	// The host writes again; a second kernel reads into device memory.
+	for (size_t i = 0; i < kN; ++i) {
+		v[i] = float(int(i % 100000) - 50000) * 0.25f;
+		want[i] = 3.f * v[i];
+	}
+	float *out = nullptr;
+	CHECK_CUDA(cudaMalloc(&out, kN * sizeof(float)));
+	t0 = std::chrono::steady_clock::now();
+	triple_into<<<blocks, 256>>>(v, out, kN);
+	CHECK_LAUNCH();
+	const double second_ms = ms_since(t0);
+	const simtgpuManagedStats s4 = stats(ctx);
+	std::vector<float> got(kN);
+	CHECK_CUDA(cudaMemcpy(got.data(), out, kN * sizeof(float), cudaMemcpyDeviceToHost));
+	for (size_t i = 0; i < kN; ++i)
+		if (got[i] != want[i]) {
+			std::printf("out[%zu] = %g, want %g\n", i, got[i], want[i]);
+			ok = false;
+			break;
+		}
+	// The second kernel only read: the host's copy of out moved nothing back.
+	const simtgpuManagedStats s5 = stats(ctx);
+
+	const uint64_t to_vram1 = s2.pages_to_vram - s1.pages_to_vram;
+	const uint64_t faults1 = s2.gpu_faults - s1.gpu_faults;
+	const uint64_t to_host = s3.pages_to_host - s2.pages_to_host;
+	const uint64_t to_vram2 = s4.pages_to_vram - s3.pages_to_vram;
+	std::printf("managed_migration: %s transport, %llu pages; kernel 1: %llu GPU faults, "
+		    "%llu pages to VRAM, %.1f ms; host read: %llu pages to host, %.1f ms; "
+		    "kernel 2: %llu pages to VRAM, %.1f ms\n",
+		    props.transport, (unsigned long long)kPages, (unsigned long long)faults1,
+		    (unsigned long long)to_vram1, faulting_ms, (unsigned long long)to_host,
+		    host_read_ms, (unsigned long long)to_vram2, second_ms);
+	if (migrates) {
+		ok = expect(s1.pages_to_vram == s0.pages_to_vram &&
+				    s1.pages_to_host == s0.pages_to_host &&
+				    s1.gpu_faults == s0.gpu_faults,
+			    "the host's first touch moves nothing (pages start in host memory)") &&
+		     ok;
+		ok = expect(to_vram1 == kPages, "kernel 1 moved every page it touched to VRAM") && ok;
+		ok = expect(faults1 >= kPages, "each page moved took at least one GPU fault") && ok;
+		ok = expect(s2.pages_to_host == s1.pages_to_host,
+			    "nothing went back to the host while the kernel ran") &&
+		     ok;
+		ok = expect(to_host == kPages, "the host's read brought every page back") && ok;
+		ok = expect(to_vram2 == kPages, "kernel 2 moved every page to VRAM again") && ok;
+		ok = expect(s5.pages_to_host == s4.pages_to_host,
+			    "copying device memory back moved no managed page") &&
+		     ok;
+	} else {
+		std::printf("managed_migration: no page migration on this transport (%s): "
+			    "counter checks skipped, values checked\n",
+			    props.transport);
+		ok = expect(s5.gpu_faults == 0 && s5.pages_to_vram == 0 && s5.pages_to_host == 0,
+			    "no migration counted where nothing migrates") &&
+		     ok;
+	}
+	CHECK_CUDA(cudaFree(out));
+	CHECK_CUDA(cudaFree(v));
+	return report("managed_migration", ok);
+}
