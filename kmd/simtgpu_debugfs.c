@@ -11,9 +11,10 @@
  * - vm: each client's address space and its mappings;
  * - client_usage: VRAM and GPU time per client (DRM's own "clients" lists
  *   the open files);
- * - objects: how many BOs, address spaces, page tables, queues, jobs and
- *   fences exist, and VRAM in use; with no client open, every count is 0
- *   and VRAM holds only the rings and the fence page (a leak check);
+ * - objects: how many BOs, address spaces, page tables, queues, jobs,
+ *   fences and managed pages (in host memory, in VRAM) exist, and VRAM in
+ *   use; with no client open, every count is 0 and VRAM holds only the
+ *   rings and the fence page (a leak check);
  * - cgroups: each cgroup record: VRAM charged to the group itself, its
  *   current (with descendants), max, weight and references; a record
  *   without a limit or weight goes with the last VM charging it;
@@ -186,6 +187,10 @@ static int simtgpu_debugfs_objects(struct seq_file *m, void *unused)
 	seq_printf(m, "jobs %d\n", atomic_read(&c->jobs));
 	seq_printf(m, "fences %d\n", atomic_read(&c->fences));
 	seq_printf(m, "cgroups %d\n", atomic_read(&c->cgroups));
+	seq_printf(m, "managed_host_pages %ld\n",
+		   atomic_long_read(&c->managed_host_pages));
+	seq_printf(m, "managed_vram_pages %ld\n",
+		   atomic_long_read(&c->managed_vram_pages));
 	seq_printf(m, "vram_used %llu\n", used);
 	seq_printf(m, "vram_kernel %llu\n",
 		   (u64)SIMTGPU_NUM_RINGS * SIMTGPU_KERNEL_RING_BYTES +

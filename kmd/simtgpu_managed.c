@@ -88,12 +88,12 @@ struct simtgpu_managed {
 	struct simtgpu_managed_page pages[];
 };
 
-/* Count one event @name of @bo's managed memory, for its file and device. */
-#define SIMTGPU_MANAGED_COUNT(bo, name)                          \
-	do {                                                     \
-		atomic64_inc(&(bo)->vm->managed.name);           \
-		atomic64_inc(&(bo)->sdev->managed.name);         \
-	} while (0)
+/* Count one event of a BO's managed memory, for its file and its device. */
+static void simtgpu_managed_count(atomic64_t *file, atomic64_t *device)
+{
+	atomic64_inc(file);
+	atomic64_inc(device);
+}
 
 /**
  * simtgpu_managed_check - whether BO_CREATE may make a managed BO with
@@ -204,7 +204,8 @@ static int simtgpu_managed_to_host(struct simtgpu_bo *bo, unsigned long index)
 		      PAGE_SIZE);
 	kunmap_local(dst);
 	simtgpu_managed_free_vram(bo, mp);
-	SIMTGPU_MANAGED_COUNT(bo, to_host);
+	simtgpu_managed_count(&bo->vm->managed.to_host,
+			      &bo->sdev->managed.to_host);
 	trace_simtgpu_migrate(bo->vm->id, simtgpu_managed_va(bo, index),
 			      "host", ktime_to_ns(ktime_sub(ktime_get(), start)));
 	return 0;
@@ -247,7 +248,8 @@ static int simtgpu_managed_to_gpu(struct simtgpu_bo *bo, unsigned long index)
 						      SIMTGPU_PTE_R |
 						      SIMTGPU_PTE_W |
 						      SIMTGPU_PTE_HOST));
-		SIMTGPU_MANAGED_COUNT(bo, remote);
+		simtgpu_managed_count(&bo->vm->managed.remote,
+				      &bo->sdev->managed.remote);
 		trace_simtgpu_migrate(bo->vm->id, va, "remote",
 				      ktime_to_ns(ktime_sub(ktime_get(),
 							    start)));
@@ -274,7 +276,8 @@ static int simtgpu_managed_to_gpu(struct simtgpu_bo *bo, unsigned long index)
 	simtgpu_vm_write_pte(bo->vm, va,
 			     SIMTGPU_PTE_MAKE(offset, SIMTGPU_PTE_V |
 					      SIMTGPU_PTE_R | SIMTGPU_PTE_W));
-	SIMTGPU_MANAGED_COUNT(bo, to_vram);
+	simtgpu_managed_count(&bo->vm->managed.to_vram,
+			      &bo->sdev->managed.to_vram);
 	trace_simtgpu_migrate(bo->vm->id, va, "vram",
 			      ktime_to_ns(ktime_sub(ktime_get(), start)));
 	return 0;
@@ -386,7 +389,8 @@ static int simtgpu_managed_service(struct simtgpu_device *sdev, u32 context,
 	ret = simtgpu_managed_to_gpu(bo, (va - bo->va.start) >> PAGE_SHIFT);
 	mutex_unlock(&bo->managed->lock);
 	if (!ret)
-		SIMTGPU_MANAGED_COUNT(bo, gpu_faults);
+		simtgpu_managed_count(&bo->vm->managed.gpu_faults,
+				      &bo->sdev->managed.gpu_faults);
 out:
 	if (bo)
 		drm_gem_object_put(&bo->base);

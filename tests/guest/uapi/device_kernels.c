@@ -35,6 +35,12 @@ static void run(const struct uapi_kernel_params *p)
 		((volatile uint32_t *)(uintptr_t)p->out_va)[i] = v;
 		break;
 	}
+	case UAPI_KERNEL_ADD:
+		/* Reads what the host wrote: managed memory's round trip. */
+		if (i < p->count)
+			((volatile uint32_t *)(uintptr_t)p->out_va)[i] +=
+				p->value + i;
+		break;
 	case UAPI_KERNEL_SPIN:
 		/* Never ends: the driver's timeout must reset the engine. */
 		for (;;)

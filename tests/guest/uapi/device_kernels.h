@@ -10,6 +10,7 @@ enum uapi_kernel_mode {
 	UAPI_KERNEL_STORE = 2, /* *out = value, by thread 0 */
 	UAPI_KERNEL_SPIN = 3, /* loop forever */
 	UAPI_KERNEL_WORK = 4, /* out[i] = count LCG steps from value + i */
+	UAPI_KERNEL_ADD = 5, /* out[i] += value + i for i < count */
 };
 
 struct uapi_kernel_params {

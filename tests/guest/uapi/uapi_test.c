@@ -1020,6 +1020,168 @@ static void test_fault(void)
 	ib_fini(fd, &fill);
 }
 
+/* A managed BO's three counters of this file (GET_PARAM, uAPI 1.6). */
+struct managed_counts {
+	uint64_t faults, to_vram, to_host;
+};
+
+static struct managed_counts managed_counts(int fd)
+{
+	struct managed_counts c = {
+		get_param(fd, SIMTGPU_PARAM_MANAGED_GPU_FAULTS),
+		get_param(fd, SIMTGPU_PARAM_MANAGED_TO_VRAM),
+		get_param(fd, SIMTGPU_PARAM_MANAGED_TO_HOST),
+	};
+
+	return c;
+}
+
+static bool has_replayable_faults(int fd)
+{
+	return get_param(fd, SIMTGPU_PARAM_CAPS) & SIMTGPU_CAP_REPLAYABLE_FAULTS;
+}
+
+/*
+ * The host writes a managed BO, a kernel adds to every element (each page
+ * moves to VRAM on its GPU fault), the host reads the sums (each page comes
+ * back on its CPU fault); GET_PARAM counts exactly that. With @all_vram
+ * false VRAM runs out on the way: fewer pages move (the rest the GPU maps
+ * over the bus), and only those come back. Returns the BO.
+ */
+static uint32_t managed_round_trip(int fd, const struct program *p,
+				   uint32_t pages, bool all_vram)
+{
+	const uint32_t count = pages * 1024, threads = 128;
+	struct uapi_kernel_params params = { .mode = UAPI_KERNEL_ADD,
+					     .count = count, .value = 5 };
+	struct managed_counts before, mid, after;
+	uint32_t h, q;
+	uint64_t va;
+	struct launch l;
+	struct ib ib;
+	int status = 0;
+	uint32_t *m;
+	bool ok = true;
+
+	CHECK_OK(bo_create(fd, pages * 4096ull, SIMTGPU_BO_MANAGED, &h, &va));
+	m = bo_map(fd, h, pages * 4096ull);
+	CHECK(m != NULL);
+	if (!m)
+		return h;
+	for (uint32_t i = 0; i < count; i++)
+		m[i] = 3 * i;
+	before = managed_counts(fd);
+	CHECK(ib_init(fd, &ib));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_NORMAL, &q));
+	params.out_va = va;
+	CHECK(ib_launch(fd, &ib, p, &params, count / threads, threads, &l));
+	CHECK_OK(run_ib(fd, &ib, q, &status));
+	CHECK(status == 1);
+	mid = managed_counts(fd);
+	if (all_vram)
+		CHECK(mid.to_vram - before.to_vram == pages);
+	else
+		CHECK(mid.to_vram - before.to_vram < pages);
+	CHECK(mid.faults - before.faults >= pages);
+	CHECK(mid.to_host == before.to_host);
+	for (uint32_t i = 0; i < count; i++)
+		ok &= m[i] == 3 * i + 5 + i;
+	CHECK(ok);
+	after = managed_counts(fd);
+	CHECK(after.to_host - mid.to_host == mid.to_vram - before.to_vram);
+	munmap(m, pages * 4096ull);
+	drmCloseBufferHandle(fd, l.params_handle);
+	ib_fini(fd, &ib);
+	return h;
+}
+
+/*
+ * Managed BOs (uAPI 1.6): refusals, the round trip host -> VRAM -> host,
+ * and in a file that has one, a GPU access to an address that is no BO
+ * still ends the job with a page fault. A file closed while its managed
+ * BO is still mapped leaves the mapping working and leaks nothing (the
+ * leak test afterwards checks).
+ */
+static void test_managed(void)
+{
+	const uint64_t bad = 0x300000000000ull;
+	struct uapi_kernel_params params = { .mode = UAPI_KERNEL_STORE,
+					     .out_va = bad, .value = 7 };
+	struct drm_simtgpu_bo_mmap_offset mo = { 0 };
+	struct drm_simtgpu_queue_get_state s;
+	struct program p2;
+	struct launch l;
+	uint32_t h, q;
+	struct ib ib;
+	int status = 0, other;
+	void *priv;
+
+	CHECK_ERR(bo_create(fd, 4096, SIMTGPU_BO_MANAGED | SIMTGPU_BO_EXEC, &h,
+			    NULL), EINVAL);
+	CHECK_ERR(bo_create(fd, 4096, SIMTGPU_BO_MANAGED | SIMTGPU_BO_READ_ONLY,
+			    &h, NULL), EINVAL);
+	if (!has_replayable_faults(fd)) {
+		CHECK_ERR(bo_create(fd, 4096, SIMTGPU_BO_MANAGED, &h, NULL),
+			  ENODEV);
+		skipped = true; /* a device without replayable faults */
+		return;
+	}
+	h = managed_round_trip(fd, &prog, 16, true);
+	/* A private mapping would never see the GPU's writes. */
+	mo.handle = h;
+	CHECK_OK(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &mo));
+	priv = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
+		    mo.offset);
+	CHECK(priv == MAP_FAILED && errno == EINVAL);
+	drmCloseBufferHandle(fd, h);
+
+	/* Not managed memory, in a file with managed memory: a page fault. */
+	CHECK(ib_init(fd, &ib));
+	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_NORMAL, &q));
+	CHECK_OK(bo_create(fd, 8192, SIMTGPU_BO_MANAGED, &h, NULL));
+	CHECK(ib_launch(fd, &ib, &prog, &params, 1, 32, &l));
+	CHECK_OK(run_ib(fd, &ib, q, &status));
+	CHECK(status == -EFAULT);
+	CHECK_OK(queue_state(fd, q, &s));
+	CHECK(s.fault.kind == SIMTGPU_EXC_PAGE_FAULT);
+	CHECK(s.fault.address == bad);
+	drmCloseBufferHandle(fd, h);
+	drmCloseBufferHandle(fd, l.params_handle);
+	ib_fini(fd, &ib);
+
+	/* Closed with the BO mapped and in VRAM: the mapping still works. */
+	other = open_simtgpu();
+	CHECK(other >= 0);
+	if (other < 0)
+		return;
+	CHECK(program_load(other, &p2));
+	h = managed_round_trip(other, &p2, 4, true);
+	{
+		uint32_t count = 4 * 1024, threads = 128, q2;
+		struct uapi_kernel_params add = { .mode = UAPI_KERNEL_ADD,
+						  .count = count, .value = 1 };
+		struct drm_simtgpu_bo_info info = { .handle = h };
+		uint32_t *m = bo_map(other, h, 4 * 4096);
+		bool ok = true;
+
+		CHECK(m != NULL);
+		CHECK_OK(xioctl(other, DRM_IOCTL_SIMTGPU_BO_INFO, &info));
+		CHECK(ib_init(other, &ib));
+		CHECK_OK(queue_create(other, SIMTGPU_PRIORITY_NORMAL, &q2));
+		add.out_va = info.gpu_va;
+		CHECK(ib_launch(other, &ib, &p2, &add, count / threads, threads,
+				&l));
+		CHECK_OK(run_ib(other, &ib, q2, &status));
+		CHECK(status == 1);
+		close(other); /* the pages are in VRAM, the mapping stays */
+		for (uint32_t i = 0; m && i < count; i++)
+			ok &= m[i] == 3 * i + 5 + i + 1 + i;
+		CHECK(ok);
+		if (m)
+			munmap(m, 4 * 4096);
+	}
+}
+
 /*
  * Two processes, two address spaces: the parent writes to a VA that is
  * the child's buffer. It faults in the parent's VM, the child's data stays,
@@ -1702,6 +1864,29 @@ static void test_policy_round_robin(void)
 	ib_fini(fd, &ibb);
 }
 
+/* With the file at its VRAM limit, managed pages stay in host memory and
+ * the GPU maps them over the bus: the same results, nothing to VRAM.
+ */
+static void test_managed_vram_full(void)
+{
+	struct program p2;
+	uint32_t a, h;
+
+	if (!has_replayable_faults(fd)) {
+		skipped = true;
+		return;
+	}
+	CHECK(program_load(fd, &p2));
+	/* Up to the limit, less what the program, its parameters and the
+	 * page tables and queue take.
+	 */
+	CHECK_OK(bo_create(fd, (16 << 20) - (64 << 10), 0, &a, NULL));
+	h = managed_round_trip(fd, &p2, 32, false);
+	drmCloseBufferHandle(fd, h);
+	drmCloseBufferHandle(fd, a);
+	drmCloseBufferHandle(fd, p2.handle);
+}
+
 static void test_vram_limit(void)
 {
 	uint32_t a, b, c;
@@ -1737,6 +1922,8 @@ static void test_nothing_leaked(void)
 			file_value(text, "queues") == 0 &&
 			file_value(text, "jobs") == 0 &&
 			file_value(text, "fences") == 0 &&
+			file_value(text, "managed_host_pages") == 0 &&
+			file_value(text, "managed_vram_pages") == 0 &&
 			file_value(text, "vram_used") ==
 				file_value(text, "vram_kernel");
 		if (!clean)
@@ -1964,6 +2151,7 @@ int main(int argc, char **argv)
 	run_test("dependencies through syncobjs", test_syncobj_dependencies);
 	run_test("kernel launch through an IB", test_kernel_launch);
 	run_test("GPU page fault fails the job with -EFAULT", test_fault);
+	run_test("managed BOs: refusals, host -> VRAM -> host, faults", test_managed);
 	run_test("two processes, two address spaces", test_two_processes);
 	run_test("BO_USERPTR pins until its process is killed",
 		 test_userptr_killed);
@@ -1981,6 +2169,8 @@ int main(int argc, char **argv)
 			 test_reload_small_timeout);
 		if (fd >= 0) {
 			run_test("VRAM limit", test_vram_limit);
+			run_test("managed memory at the VRAM limit: mapped over the bus",
+				 test_managed_vram_full);
 			run_test("hang reset by the timeout", test_timeout_reset);
 		}
 		run_test("nothing leaked after a reset", test_nothing_leaked);
