@@ -31,7 +31,11 @@
 #define SIMTGPU_DEVICE_COUNTERS(X)                                     \
 	X(exceptions, "record", "", "exception records raised")        \
 	X(bad_mmio_accesses, "access", "",                             \
-	  "BAR0 accesses ignored: bad size, offset or read-only write")
+	  "BAR0 accesses ignored: bad size, offset or read-only write")  \
+	X(gpu_page_faults, "fault", "",                                \
+	  "replayable page faults queued for the driver (hw.h)")      \
+	X(fault_replays, "replay", "",                                 \
+	  "FAULT_REPLAY writes: held warps retried or cancelled")
 
 /*
  * Warp stall reasons of the timing model (SmStats): each SM cycle, every

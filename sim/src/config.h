@@ -45,6 +45,11 @@ struct DeviceConfig {
     // Cycles without forward progress, while a warp that could issue is
     // starved, after which a launch fails as a livelock (core/livelock.h).
     uint64_t livelock_cycles = 1ull << 26;
+    // How long the driver takes to service a replayable page fault: a
+    // replayed warp resumes no earlier than its fault's cycle plus this
+    // (docs/hardware.md; about 20 us on Pascal..Volta UVM, as measured by
+    // Allen and Ge, "Demystifying GPU UVM Cost", IPDPS 2021).
+    uint32_t fault_service_ns = 20'000;
     Model model = Model::functional;
     timing::PipelineConfig timing; // model timing only: the file's "timing" section
     // The configuration file's "name" (empty: no file), reported by the device.
@@ -85,6 +90,7 @@ inline constexpr uint64_t kVramGranule = 2ull << 20;
 inline constexpr uint64_t kVramMax = 1ull << 40;     // 1 TiB: more than any host here has
 inline constexpr uint64_t kMinLivelockCycles = 1024; // sampled every window / 8 cycles
 inline constexpr uint64_t kMaxLivelockCycles = 1ull << 48;
+inline constexpr uint32_t kMaxFaultServiceNs = 1'000'000'000; // a second
 
 // A CTA must fit on one SM: max_threads_per_cta, when not given (0), is
 // min(1024, warps_per_sm * warp_size); when given it may not exceed that

@@ -53,7 +53,8 @@ constexpr std::pair<std::string_view, SectionParser> kSections[] = {
 
 // Fields with rules of their own, besides the tables of config.h.
 constexpr std::string_view kOtherFields[] = {
-    "base", "name", "model", "vram_bytes", "max_threads_per_cta", "livelock_cycles"};
+    "base", "name", "model", "vram_bytes", "max_threads_per_cta", "livelock_cycles",
+    "fault_service_ns"};
 
 std::vector<std::string_view> known_fields() {
     std::vector<std::string_view> names(std::begin(kOtherFields), std::end(kOtherFields));
@@ -235,6 +236,11 @@ std::string read_field(const std::string &key, const json &value, const std::str
     if (key == "livelock_cycles") {
         std::string problem = unsigned_problem(value, kMinLivelockCycles, kMaxLivelockCycles, v);
         c.livelock_cycles = v;
+        return problem;
+    }
+    if (key == "fault_service_ns") {
+        std::string problem = unsigned_problem(value, 0, kMaxFaultServiceNs, v);
+        c.fault_service_ns = uint32_t(v);
         return problem;
     }
     return "unknown field; " + unknown_field_fix(key, known_fields());

@@ -111,13 +111,40 @@ TEST_F(Mmu, MissingEntriesAtEveryLevelAreNotPresent) {
     EXPECT_EQ(m.translate(1ull << 48).fault, uint32_t(SIMTGPU_FAULT_NOT_PRESENT));
 }
 
+// PTE_REPLAY in a leaf without V: not present, but replayable; the same bit
+// above the leaf level or beside V means nothing of the kind.
+TEST_F(Mmu, ReplayMarkerMakesALeafFaultReplayable) {
+    const uint64_t va = 0x7000'0000ull;
+    auto [l2, l1, l0] = walk_tables(va);
+    ContextMemory m(*vram, bus, root);
+    const unsigned i0 = (va >> 12) & 511;
+    put(l0, i0, SIMTGPU_PTE_REPLAY);
+    PageTranslation t = m.translate(va);
+    EXPECT_EQ(t.fault, uint32_t(SIMTGPU_FAULT_NOT_PRESENT));
+    EXPECT_TRUE(t.replayable);
+    put(l0, i0, 0);
+    EXPECT_FALSE(m.translate(va).replayable);
+    put(l1, (va >> 21) & 511, SIMTGPU_PTE_REPLAY); // a missing table, not a page
+    t = m.translate(va);
+    EXPECT_EQ(t.fault, uint32_t(SIMTGPU_FAULT_NOT_PRESENT));
+    EXPECT_FALSE(t.replayable);
+    (void)l2;
+    // The command processor's copies do not wait: for them it is not present.
+    put(l1, (va >> 21) & 511, entry(l0, SIMTGPU_PTE_V));
+    put(l0, i0, SIMTGPU_PTE_REPLAY);
+    char buf[8];
+    const auto fault = m.read(va, buf, sizeof buf);
+    ASSERT_TRUE(fault);
+    EXPECT_EQ(fault->fault, uint32_t(SIMTGPU_FAULT_NOT_PRESENT));
+}
+
 TEST_F(Mmu, MalformedEntriesAreBadPtes) {
     const uint64_t va = 0x7000'0000ull;
     auto [l2, l1, l0] = walk_tables(va);
     ContextMemory m(*vram, bus, root);
     const unsigned i0 = (va >> 12) & 511;
 
-    put(l0, i0, entry(0x200000, SIMTGPU_PTE_V | SIMTGPU_PTE_R | (1ull << 5))); // reserved bit
+    put(l0, i0, entry(0x200000, SIMTGPU_PTE_V | SIMTGPU_PTE_R | (1ull << 6))); // reserved bit
     EXPECT_EQ(m.translate(va).fault, uint32_t(SIMTGPU_FAULT_BAD_PTE));
     put(l0, i0, entry(0x200000, SIMTGPU_PTE_V)); // a leaf that grants nothing
     EXPECT_EQ(m.translate(va).fault, uint32_t(SIMTGPU_FAULT_BAD_PTE));

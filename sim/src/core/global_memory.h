@@ -14,11 +14,14 @@ struct PageTranslation {
     uint8_t *host = nullptr;  // host pointer of the page start when it is in VRAM
     uint64_t bus_address = 0; // page bus address when it is host memory (host == nullptr)
     bool readable = false, writable = false, executable = false;
+    // With fault NOT_PRESENT: the leaf PTE is SIMTGPU_PTE_REPLAY, so the
+    // access may wait for the driver to map the page (a replayable fault).
+    bool replayable = false;
 };
 
 // One context's view of memory. translate() is the TLB-miss path; the SM
-// keeps its own per-launch TLB of the results (valid for one launch: page
-// tables do not change under a running job). Pages in host memory have no
+// keeps its own per-launch TLB of the results, valid until the driver
+// invalidates it (SIMTGPU_REG_TLB_INVALIDATE) after changing a valid PTE. Pages in host memory have no
 // host pointer and go through dma_read/dma_write.
 class GlobalMemory {
 public:

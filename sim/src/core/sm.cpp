@@ -306,6 +306,25 @@ struct Sm::Impl {
     SmStats stats;
     std::optional<Exception> exception;
     uint32_t exception_launch = 0;
+
+    // ---- replayable faults (Sm::replay)
+    struct Held {
+        uint64_t address = 0, pc = 0, cycle = 0;
+        uint32_t access = 0, lane = 0;
+    };
+    std::vector<uint8_t> held;      // per slot: its warp waits for a replay
+    std::vector<Held> held_fault;   // per slot, while held
+    uint32_t held_warps = 0;
+    std::vector<HeldFault> new_faults; // since take_faults()
+    // Set by tlb_lookup when the access met a PTE_REPLAY page: the
+    // instruction stops, having done nothing that a second run would not
+    // redo, and burst_group holds its warp.
+    std::optional<Held> replay_hold;
+    void hold(uint32_t slot);
+    void release_hold(uint32_t slot);
+    // Atomics are not idempotent: every lane's page must be present before
+    // the first lane's atomic takes effect. False when one was not (held).
+    bool atomic_pages_present(uint64_t mask, const uint64_t *addr, uint32_t size);
     uint64_t res[64]; // per-lane results before they are written back
     bool touched_global = false;
     std::unique_ptr<trace::SmTrace> trace; // tracks of a trace, when one is written
@@ -507,6 +526,8 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
     ctas.resize(cfg.ctas_per_sm);
     launches.resize(cfg.ctas_per_sm);
     ready_at.resize(cfg.warps_per_sm);
+    held.resize(cfg.warps_per_sm);
+    held_fault.resize(cfg.warps_per_sm);
     can_issue.resize((cfg.warps_per_sm + 63) / 64);
     recheck.resize(can_issue.size());
     ready.resize(can_issue.size());
@@ -657,6 +678,7 @@ void Sm::Impl::drop_cta(uint32_t cslot)
         trace->cta_left(cslot, cta.warps, cta.live == 0);
     for (uint32_t slot : cta.warps) {
         warps[slot].active = false;
+        release_hold(slot);
         recheck_slot(slot);
         if (int(slot) == resume_slot) resume_slot = -1;
     }
@@ -755,7 +777,8 @@ SmRunResult Sm::Impl::run(uint64_t cycles)
             trace_pick(slot);
         if (slot < 0) {
             if (next_ready == UINT64_MAX) { // every live thread blocked
-                for (uint32_t c = 0; c < ctas.size() && !exception; ++c)
+                // ... unless some wait for a replay: the driver's turn then
+                for (uint32_t c = 0; c < ctas.size() && !exception && !held_warps; ++c)
                     if (ctas[c].active) check_deadlock(c);
                 break;
             }
@@ -800,6 +823,57 @@ void Sm::Impl::raise(uint32_t kind, uint32_t slot, uint32_t lane, uint64_t pc, u
     exception_launch = ctas[w.cta].launch;
 }
 
+
+// ---------------------------------------------------- replayable faults
+
+void Sm::Impl::hold(uint32_t slot)
+{
+    Held h = *replay_hold;
+    replay_hold.reset();
+    h.cycle = now;
+    const uint32_t launch = ctas[warps[slot].cta].launch;
+    if (!held[slot]) {
+        held[slot] = 1;
+        ++held_warps;
+    }
+    held_fault[slot] = h;
+    new_faults.push_back(HeldFault{launch, h.address, h.access, h.cycle});
+    ready_at[slot] = UINT64_MAX; // the functional model: never, until replay()
+    if (!subcores.empty()) {
+        timing_warps[slot].not_before = UINT64_MAX;
+        timing_warps[slot].not_before_reason = Stall::stall_long_scoreboard;
+    }
+    recheck_slot(slot);
+}
+
+void Sm::Impl::release_hold(uint32_t slot)
+{
+    if (!held[slot])
+        return;
+    held[slot] = 0;
+    --held_warps;
+}
+
+bool Sm::Impl::atomic_pages_present(uint64_t mask, const uint64_t *addr, uint32_t size)
+{
+    for (uint64_t m = mask; m; m &= m - 1) {
+        const uint32_t l = uint32_t(std::countr_zero(m));
+        const uint64_t va = addr[l];
+        if ((va >> 32) == (SIMTGPU_SHARED_BASE >> 32) || (va >> 32) == (SIMTGPU_LOCAL_BASE >> 32) ||
+            (va & (size - 1)))
+            continue; // not through the MMU, or misaligned: the lane loop says so
+        const uint64_t vpn = va >> SIMTGPU_PAGE_SHIFT;
+        if (cur->tlb[vpn % kTlbEntries].page == vpn)
+            continue;
+        const PageTranslation t = cur->memory->translate(vpn << SIMTGPU_PAGE_SHIFT);
+        if (t.fault && t.replayable) { // other faults: raised by the lane loop, in lane order
+            replay_hold = Held{va, fault_pc, 0, SIMTGPU_ACCESS_ATOMIC, l};
+            return false;
+        }
+    }
+    return true;
+}
+
 // ----------------------------------------------------------------- memory
 
 TlbEntry *Sm::Impl::tlb_lookup(uint64_t va, uint32_t lane, Access access)
@@ -812,8 +886,11 @@ TlbEntry *Sm::Impl::tlb_lookup(uint64_t va, uint32_t lane, Access access)
         ++stats.tlb_misses;
         const PageTranslation t = cur->memory->translate(vpn << SIMTGPU_PAGE_SHIFT);
         if (t.fault) {
-            raise(SIMTGPU_EXC_PAGE_FAULT, fault_slot, lane, fault_pc, t.fault, va,
-                  uint32_t(access));
+            if (t.replayable && access != Access::Exec)
+                replay_hold = Held{va, fault_pc, 0, uint32_t(access), lane};
+            else
+                raise(SIMTGPU_EXC_PAGE_FAULT, fault_slot, lane, fault_pc, t.fault, va,
+                      uint32_t(access));
             return nullptr;
         }
         e.page = vpn;
@@ -1634,6 +1711,8 @@ bool Sm::Impl::exec_atomic(uint32_t slot, const Insn &in, uint64_t mask)
     const bool dbl = in.op == Op::LrD || in.op == Op::ScD || in.op == Op::AmoD;
     const uint32_t size = dbl ? 8 : 4;
     auto value_of = [&](uint64_t raw) { return dbl ? raw : uint64_t(int64_t(int32_t(raw))); };
+    if (!atomic_pages_present(mask, addr, size))
+        return false;
     // Lanes in order: the outcome under contention is deterministic.
     for (uint64_t m = mask; m; m &= m - 1) {
         const uint32_t l = uint32_t(std::countr_zero(m));
@@ -2466,6 +2545,12 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
 #undef SA
 #undef SB
 #undef W32
+        if (replay_hold) [[unlikely]] {
+            // The instruction did nothing: it runs again after the replay.
+            --issued;
+            hold(slot);
+            break;
+        }
         if (stop_before) [[unlikely]] {
             // The instruction did nothing: it runs again when run() goes on.
             stop_before = false;
@@ -2566,6 +2651,10 @@ bool Sm::Impl::peek(uint32_t slot) {
 bool Sm::Impl::warp_ready(uint32_t slot, const SubCore &sc, Stall &why, uint64_t &until) {
     const WarpTiming &t = timing_warps[slot];
     until = UINT64_MAX;
+    if (held[slot]) {
+        why = Stall::stall_long_scoreboard; // its access waits for the driver
+        return false;
+    }
     if (!warps[slot].runnable()) {
         why = Stall::stall_barrier;
         return false;
@@ -2893,6 +2982,61 @@ void Sm::catch_up(uint64_t cycle) {
     impl_->now = std::max(impl_->now, cycle);
 }
 
+std::vector<HeldFault> Sm::take_faults() { return std::exchange(impl_->new_faults, {}); }
+
+uint32_t Sm::held_warps(uint32_t launch) const
+{
+    const Impl &s = *impl_;
+    uint32_t n = 0;
+    for (uint32_t slot = 0; slot < s.warps.size(); ++slot)
+        n += s.held[slot] && s.warps[slot].active && s.ctas[s.warps[slot].cta].launch == launch;
+    return n;
+}
+
+bool Sm::waits_for_replay() const
+{
+    const Impl &s = *impl_;
+    if (!s.held_warps || s.exception)
+        return false;
+    for (uint32_t slot = 0; slot < s.warps.size(); ++slot)
+        if (s.warps[slot].active && !s.held[slot] && s.warps[slot].runnable())
+            return false;
+    return true;
+}
+
+void Sm::replay(uint64_t service_cycles, const std::function<bool(uint32_t launch)> &cancel)
+{
+    Impl &s = *impl_;
+    for (uint32_t slot = 0; slot < s.warps.size() && s.held_warps; ++slot) {
+        if (!s.held[slot])
+            continue;
+        s.release_hold(slot);
+        const Warp &w = s.warps[slot];
+        const Impl::Held &h = s.held_fault[slot];
+        if (cancel(s.ctas[w.cta].launch)) {
+            s.raise(SIMTGPU_EXC_PAGE_FAULT, slot, h.lane, h.pc, SIMTGPU_FAULT_NOT_PRESENT,
+                    h.address, h.access);
+            continue;
+        }
+        const uint64_t resume = std::max(s.now, h.cycle + service_cycles);
+        s.ready_at[slot] = resume;
+        s.recheck_slot(slot);
+        if (!s.subcores.empty()) {
+            WarpTiming &t = s.timing_warps[slot];
+            t.not_before = resume;
+            t.peeked = false;
+        }
+    }
+    s.sleep_until = 0; // the timing model looks at its warps again
+}
+
+void Sm::invalidate_tlb()
+{
+    for (LaunchContext &lc : impl_->launches)
+        for (TlbEntry &e : lc.tlb)
+            e = TlbEntry{};
+}
+
 uint64_t Sm::wake_cycle() const {
     return std::max(impl_->now, impl_->sleep_until);
 }
@@ -2928,6 +3072,9 @@ void Sm::abort()
         s.trace->flush(s.now);
     for (Cta &c : s.ctas) c.active = false;
     for (Warp &w : s.warps) w.active = false;
+    std::fill(s.held.begin(), s.held.end(), 0);
+    s.held_warps = 0;
+    s.new_faults.clear();
     s.resume_slot = -1;
     std::fill(s.can_issue.begin(), s.can_issue.end(), 0);
     std::fill(s.waiting.begin(), s.waiting.end(), 0);

@@ -10,9 +10,11 @@
 #include "simtgpu/counters.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
+#include <vector>
 
 namespace simtgpu::sim::trace {
 class TraceWriter;
@@ -51,6 +53,14 @@ inline constexpr uint64_t SmStats::*kStallCounters[] = {
 #undef SIMTGPU_X
 };
 
+// A warp's access that met a page the driver has yet to make present
+// (SIMTGPU_PTE_REPLAY): the warp is held before the instruction.
+struct HeldFault {
+    uint32_t launch = 0;  // launch slot of the warp
+    uint64_t address = 0; // the faulting virtual address
+    uint32_t access = 0;  // SIMTGPU_ACCESS_*
+    uint64_t cycle = 0;   // the SM's clock when it faulted
+};
 struct SmRunResult {
     uint32_t ctas_completed = 0;        // of every launch (per launch: take_ctas_completed)
     std::optional<Exception> exception; // the SM stopped: abort that launch before going on
@@ -127,6 +137,18 @@ public:
     std::optional<Exception> starved_warp(uint32_t launch, uint64_t starved_cycles) const;
     const SmStats &stats() const;
     void reset_stats();
+    // Replayable faults (docs/hardware.md): the faults of held warps since
+    // the last call; the warps held of one launch; whether no warp can
+    // issue before a replay (some held, every other one blocked).
+    std::vector<HeldFault> take_faults();
+    uint32_t held_warps(uint32_t launch) const;
+    bool waits_for_replay() const;
+    // Every held warp executes its instruction again, no earlier than its
+    // fault's cycle + `service_cycles`; those of launches `cancel` names
+    // raise the page fault instead (the next run() returns it).
+    void replay(uint64_t service_cycles, const std::function<bool(uint32_t launch)> &cancel);
+    // Forgets every translation of every launch (SIMTGPU_REG_TLB_INVALIDATE).
+    void invalidate_tlb();
     // Writes this SM's tracks (docs/trace.md) to `writer` from now on;
     // nullptr stops. The writer outlives the SM's use of it.
     void trace_to(trace::TraceWriter *writer);

@@ -380,6 +380,7 @@ CommandProcessor::Step CommandProcessor::launch(const uint32_t *body, const Ring
     grid->desc.grid_id = uint32_t(counters_.launches);
     grid->report_va = p.report_va;
     grid->address_space = context.page_table;
+    grid->context_id = context.id;
     grid->memory = std::move(memory);
     grid->sm_allowed = setup.sm_allowed;
     const simtgpu_sm_resources resources{config_.warps_per_sm, config_.warp_size,

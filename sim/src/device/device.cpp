@@ -18,8 +18,8 @@ constexpr uint32_t kRingRegsEnd = SIMTGPU_RING_BASE(SIMTGPU_NUM_RINGS);
 constexpr uint32_t kCountersEnd = SIMTGPU_REG_COUNTER(SIMTGPU_NUM_COUNTERS);
 static_assert(SIMTGPU_NUM_COUNTERS <= SIMTGPU_MAX_COUNTERS,
               "the counter block of BAR0 holds SIMTGPU_MAX_COUNTERS counters");
-constexpr uint32_t kIrqBits =
-    SIMTGPU_IRQ_FENCE | SIMTGPU_IRQ_EXCEPTION | SIMTGPU_IRQ_RING_ERROR | SIMTGPU_IRQ_PARKED;
+constexpr uint32_t kIrqBits = SIMTGPU_IRQ_FENCE | SIMTGPU_IRQ_EXCEPTION | SIMTGPU_IRQ_RING_ERROR |
+                             SIMTGPU_IRQ_PARKED | SIMTGPU_IRQ_FAULT;
 constexpr uint32_t kSmMaskFirst = SIMTGPU_REG_SM_MASK(0, 0);
 constexpr uint32_t kSmMaskEnd = SIMTGPU_REG_SM_MASK(SIMTGPU_NUM_RINGS, 0);
 
@@ -126,7 +126,42 @@ bool Device::engine_has_work_locked() const {
             return true;
         }
     }
-    return scheduler_.busy();
+    if (!replays_.empty() || tlb_invalidations_done_ != tlb_invalidations_asked_)
+        return true;
+    // Held warps and nothing else to run: time stands still until the driver
+    // replays (a step would only let cycles pass).
+    return scheduler_.busy() && !scheduler_.waiting_for_replay();
+}
+
+// FAULT_REPLAY and TLB_INVALIDATE writes, applied between steps.
+void Device::apply_replays_locked() {
+    for (const ReplayRequest &r : replays_)
+        scheduler_.replay(r.cancel, r.context);
+    replays_.clear();
+    if (tlb_invalidations_done_ != tlb_invalidations_asked_) {
+        scheduler_.invalidate_tlbs();
+        tlb_invalidations_done_ = tlb_invalidations_asked_;
+        tlb_cv_.notify_all();
+    }
+}
+
+// The faults of the warps a step held: one entry per context and page while
+// queued; a full queue takes none (the warp faults again after a replay).
+void Device::queue_faults_locked(Vectors &vectors) {
+    bool queued = false;
+    for (const GridScheduler::Fault &f : scheduler_.take_faults()) {
+        const uint64_t page = f.address >> SIMTGPU_PAGE_SHIFT;
+        const bool known = std::any_of(fault_queue_.begin(), fault_queue_.end(), [&](auto &q) {
+            return q.context == f.context && q.address >> SIMTGPU_PAGE_SHIFT == page;
+        });
+        if (known || fault_queue_.size() >= SIMTGPU_FAULT_QUEUE_DEPTH)
+            continue;
+        fault_queue_.push_back(f);
+        ++published_.device.gpu_page_faults;
+        queued = true;
+    }
+    if (queued)
+        raise_locked(SIMTGPU_IRQ_FAULT, vectors);
 }
 
 void Device::engine_main() {
@@ -145,9 +180,12 @@ void Device::engine_main() {
             counters_ = {};
             grids_busy_ = false;
             temperature_mc_ = kAmbientMc;
+            tlb_invalidations_done_ = tlb_invalidations_asked_; // no TLB left
+            tlb_cv_.notify_all();
             idle_cv_.notify_all();
             continue;
         }
+        apply_replays_locked();
         const std::array<Ring, SIMTGPU_NUM_RINGS> rings = rings_;
         const uint64_t preempt_timeout = preempt_timeout_;
         const uint64_t generation = generation_;
@@ -164,6 +202,7 @@ void Device::engine_main() {
         }
         Vectors vectors;
         apply_locked(rings, outcomes, vectors);
+        queue_faults_locked(vectors);
         if (all_idle_locked()) {
             if (trace_) // the trace is complete whenever the device is idle
                 trace_->checkpoint();
@@ -326,7 +365,7 @@ void Device::raise_locked(uint32_t bits, Vectors &vectors) {
     const uint32_t signalled = fresh & irq_mask_;
     if (signalled & (SIMTGPU_IRQ_FENCE | SIMTGPU_IRQ_PARKED))
         vectors.push_back(SIMTGPU_MSIX_VEC_FENCE);
-    if (signalled & (SIMTGPU_IRQ_EXCEPTION | SIMTGPU_IRQ_RING_ERROR))
+    if (signalled & (SIMTGPU_IRQ_EXCEPTION | SIMTGPU_IRQ_RING_ERROR | SIMTGPU_IRQ_FAULT))
         vectors.push_back(SIMTGPU_MSIX_VEC_ERROR);
 }
 
@@ -545,7 +584,8 @@ uint64_t Device::mmio_read(uint64_t offset, unsigned size) {
     }
     const uint32_t off = uint32_t(offset);
     const uint32_t caps = SIMTGPU_CAP_FP64 | SIMTGPU_CAP_ATOMICS | SIMTGPU_CAP_TIMESTAMP |
-                          SIMTGPU_CAP_VRAM_CLEAR | (bus_.dma_read_fn ? SIMTGPU_CAP_HOST_PTE : 0);
+                          SIMTGPU_CAP_VRAM_CLEAR | SIMTGPU_CAP_REPLAYABLE_FAULTS |
+                          (bus_.dma_read_fn ? SIMTGPU_CAP_HOST_PTE : 0);
     switch (off) {
     case SIMTGPU_REG_ID:
         return SIMTGPU_ID_MAGIC;
@@ -591,6 +631,20 @@ uint64_t Device::mmio_read(uint64_t offset, unsigned size) {
                (record_ ? SIMTGPU_STATUS_EXCEPTION : 0);
     case SIMTGPU_REG_SCRATCH:
         return scratch_;
+    case SIMTGPU_REG_FAULT_COUNT:
+        return uint32_t(fault_queue_.size());
+    case SIMTGPU_REG_FAULT_ADDR_LO:
+        return fault_queue_.empty() ? 0 : uint32_t(fault_queue_.front().address);
+    case SIMTGPU_REG_FAULT_ADDR_HI:
+        return fault_queue_.empty() ? 0 : uint32_t(fault_queue_.front().address >> 32);
+    case SIMTGPU_REG_FAULT_ACCESS:
+        return fault_queue_.empty() ? 0 : fault_queue_.front().access;
+    case SIMTGPU_REG_FAULT_CONTEXT:
+        return fault_queue_.empty() ? 0 : fault_queue_.front().context;
+    case SIMTGPU_REG_FAULT_RING:
+        return fault_queue_.empty() ? 0 : fault_queue_.front().ring;
+    case SIMTGPU_REG_FAULT_CANCEL_CONTEXT:
+        return fault_cancel_context_;
     case SIMTGPU_REG_PREEMPT_TIMEOUT:
         return preempt_timeout_;
     case SIMTGPU_REG_VRAM_CLEAR_ADDR_LO:
@@ -665,6 +719,21 @@ void Device::mmio_write(uint64_t offset, uint64_t value, unsigned size) {
         scratch_ = v;
     } else if (off == SIMTGPU_REG_PREEMPT_TIMEOUT) {
         preempt_timeout_ = v;
+    } else if (off == SIMTGPU_REG_FAULT_POP) {
+        if (!fault_queue_.empty())
+            fault_queue_.pop_front();
+    } else if (off == SIMTGPU_REG_FAULT_CANCEL_CONTEXT) {
+        fault_cancel_context_ = v;
+    } else if (off == SIMTGPU_REG_FAULT_REPLAY &&
+               (v == SIMTGPU_REPLAY_RETRY || v == SIMTGPU_REPLAY_CANCEL)) {
+        replays_.push_back({v == SIMTGPU_REPLAY_CANCEL, fault_cancel_context_});
+        ++published_.device.fault_replays;
+        work_cv_.notify_all();
+    } else if (off == SIMTGPU_REG_TLB_INVALIDATE) {
+        // Returns once the engine, between two steps, has emptied every TLB.
+        const uint64_t ticket = ++tlb_invalidations_asked_;
+        work_cv_.notify_all();
+        tlb_cv_.wait(lock, [&] { return tlb_invalidations_done_ >= ticket || stopping_; });
     } else if (off >= SIMTGPU_REG_VRAM_CLEAR_ADDR_LO && off <= SIMTGPU_REG_VRAM_CLEAR_BYTES_HI) {
         uint64_t &field =
             off < SIMTGPU_REG_VRAM_CLEAR_BYTES_LO ? vram_clear_.addr : vram_clear_.bytes;
@@ -714,6 +783,9 @@ void Device::reset_locked() {
     irq_mask_ = 0;
     scratch_ = 0;
     record_.reset();
+    fault_queue_.clear();
+    replays_.clear();
+    fault_cancel_context_ = 0;
     timer_high_ = 0;
     counter_high_ = {};
     published_ = DeviceStats{};

@@ -21,6 +21,7 @@
 #include <array>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -185,6 +186,20 @@ private:
         uint32_t result = SIMTGPU_VRAM_CLEAR_DONE;
     } vram_clear_; // SIMTGPU_REG_VRAM_CLEAR*
     std::optional<ExceptionRecord> record_;
+    // Replayable faults: the queue the driver reads (head first), its
+    // FAULT_REPLAY writes that the engine has yet to apply, and
+    // TLB_INVALIDATE writes asked for and carried out.
+    std::deque<GridScheduler::Fault> fault_queue_;
+    struct ReplayRequest {
+        bool cancel = false;
+        uint32_t context = 0;
+    };
+    std::vector<ReplayRequest> replays_;
+    uint32_t fault_cancel_context_ = 0;
+    uint64_t tlb_invalidations_asked_ = 0, tlb_invalidations_done_ = 0;
+    std::condition_variable tlb_cv_; // TLB_INVALIDATE waits for the engine
+    void queue_faults_locked(Vectors &vectors); // engine thread
+    void apply_replays_locked();                // engine thread
     // _HI halves latched by the last read of their _LO: the timer's and each
     // counter's.
     uint32_t timer_high_ = 0;

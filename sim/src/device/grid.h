@@ -38,6 +38,7 @@ struct Grid {
     LaunchDesc desc;
     uint64_t report_va = 0;
     uint64_t address_space = 0;            // its context's root page table
+    uint32_t context_id = 0;               // SET_CONTEXT's, for fault reports
     std::unique_ptr<ContextMemory> memory; // the grid's address space
     uint64_t dma_counted = 0;              // of memory->dma_bytes()
     std::vector<bool> sm_allowed;         // the ring's SM mask at launch

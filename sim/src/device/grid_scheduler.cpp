@@ -360,9 +360,14 @@ void GridScheduler::settle(Grid &grid, uint64_t now) {
         if (!grid.watchdog.due(now - grid.start_cycle))
             return;
         std::vector<SmLaunch> held;
+        bool waits_for_driver = false; // warps held for a replay are not stuck
         for (uint32_t sm = 0; sm < sms_.size(); ++sm)
-            if (const Attachment *a = attachment(sm, grid))
+            if (const Attachment *a = attachment(sm, grid)) {
                 held.push_back({sms_[sm].get(), a->launch});
+                waits_for_driver |= sms_[sm]->held_warps(a->launch) != 0;
+            }
+        if (waits_for_driver)
+            return;
         if (auto livelock = grid.watchdog.check(now - grid.start_cycle, held))
             fail(grid, *livelock);
         return;
@@ -384,6 +389,45 @@ void GridScheduler::settle(Grid &grid, uint64_t now) {
 void GridScheduler::fail(Grid &grid, const Exception &e) {
     grid.outcome.exception = e;
     abort(grid);
+}
+
+std::vector<GridScheduler::Fault> GridScheduler::take_faults() {
+    std::vector<Fault> faults;
+    for (uint32_t i = 0; i < sms_.size(); ++i)
+        for (const HeldFault &f : sms_[i]->take_faults())
+            for (const Attachment &a : attached_[i])
+                if (a.launch == f.launch)
+                    faults.push_back({a.grid->context_id, a.grid->ring, f.access, f.address});
+    return faults;
+}
+
+bool GridScheduler::waiting_for_replay() const {
+    bool held = false;
+    for (const auto &sm : sms_) {
+        if (sm->idle())
+            continue;
+        if (!sm->waits_for_replay())
+            return false;
+        held = true;
+    }
+    return held;
+}
+
+void GridScheduler::replay(bool cancel, uint32_t cancel_context) {
+    const uint64_t service_cycles =
+        uint64_t(config_.fault_service_ns) * config_.clock_khz / 1'000'000;
+    for (uint32_t i = 0; i < sms_.size(); ++i)
+        sms_[i]->replay(service_cycles, [&](uint32_t launch) {
+            for (const Attachment &a : attached_[i])
+                if (a.launch == launch)
+                    return cancel && a.grid->context_id == cancel_context;
+            return false;
+        });
+}
+
+void GridScheduler::invalidate_tlbs() {
+    for (auto &sm : sms_)
+        sm->invalidate_tlb();
 }
 
 bool GridScheduler::busy() const {

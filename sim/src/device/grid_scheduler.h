@@ -60,6 +60,22 @@ public:
     // Whether step() has anything to do: a grid running or draining.
     bool busy() const;
 
+    // Replayable faults (docs/hardware.md). A fault of a held warp, as the
+    // fault queue reports it.
+    struct Fault {
+        uint32_t context = 0, ring = 0, access = 0;
+        uint64_t address = 0;
+    };
+    // The faults of warps held since the last call, in SM order.
+    std::vector<Fault> take_faults();
+    // True when SMs hold warps and none can go on before a replay: a step
+    // would only let time pass.
+    bool waiting_for_replay() const;
+    // FAULT_REPLAY: every held warp retries, those of context
+    // `cancel_context` fail with their page fault when `cancel` is set.
+    void replay(bool cancel, uint32_t cancel_context);
+    void invalidate_tlbs(); // TLB_INVALIDATE
+
     void park(Grid &grid);   // Running -> Draining -> Parked
     void resume(Grid &grid); // Draining or Parked -> Running
     void abort(Grid &grid);  // drop its CTAs; Done

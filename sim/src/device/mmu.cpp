@@ -43,8 +43,11 @@ PageTranslation ContextMemory::translate(uint64_t page_va) {
         if (!vram_.contains(table, SIMTGPU_PAGE_SIZE))
             return fault(SIMTGPU_FAULT_BAD_PTE);
         const uint64_t pte = vram_.read64(table + 8 * SIMTGPU_PT_INDEX(page_va, level));
-        if (!(pte & SIMTGPU_PTE_V))
-            return fault(SIMTGPU_FAULT_NOT_PRESENT);
+        if (!(pte & SIMTGPU_PTE_V)) {
+            PageTranslation t = fault(SIMTGPU_FAULT_NOT_PRESENT);
+            t.replayable = level == 0 && (pte & SIMTGPU_PTE_REPLAY);
+            return t;
+        }
         if (pte & SIMTGPU_PTE_RESERVED_MASK)
             return fault(SIMTGPU_FAULT_BAD_PTE);
         const uint64_t address = SIMTGPU_PTE_ADDR(pte);

@@ -493,7 +493,8 @@ static void test_identity(struct device *dev)
 	uint64_t vram = reg_read64(dev, SIMTGPU_REG_VRAM_SIZE_LO);
 	uint32_t counters = reg_read(dev, SIMTGPU_REG_NUM_COUNTERS);
 	uint32_t known_caps = SIMTGPU_CAP_FP64 | SIMTGPU_CAP_ATOMICS | SIMTGPU_CAP_HOST_PTE |
-			      SIMTGPU_CAP_TIMESTAMP | SIMTGPU_CAP_VRAM_CLEAR;
+			      SIMTGPU_CAP_TIMESTAMP | SIMTGPU_CAP_VRAM_CLEAR |
+			      SIMTGPU_CAP_REPLAYABLE_FAULTS;
 	const char *expect_sms = getenv("SIMTGPU_EXPECT_SMS");
 
 	check(id == SIMTGPU_ID_MAGIC, "id register", "0x%08x", id);
