@@ -430,8 +430,10 @@ static void simtgpu_managed_fault_work(struct work_struct *work)
 		simtgpu_write(sdev, SIMTGPU_REG_FAULT_REPLAY,
 			      SIMTGPU_REPLAY_CANCEL);
 	}
-	/* A GPU may cache a non-valid translation: drop it before the retry. */
-	simtgpu_tlb_invalidate(sdev);
+	/* No TLB holds a non-valid PTE (hardware.md): the new PTEs need no
+	 * invalidation, only the retry. Also after a cancel: the other
+	 * contexts' warps, and warps a full queue left out, are held too.
+	 */
 	simtgpu_write(sdev, SIMTGPU_REG_FAULT_REPLAY, SIMTGPU_REPLAY_RETRY);
 	drm_dev_exit(idx);
 }
