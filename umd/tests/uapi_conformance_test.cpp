@@ -241,11 +241,11 @@ uint64_t job_timeout_ms(bool in_process) {
 
 TEST_F(Uapi, GetParam) {
     // Every parameter answers; the one after the last is refused.
-    for (uint32_t param = 0; param <= SIMTGPU_PARAM_MEM_CLOCK_KHZ; ++param) {
+    for (uint32_t param = 0; param <= SIMTGPU_PARAM_MANAGED_TO_HOST; ++param) {
         drm_simtgpu_get_param any{param, 0, 0};
         EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &any), 0) << "param " << param;
     }
-    drm_simtgpu_get_param past{SIMTGPU_PARAM_MEM_CLOCK_KHZ + 1, 0, 0};
+    drm_simtgpu_get_param past{SIMTGPU_PARAM_MANAGED_TO_HOST + 1, 0, 0};
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &past), -EINVAL);
     drm_simtgpu_get_param p{SIMTGPU_PARAM_UAPI_VERSION, 0, 0};
     ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &p), 0);
@@ -296,6 +296,39 @@ TEST_F(Uapi, GetParamAnswersTheDevicesConfiguration) {
         ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &g), 0) << p.name;
         EXPECT_EQ(g.value, p.want) << p.name;
     }
+}
+
+// Managed BOs (1.6): never executable or read-only; only the kernel driver
+// on a device with replayable faults makes them (the in-process transport
+// services no GPU faults: -ENODEV, as a device without them); a fresh file
+// has moved nothing.
+TEST_F(Uapi, ManagedBo) {
+    drm_simtgpu_bo_create c{};
+    c.size = 2 * SIMTGPU_PAGE_SIZE;
+    c.flags = SIMTGPU_BO_MANAGED | SIMTGPU_BO_EXEC;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &c), -EINVAL);
+    c.flags = SIMTGPU_BO_MANAGED | SIMTGPU_BO_READ_ONLY;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &c), -EINVAL);
+    for (uint32_t param : {SIMTGPU_PARAM_MANAGED_GPU_FAULTS, SIMTGPU_PARAM_MANAGED_TO_VRAM,
+                           SIMTGPU_PARAM_MANAGED_TO_HOST}) {
+        drm_simtgpu_get_param g{param, 0, 0};
+        ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &g), 0);
+        EXPECT_EQ(g.value, 0u) << "param " << param;
+    }
+    drm_simtgpu_get_param caps{SIMTGPU_PARAM_CAPS, 0, 0};
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &caps), 0);
+    c.flags = SIMTGPU_BO_MANAGED;
+    if (in_process() || !(caps.value & SIMTGPU_CAP_REPLAYABLE_FAULTS)) {
+        EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &c), -ENODEV);
+        return;
+    }
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &c), 0);
+    drm_simtgpu_bo_info info{c.handle, 0, 0, 0};
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_INFO, &info), 0);
+    EXPECT_EQ(info.flags, SIMTGPU_BO_MANAGED);
+    EXPECT_EQ(info.size, 2 * SIMTGPU_PAGE_SIZE);
+    drm_gem_close close{c.handle, 0};
+    EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
 }
 
 TEST_F(Uapi, BoCreateInfoAndValidation) {

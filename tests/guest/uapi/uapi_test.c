@@ -505,7 +505,7 @@ static void test_get_param(void)
 	CHECK((get_param(fd, SIMTGPU_PARAM_MEM_BUS_WIDTH) == 0) ==
 	      (get_param(fd, SIMTGPU_PARAM_MEM_CLOCK_KHZ) == 0));
 
-	p.param = SIMTGPU_PARAM_MEM_CLOCK_KHZ + 1; /* the last one + 1 */
+	p.param = SIMTGPU_PARAM_MANAGED_TO_HOST + 1; /* the last one + 1 */
 	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_GET_PARAM, &p), EINVAL);
 	p.param = 0xffffffff;
 	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_GET_PARAM, &p), EINVAL);
@@ -1173,6 +1173,8 @@ static void test_managed(void)
 				&l));
 		CHECK_OK(run_ib(other, &ib, q2, &status));
 		CHECK(status == 1);
+		drmCloseBufferHandle(other, l.params_handle);
+		ib_fini(other, &ib); /* its mapping would keep the file open */
 		close(other); /* the pages are in VRAM, the mapping stays */
 		for (uint32_t i = 0; m && i < count; i++)
 			ok &= m[i] == 3 * i + 5 + i + 1 + i;
