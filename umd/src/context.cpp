@@ -239,7 +239,9 @@ Context::~Context() {
     for (auto &module : modules)
         destroy_bo(module.bo);
     for (auto &[va, bo] : device_bos_)
-        if (bo.kind != BoKind::Module)
+        if (bo.kind == BoKind::Managed)
+            orphan_managed(bo);
+        else if (bo.kind != BoKind::Module)
             destroy_bo(bo);
     for (auto &[ptr, bo] : host_bos_)
         if (bo.kind == BoKind::Host)
@@ -688,6 +690,25 @@ simtgpuResult Context::managed_stats(simtgpuManagedStats *out) {
             return fail_errno(rc, "GET_PARAM of the managed memory counters");
     *out = simtgpuManagedStats{faults.value, to_vram.value, to_host.value};
     return SIMTGPU_SUCCESS;
+}
+
+// A managed BO whose context goes while the memory is still allocated: it
+// stays at its address as plain host memory with its last contents, as the
+// memfd mapping of mapped host memory does, so that host code can still
+// read it (a __managed__ variable after cudaDeviceReset or at exit). Reading
+// it first brings every page home; the anonymous mapping then replaces the
+// BO's (MAP_FIXED), and the BO is closed.
+void Context::orphan_managed(Bo &bo) {
+    std::vector<uint8_t> contents(bo.cpu, bo.cpu + bo.size);
+    void *plain = mmap(bo.cpu, bo.size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (plain == bo.cpu)
+        std::memcpy(plain, contents.data(), bo.size);
+    else
+        munmap(bo.cpu, bo.size); // the BO's mapping must not outlive the file
+    drm_gem_close close{bo.handle, 0};
+    transport_ioctl(*transport_, DRM_IOCTL_GEM_CLOSE, &close);
+    bo = Bo{};
 }
 
 bool Context::is_managed(uint64_t va, uint64_t bytes) {

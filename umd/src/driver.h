@@ -196,6 +196,7 @@ private:
     simtgpuResult submit_work(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
                               Submission sub, const std::vector<uint32_t> &extra_out_syncobjs);
     void print_kernel_stats() const;
+    void orphan_managed(Bo &bo);
     simtgpuResult retire(simtgpuStream_st &s, bool block);
     simtgpuResult check_queue(simtgpuStream_st &s);
     void drain_printf(simtgpuStream_st &s);
