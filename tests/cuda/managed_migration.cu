@@ -119,11 +119,25 @@ int main()
 	}
 	float *out = nullptr;
 	CHECK_CUDA(cudaMalloc(&out, kN * sizeof(float)));
+	cudaEvent_t e0, e1, e2;
+	CHECK_CUDA(cudaEventCreate(&e0));
+	CHECK_CUDA(cudaEventCreate(&e1));
+	CHECK_CUDA(cudaEventCreate(&e2));
 	t0 = std::chrono::steady_clock::now();
+	CHECK_CUDA(cudaEventRecord(e0));
 	triple_into<<<blocks, 256>>>(v, out, kN);
+	CHECK_CUDA(cudaEventRecord(e1));
 	CHECK_LAUNCH();
 	const double second_ms = ms_since(t0);
 	const simtgpuManagedStats s4 = stats(ctx);
+	// Once more, the pages now resident: no fault, device time without them.
+	triple_into<<<blocks, 256>>>(v, out, kN);
+	CHECK_CUDA(cudaEventRecord(e2));
+	CHECK_LAUNCH();
+	const simtgpuManagedStats s4b = stats(ctx);
+	float faulting_device_ms = 0, resident_device_ms = 0;
+	CHECK_CUDA(cudaEventElapsedTime(&faulting_device_ms, e0, e1));
+	CHECK_CUDA(cudaEventElapsedTime(&resident_device_ms, e1, e2));
 	std::vector<float> got(kN);
 	CHECK_CUDA(cudaMemcpy(got.data(), out, kN * sizeof(float), cudaMemcpyDeviceToHost));
 	for (size_t i = 0; i < kN; ++i)
@@ -141,10 +155,12 @@ int main()
 	const uint64_t to_vram2 = s4.pages_to_vram - s3.pages_to_vram;
 	std::printf("managed_migration: %s transport, %llu pages; kernel 1: %llu GPU faults, "
 		    "%llu pages to VRAM, %.1f ms; host read: %llu pages to host, %.1f ms; "
-		    "kernel 2: %llu pages to VRAM, %.1f ms\n",
+		    "kernel 2: %llu pages to VRAM, %.1f ms; device time of kernel 2 %.3f ms, "
+		    "of the same kernel on resident pages %.3f ms\n",
 		    props.transport, (unsigned long long)kPages, (unsigned long long)faults1,
 		    (unsigned long long)to_vram1, faulting_ms, (unsigned long long)to_host,
-		    host_read_ms, (unsigned long long)to_vram2, second_ms);
+		    host_read_ms, (unsigned long long)to_vram2, second_ms, faulting_device_ms,
+		    resident_device_ms);
 	if (migrates) {
 		ok = expect(s1.pages_to_vram == s0.pages_to_vram &&
 				    s1.pages_to_host == s0.pages_to_host &&
@@ -158,6 +174,9 @@ int main()
 		     ok;
 		ok = expect(to_host == kPages, "the host's read brought every page back") && ok;
 		ok = expect(to_vram2 == kPages, "kernel 2 moved every page to VRAM again") && ok;
+		ok = expect(s4b.gpu_faults == s4.gpu_faults && s4b.pages_to_vram == s4.pages_to_vram,
+			    "a kernel on resident pages takes no fault") &&
+		     ok;
 		ok = expect(s5.pages_to_host == s4.pages_to_host,
 			    "copying device memory back moved no managed page") &&
 		     ok;
@@ -169,6 +188,9 @@ int main()
 			    "no migration counted where nothing migrates") &&
 		     ok;
 	}
+	CHECK_CUDA(cudaEventDestroy(e0));
+	CHECK_CUDA(cudaEventDestroy(e1));
+	CHECK_CUDA(cudaEventDestroy(e2));
 	CHECK_CUDA(cudaFree(out));
 	CHECK_CUDA(cudaFree(v));
 	return report("managed_migration", ok);
