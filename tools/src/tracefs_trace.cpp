@@ -17,6 +17,7 @@ namespace {
 
 constexpr int kPid = 3;         // as the simulator's host tracks: after the rings
 constexpr int kDeviceTid = 100; // whole-device resets
+constexpr int kManagedTid = 101; // managed memory's page migrations
 constexpr int kQueueTid = 1000; // + queue id: submits
 
 // "1234.567890" (seconds) as nanoseconds, or -1.
@@ -248,6 +249,10 @@ std::string tracefs_to_trace(std::istream &input, uint64_t max_events, TracefsCo
             w.name_thread(ring_tid, ring_name);
             w.instant(ring_tid, num("park") ? "preempt: park" : "preempt: resume", ns,
                       nlohmann::json::object());
+        } else if (event == "simtgpu_migrate") {
+            w.name_thread(kManagedTid, "managed memory");
+            w.instant(kManagedTid, "page to " + f["to"], ns,
+                      {{"context", num("context")}, {"va", f["va"]}, {"driver_ns", num("ns")}});
         } else if (event == "simtgpu_reset") {
             const bool device = f["ring"] == "-1";
             const int tid = device ? kDeviceTid : ring_tid;

@@ -38,6 +38,7 @@ constexpr const char *kTracefs = R"(# tracer: nop
    kworker/u4:1-23      [000] .....   100.002000: simtgpu_job_begin: ring=2 seqno=1 queue=4 pid=72
    kworker/u4:1-23      [000] .....   100.002100: simtgpu_preempt: ring=2 park=1
    kworker/u4:1-23      [000] .....   100.003000: simtgpu_reset: ring=-1 reason=hang
+   kworker/u3:0-62      [000] .....   100.003050: simtgpu_migrate: context=3 va=0x7fcbfe37e000 to=vram ns=6500
    kworker/u4:1-23      [000] .....   100.003100: simtgpu_job_end: ring=2 seqno=1 device_ns=0 error=-125
    kworker/u4:1-23      [000] .....   100.003200: simtgpu_job_end: ring=3 seqno=9 device_ns=0 error=-125
 )";
@@ -61,8 +62,8 @@ LoadedTrace convert(const std::string &text, uint64_t max_events,
 TEST(TracefsTrace, JobsOnRingsAndInstants) {
     simtgpu::tools::TracefsCounts counts;
     const LoadedTrace t = convert(kTracefs, 1000, &counts);
-    EXPECT_EQ(counts.lines, 18u);
-    EXPECT_EQ(counts.events, 11u);   // every simtgpu_ line; sched_switch is not ours
+    EXPECT_EQ(counts.lines, 19u);
+    EXPECT_EQ(counts.events, 12u);   // every simtgpu_ line; sched_switch is not ours
     EXPECT_EQ(counts.unmatched, 1u); // ring 3's end: its begin was before the trace
     const int64_t pid = t.pid("kmd (tracefs)");
     ASSERT_GE(pid, 0);
@@ -94,6 +95,9 @@ TEST(TracefsTrace, JobsOnRingsAndInstants) {
     EXPECT_EQ(instants("preempt: park"), 1);
     EXPECT_EQ(instants("reset: hang"), 1);
     EXPECT_EQ(t.tracks_of(pid, "device").size(), 1u);
+    // A page of managed memory moved, on a track of its own.
+    EXPECT_EQ(instants("page to vram"), 1);
+    EXPECT_EQ(t.tracks_of(pid, "managed memory").size(), 1u);
 }
 
 // On the device clock (simt-trace --umd), a job lies where its TIMESTAMPs
@@ -145,11 +149,11 @@ TEST(TracefsTrace, EventLimitLeavesANote) {
     simtgpu::tools::TracefsCounts counts;
     const LoadedTrace t = convert(kTracefs, 3, &counts);
     EXPECT_EQ(counts.written, 3u);
-    EXPECT_EQ(counts.dropped, 4u); // of 3 slices and 4 instants
+    EXPECT_EQ(counts.dropped, 5u); // of 3 slices and 5 instants
     EXPECT_TRUE(std::any_of(t.instants.begin(), t.instants.end(), [](const auto &e) {
         return e["name"] == "trace event limit reached" && e["args"]["limit"] == 3;
     }));
-    EXPECT_EQ(t.doc["otherData"]["dropped_events"], 4);
+    EXPECT_EQ(t.doc["otherData"]["dropped_events"], 5);
 }
 
 TEST(TracefsTrace, NothingOfOursIsAnEmptyValidTrace) {

@@ -26,7 +26,7 @@ if [ ! -d "$tracing/events/simtgpu" ]; then
 	result trace
 	exit 1
 fi
-for e in simtgpu_submit simtgpu_job_begin simtgpu_job_end simtgpu_preempt simtgpu_reset; do
+for e in simtgpu_submit simtgpu_job_begin simtgpu_job_end simtgpu_preempt simtgpu_reset simtgpu_migrate; do
 	if [ -f "$tracing/events/simtgpu/$e/format" ]; then
 		ok "tracepoint $e"
 	else
