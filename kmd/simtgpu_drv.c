@@ -933,6 +933,7 @@ static int simtgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&sdev->part_lock);
 	mutex_init(&sdev->clients_lock);
 	INIT_LIST_HEAD(&sdev->clients);
+	xa_init(&sdev->vms);
 	INIT_LIST_HEAD(&sdev->fence_vram);
 	spin_lock_init(&sdev->util_lock);
 	sdev->util_last_time = ktime_get();

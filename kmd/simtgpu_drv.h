@@ -208,6 +208,10 @@ struct simtgpu_device {
 
 	struct mutex clients_lock; /* clients */
 	struct list_head clients; /* simtgpu_file_priv */
+	/* Every live address space by context id, also one whose file is
+	 * closed while its jobs still run (a GPU fault names only the id).
+	 */
+	struct xarray vms;
 
 	/* Time during which any job was on the device, for sysfs. */
 	spinlock_t util_lock;
@@ -425,6 +429,7 @@ struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev,
 				     struct simtgpu_partition *part, u32 id);
 void simtgpu_vm_put(struct simtgpu_vm *vm);
 struct simtgpu_vm *simtgpu_vm_get(struct simtgpu_vm *vm);
+struct simtgpu_vm *simtgpu_vm_lookup(struct simtgpu_device *sdev, u32 id);
 u64 simtgpu_vm_root(struct simtgpu_vm *vm);
 int simtgpu_vm_map_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo,
 		      u64 fixed_va);

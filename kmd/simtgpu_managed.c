@@ -22,8 +22,9 @@
  * access, context) and raises SIMTGPU_IRQ_FAULT on MSI-X vector 1. The hard
  * interrupt handler only acks it and queues simtgpu_managed_fault_work(),
  * because migrating sleeps (mutexes, VRAM allocation, page-table writes).
- * The work pops every queued fault, finds the file by the context id and
- * the managed BO at the address, and migrates the page to VRAM: allocate a
+ * The work pops every queued fault, finds the address space by the context
+ * id (also one whose file is closed while its jobs run) and the managed BO
+ * at the address, and migrates the page to VRAM: allocate a
  * VRAM page, zap every CPU mapping of the page (unmap_mapping_range() on the
  * DRM device's address_space, as TTM does when it evicts a BO, so no CPU
  * store can land after the copy), copy host to VRAM through the BAR, and
@@ -343,24 +344,6 @@ int simtgpu_managed_mmap(struct simtgpu_bo *bo, struct vm_area_struct *vma)
 
 /* ------------------------------------------------------- GPU faults --- */
 
-/* The address space of GPU context @context, with a reference, or NULL. */
-static struct simtgpu_vm *simtgpu_managed_find_vm(struct simtgpu_device *sdev,
-						  u32 context)
-{
-	struct simtgpu_file_priv *fpriv;
-	struct simtgpu_vm *vm = NULL;
-
-	mutex_lock(&sdev->clients_lock);
-	list_for_each_entry(fpriv, &sdev->clients, link) {
-		if (fpriv->vm->id == context) {
-			vm = simtgpu_vm_get(fpriv->vm);
-			break;
-		}
-	}
-	mutex_unlock(&sdev->clients_lock);
-	return vm;
-}
-
 /*
  * Service one GPU fault: 0 when the page is now present, else why the
  * launch must end (-ESRCH: no such context, -EFAULT: no managed BO there,
@@ -373,7 +356,7 @@ static int simtgpu_managed_service(struct simtgpu_device *sdev, u32 context,
 	struct simtgpu_bo *bo;
 	int ret;
 
-	vm = simtgpu_managed_find_vm(sdev, context);
+	vm = simtgpu_vm_lookup(sdev, context);
 	if (!vm)
 		return -ESRCH;
 	bo = simtgpu_vm_lookup_bo(vm, va);
@@ -423,7 +406,7 @@ static void simtgpu_managed_fault_work(struct work_struct *work)
 		if (!ret)
 			continue;
 		drm_dbg_driver(&sdev->drm,
-			       "GPU fault at 0x%llx (access %u) in context %u is no managed memory (%d): its launch ends\n",
+			       "GPU fault at 0x%llx (access %u) in context %u not serviced (%d: no managed memory there, or none left): its launch ends\n",
 			       va, access, context, ret);
 		atomic64_inc(&sdev->managed.cancelled);
 		simtgpu_write(sdev, SIMTGPU_REG_FAULT_CANCEL_CONTEXT, context);

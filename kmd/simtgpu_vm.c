@@ -81,6 +81,7 @@ struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev,
 				     struct simtgpu_partition *part, u32 id)
 {
 	struct simtgpu_vm *vm;
+	int ret;
 
 	vm = kzalloc(sizeof(*vm), GFP_KERNEL);
 	if (!vm)
@@ -101,8 +102,7 @@ struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev,
 	else
 		vm->root = simtgpu_pt_alloc(vm, SIMTGPU_PT_LEVELS - 1);
 	if (IS_ERR(vm->root)) {
-		int ret = PTR_ERR(vm->root);
-
+		ret = PTR_ERR(vm->root);
 		simtgpu_cg_put(vm->cg);
 		dma_resv_fini(&vm->resv);
 		drm_mm_takedown(&vm->mm);
@@ -110,6 +110,12 @@ struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev,
 		return ERR_PTR(ret);
 	}
 	atomic_inc(&sdev->counts.vms);
+	/* An id already there is a dead VM's not yet erased: replace it. */
+	ret = xa_err(xa_store(&sdev->vms, id, vm, GFP_KERNEL));
+	if (ret) {
+		simtgpu_vm_put(vm);
+		return ERR_PTR(ret);
+	}
 	return vm;
 }
 
@@ -119,6 +125,7 @@ static void simtgpu_vm_release(struct kref *kref)
 	struct simtgpu_device *sdev = vm->sdev;
 	struct simtgpu_pt *pt, *tmp;
 
+	xa_cmpxchg(&sdev->vms, vm->id, vm, NULL, GFP_KERNEL);
 	list_for_each_entry_safe(pt, tmp, &vm->tables, link) {
 		simtgpu_vram_free(sdev, &pt->vram);
 		simtgpu_cg_uncharge(vm->cg, SIMTGPU_PAGE_SIZE);
@@ -137,6 +144,19 @@ static void simtgpu_vm_release(struct kref *kref)
 struct simtgpu_vm *simtgpu_vm_get(struct simtgpu_vm *vm)
 {
 	kref_get(&vm->refcount);
+	return vm;
+}
+
+/* The live address space of context @id, with a reference, or NULL. */
+struct simtgpu_vm *simtgpu_vm_lookup(struct simtgpu_device *sdev, u32 id)
+{
+	struct simtgpu_vm *vm;
+
+	xa_lock(&sdev->vms);
+	vm = xa_load(&sdev->vms, id);
+	if (vm && !kref_get_unless_zero(&vm->refcount))
+		vm = NULL; /* being released */
+	xa_unlock(&sdev->vms);
 	return vm;
 }
 
