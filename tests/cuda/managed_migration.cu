@@ -149,6 +149,19 @@ int main()
 	// The second kernel only read: the host's copy of out moved nothing back.
 	const simtgpuManagedStats s5 = stats(ctx);
 
+	// An asynchronous copy from managed memory comes after the stream's
+	// kernel that writes it (in stream order, as CUDA orders it).
+	affine<<<blocks, 256>>>(v, kN, 1.f, 1.f);
+	CHECK_CUDA(cudaMemcpyAsync(out, v, kN * sizeof(float), cudaMemcpyHostToDevice, 0));
+	CHECK_CUDA(cudaMemcpy(got.data(), out, kN * sizeof(float), cudaMemcpyDeviceToHost));
+	for (size_t i = 0; i < kN; ++i)
+		if (got[i] != float(int(i % 100000) - 50000) * 0.25f + 1.f) {
+			std::printf("async copy: out[%zu] = %g, want %g\n", i, got[i],
+				    float(int(i % 100000) - 50000) * 0.25f + 1.f);
+			ok = false;
+			break;
+		}
+
 	const uint64_t to_vram1 = s2.pages_to_vram - s1.pages_to_vram;
 	const uint64_t faults1 = s2.gpu_faults - s1.gpu_faults;
 	const uint64_t to_host = s3.pages_to_host - s2.pages_to_host;

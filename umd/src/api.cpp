@@ -572,12 +572,15 @@ SIMTGPU_API simtgpuResult simtgpuMemcpyHtoDAsync(simtgpuContext ctx, simtgpuDevi
     CHECK_ARG(src, "src is NULL");
     LOCK(ctx->impl);
     Context &c = *ctx->impl;
-    if (!c.find_device(dst, bytes))
+    Bo *to = c.find_device(dst, bytes);
+    if (!to)
         return bad_range("destination", dst, bytes);
-    if (uint8_t *managed = managed_cpu(c, dst, bytes)) {
+    // Managed memory on either side: in stream order, by the CPU (a
+    // source staged now could miss what the stream's kernels write to it).
+    if (to->kind == BoKind::Managed || managed_cpu(c, reinterpret_cast<uint64_t>(src), bytes)) {
         if (simtgpuResult r = c.synchronize(*c.stream(stream)))
             return r;
-        std::memcpy(managed, src, bytes);
+        std::memcpy(to->cpu + (dst - to->va), src, bytes);
         return SIMTGPU_SUCCESS;
     }
     if (Bo *pinned = c.find_host(src, bytes)) // the device reads it by DMA
