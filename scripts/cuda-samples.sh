@@ -2,13 +2,27 @@
 # SPDX-License-Identifier: MIT
 # Builds every eligible sample of a user's checkout of NVIDIA's cuda-samples
 # unmodified with simtcc and runs it: a table, then "N passed, N failed".
-#   scripts/cuda-samples.sh SAMPLES_DIR [SIMTCC] [NAME-REGEX]
+#   scripts/cuda-samples.sh [--guest] SAMPLES_DIR [SIMTCC] [NAME-REGEX]
 # Eligible (issue 16, docs/compatibility.md): Samples/0_Introduction,
 # 2_Concepts_and_Techniques, 3_CUDA_Features, 6_Performance, minus samples
 # that need graphics, a second GPU, MPI/IPC, NVRTC or module loading, CUDA
 # libraries, tensor cores, dynamic parallelism or cuda::memcpy_async.
+# Without --guest each sample runs here, on the transport the runtime picks
+# (the in-process simulator). With --guest the samples are built here as
+# before, into BUILD/cuda-samples-guest/ (BUILD: the build tree of SIMTCC,
+# which the guest reaches through the repository's share), next to a copy of
+# each sample's directory and of Common/; then the QEMU guest boots once
+# (scripts/run-qemu.sh: kmd/simtgpu.ko loaded, SIMTGPU_TRANSPORT=drm) and
+# runs them one after the other in their copied directories; their rows come
+# after those of the samples left out or failing to build.
+# CUDA_SAMPLES_TIMEOUT: seconds per sample (default 300), in the guest too.
 set -u
-samples_dir=${1:?usage: scripts/cuda-samples.sh SAMPLES_DIR [SIMTCC] [NAME-REGEX]}
+guest=
+if [ "${1:-}" = --guest ]; then
+    guest=1
+    shift
+fi
+samples_dir=${1:?usage: scripts/cuda-samples.sh [--guest] SAMPLES_DIR [SIMTCC] [NAME-REGEX]}
 here=$(cd "$(dirname "$0")/.." && pwd)
 simtcc=${2:-$here/build/bin/simtcc}
 only=${3:-.}
@@ -16,6 +30,9 @@ run_timeout=${CUDA_SAMPLES_TIMEOUT:-300}
 [ -d "$samples_dir/Samples" ] && [ -d "$samples_dir/Common" ] ||
     { echo "error: $samples_dir is not a cuda-samples checkout (no Samples/ and Common/)" >&2; exit 2; }
 [ -x "$simtcc" ] || { echo "error: no simtcc at $simtcc: run 'make build' or pass SIMTCC" >&2; exit 2; }
+[[ $run_timeout =~ ^[1-9][0-9]*$ ]] ||
+    { echo "error: CUDA_SAMPLES_TIMEOUT=$run_timeout is not a positive number of seconds" >&2; exit 2; }
+categories="0_Introduction 2_Concepts_and_Techniques 3_CUDA_Features 6_Performance"
 
 # Left out, with the reason (one list: docs/compatibility.md copies it).
 excluded_reason() {
@@ -39,9 +56,38 @@ excluded_reason() {
 }
 
 pass=0 fail=0 skipped=0
-work=$(mktemp -d /tmp/cuda-samples-run.XXXXXX)
+if [ -n "$guest" ]; then
+    build_dir=$(cd "$(dirname "$simtcc")/.." && pwd)
+    [ -f "$build_dir/lib/libsimtgpu-sim.so" ] ||
+        { echo "error: --guest: no $build_dir/lib/libsimtgpu-sim.so: build the simtgpu_sim target" >&2; exit 2; }
+    [ -f "$here/kmd/simtgpu.ko" ] || { echo "error: --guest: no kmd/simtgpu.ko: run 'make kmd'" >&2; exit 2; }
+    case $build_dir/ in
+    "$here"/*) ;;
+    *) echo "error: --guest: the build tree $build_dir is outside $here, which is all the guest sees" >&2; exit 2 ;;
+    esac
+    # Programs, logs and the samples' directories where the guest finds them.
+    work=$build_dir/cuda-samples-guest
+    rm -rf "$work" && mkdir -p "$work/tree/Samples" || exit 2
+    cp -r "$samples_dir/Common" "$work/tree/Common" || exit 2
+    for category in $categories; do
+        mkdir -p "$work/tree/Samples/$category"
+        for dir in "$samples_dir/Samples/$category"/*/; do
+            name=$(basename "$dir")
+            [[ $name =~ $only ]] || continue
+            if [ -n "$(excluded_reason "$name")" ]; then # a row all the same
+                mkdir -p "$work/tree/Samples/$category/$name"
+                continue
+            fi
+            cp -r "$dir" "$work/tree/Samples/$category/$name" || exit 2
+        done
+    done
+    samples_dir=$work/tree
+    guest_names=() guest_dirs=()
+else
+    work=$(mktemp -d /tmp/cuda-samples-run.XXXXXX)
+fi
 printf '%-36s %-8s %s\n' SAMPLE RESULT DETAIL
-for category in 0_Introduction 2_Concepts_and_Techniques 3_CUDA_Features 6_Performance; do
+for category in $categories; do
     for dir in "$samples_dir/Samples/$category"/*/; do
         name=$(basename "$dir")
         [[ $name =~ $only ]] || continue
@@ -62,6 +108,11 @@ for category in 0_Introduction 2_Concepts_and_Techniques 3_CUDA_Features 6_Perfo
             fail=$((fail + 1))
             continue
         fi
+        if [ -n "$guest" ]; then
+            guest_names+=("$name")
+            guest_dirs+=("${dir%/}")
+            continue
+        fi
         if (cd "$dir" && timeout "$run_timeout" "$work/$name") >"$log.run" 2>&1; then
             printf '%-36s %-8s\n' "$name" passed
             pass=$((pass + 1))
@@ -72,5 +123,43 @@ for category in 0_Introduction 2_Concepts_and_Techniques 3_CUDA_Features 6_Perfo
         fi
     done
 done
+if [ -n "$guest" ] && [ ${#guest_names[@]} -gt 0 ]; then
+    # One boot runs every built sample; each prints one result line.
+    script=$work/guest-run.sh
+    {
+        echo '#!/bin/sh'
+        echo '# Written by scripts/cuda-samples.sh --guest: runs the built samples on the kernel driver.'
+        echo "grep -q '^simtgpu ' /proc/modules || modprobe simtgpu || { echo 'cuda-samples: cannot load simtgpu.ko'; exit 1; }"
+        echo 'run() {'
+        echo '    (cd "$2" && SIMTGPU_TRANSPORT=drm timeout '"$run_timeout"' "$3") >"$3.log.run" 2>&1'
+        echo '    rc=$?'
+        echo '    if [ $rc -eq 0 ]; then echo "cuda-samples-result: $1 passed"'
+        echo '    elif [ $rc -eq 124 ] || [ $rc -eq 143 ]; then echo "cuda-samples-result: $1 FAILED run (timeout, exit $rc): $(tail -n1 "$3.log.run" | cut -c1-100)"'
+        echo '    else echo "cuda-samples-result: $1 FAILED run (exit $rc): $(tail -n1 "$3.log.run" | cut -c1-120)"; fi'
+        echo '}'
+        for i in "${!guest_names[@]}"; do
+            printf 'run %q %q %q\n' "${guest_names[$i]}" "${guest_dirs[$i]}" "$work/${guest_names[$i]}"
+        done
+    } >"$script"
+    # The samples' time plus a boot, and a margin per sample for loading it.
+    guest_timeout=$(( ${#guest_names[@]} * (run_timeout + 30) + 300 ))
+    "$here/scripts/run-qemu.sh" --build "$build_dir" --timeout "$guest_timeout" -- sh "$script" \
+        >"$work/guest.log" 2>&1
+    for name in "${guest_names[@]}"; do
+        line=$(grep -a "^cuda-samples-result: $name " "$work/guest.log" | tail -n1 | tr -d '\r')
+        line=${line#cuda-samples-result: $name }
+        case $line in
+        passed)
+            printf '%-36s %-8s %s\n' "$name" passed "(guest)"
+            pass=$((pass + 1)) ;;
+        FAILED*)
+            printf '%-36s %-8s %s\n' "$name" FAILED "(guest) ${line#FAILED }"
+            fail=$((fail + 1)) ;;
+        *)
+            printf '%-36s %-8s %s\n' "$name" FAILED "(guest) not run: the guest ended first ($work/guest.log)"
+            fail=$((fail + 1)) ;;
+        esac
+    done
+fi
 echo "$pass passed, $fail failed ($skipped left out; logs in $work)"
 [ "$fail" -eq 0 ]

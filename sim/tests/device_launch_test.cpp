@@ -177,6 +177,58 @@ TEST_F(Placement, OneCtaGoesToEverySmFirst) {
     EXPECT_EQ(o.ctas_per_sm[1], 1u);
 }
 
+// The functional model runs each SM's quantum on a shadow copy of the pages
+// it stores to and then applies only the bytes that changed, in SM order
+// (docs/simulator.md): threads of CTAs on four SMs store single bytes that
+// interleave within every 8-byte word, all in one quantum; each byte must
+// hold its own thread's value and the bytes nobody wrote their old one. On
+// one host thread and on two.
+class ByteMerge : public Launch, public ::testing::WithParamInterface<uint32_t> {
+protected:
+    static simtgpu_sim_config four_sms() {
+        simtgpu_sim_config c{};
+        c.num_sms = 4;
+        c.host_threads = GetParam();
+        return c;
+    }
+    ByteMerge() : Launch(four_sms()) {}
+};
+
+TEST_P(ByteMerge, StoresOfNeighbouringBytesFromSeveralSmsAllLand) {
+    // out[t * nctaid + ctaid] = (t * nctaid + ctaid + 1) as a byte (llvm-mc-16
+    // -mattr=+m,-c).
+    load({
+        0x00053383, // ld t2, 0(a0)
+        0xcc602e73, // csrr t3, ctaid.x
+        0xcc0025f3, // csrr a1, tid.x
+        0xcc902ef3, // csrr t4, nctaid.x
+        0x03d58f33, // mul t5, a1, t4
+        0x01cf0f33, // add t5, t5, t3
+        0x01e383b3, // add t2, t2, t5
+        0x001f0f93, // addi t6, t5, 1
+        0x01f38023, // sb t6, 0(t2)
+        kLiA7Exit, kLiA0Zero, kEcall,
+    });
+    const uint32_t ctas = 8, threads = 64, written = ctas * threads;
+    uint8_t *out = h.vram + data_pa + 4096;
+    std::memset(out, 0xa5, 4096);
+    const uint64_t out_va = kData + 4096;
+    std::memcpy(h.vram + data_pa + 256, &out_va, 8);
+    simtgpu_pkt_launch l = launch_1d(kCode, ctas, threads);
+    l.param_va = kData + 256;
+    const simtgpu_launch_report r = run(l);
+    ASSERT_EQ(r.exception, 0u);
+    const sim::LaunchOutcome o = sim::device_of(h.sim).last_launch();
+    for (uint32_t sm = 0; sm < 4; ++sm)
+        EXPECT_EQ(o.ctas_per_sm[sm], 2u) << "every SM runs CTAs, so words are shared";
+    for (uint32_t i = 0; i < written; ++i)
+        ASSERT_EQ(out[i], uint8_t(i + 1)) << "byte " << i;
+    for (uint32_t i = written; i < 4096; ++i)
+        ASSERT_EQ(out[i], 0xa5) << "byte " << i << " was not written";
+}
+
+INSTANTIATE_TEST_SUITE_P(HostThreads, ByteMerge, ::testing::Values(1u, 2u));
+
 std::string stats_after_a_workload() {
     simtgpu_sim_config c{};
     c.num_sms = 3;

@@ -656,11 +656,24 @@ void Sm::Impl::initialise_placed_warps()
         std::fill(w.fflags.begin(), w.fflags.end(), 0);
         std::fill(w.frm.begin(), w.frm.end(), 0);
         const uint64_t sp = SIMTGPU_LOCAL_BASE + launch.stack_bytes;
+        // The first lane's thread index by division, the others by counting
+        // on from it (three divisions per lane were a tenth of a small
+        // kernel's time).
+        const uint32_t first = w.warp_in_cta * W;
+        uint32_t tx = first % launch.block[0];
+        uint32_t ty = first / launch.block[0] % launch.block[1];
+        uint32_t tz = first / (launch.block[0] * launch.block[1]);
         for (uint32_t l = 0; l < W; ++l) {
-            const uint32_t t = w.warp_in_cta * W + l;
-            w.tid[3 * l] = t % launch.block[0];
-            w.tid[3 * l + 1] = t / launch.block[0] % launch.block[1];
-            w.tid[3 * l + 2] = t / (launch.block[0] * launch.block[1]);
+            w.tid[3 * l] = tx;
+            w.tid[3 * l + 1] = ty;
+            w.tid[3 * l + 2] = tz;
+            if (++tx == launch.block[0]) {
+                tx = 0;
+                if (++ty == launch.block[1]) {
+                    ty = 0;
+                    ++tz;
+                }
+            }
             X(w, 10)[l] = launch.param_va;
             X(w, 2)[l] = sp;
             w.local_zeroed[l] = 0;
@@ -1024,10 +1037,30 @@ void Sm::Impl::zero_local(Warp &w, uint32_t lane, uint64_t chunks) {
 
 // zero_local for every lane of the warp, so that accesses to these chunks
 // need no check per lane from now on.
+// The chunks no lane has zeroed yet (a fresh warp's stack) are one run of
+// words for all lanes together (word k of lane l is local[k * W + l]): one
+// memset each, not W strided loops.
 void Sm::Impl::zero_local_all(Warp &w, uint64_t chunks) {
-    for (uint32_t l = 0; l < W; ++l)
-        if (chunks & ~w.local_zeroed[l])
-            zero_local(w, l, chunks);
+    uint64_t fresh = chunks & ~w.local_zeroed_all;
+    for (uint32_t l = 0; l < W && fresh; ++l)
+        fresh &= ~w.local_zeroed[l];
+    if (fresh) {
+        const size_t words = (size_t(cur->desc.stack_bytes) + 7) / 8;
+        if (w.local.size() < words * W)
+            w.local.resize(words * W);
+        const uint32_t shift = cur->local_chunk_shift; // >= 6: chunks are whole words
+        for (uint64_t m = fresh; m; m &= m - 1) {
+            const size_t begin = size_t(std::countr_zero(m)) << (shift - 3);
+            const size_t end = std::min(begin + (size_t(1) << (shift - 3)), words);
+            std::memset(w.local.data() + begin * W, 0, (end - begin) * W * sizeof(uint64_t));
+        }
+        for (uint32_t l = 0; l < W; ++l)
+            w.local_zeroed[l] |= fresh;
+    }
+    if (const uint64_t rest = chunks & ~fresh)
+        for (uint32_t l = 0; l < W; ++l)
+            if (rest & ~w.local_zeroed[l])
+                zero_local(w, l, rest);
     w.local_zeroed_all |= chunks;
 }
 
@@ -1209,27 +1242,41 @@ void Sm::Impl::shadow(TlbEntry &e)
     }
 }
 
+// 0xff in each byte where x (the XOR of two words) is non-zero.
+static inline uint64_t changed_bytes_mask(uint64_t x)
+{
+    x |= x >> 4;
+    x |= x >> 2;
+    x |= x >> 1;
+    return (x & 0x0101010101010101ull) * 0xff;
+}
+
 SmRunResult Sm::Impl::run_isolated(uint64_t cycles)
 {
     isolated = true;
+    // Only attached launches have TLB entries (attach() clears a slot's):
+    // the other slots of `launches` are skipped here and in commit(), which
+    // run every quantum.
     for (LaunchContext &l : launches)
-        for (TlbEntry &t : l.tlb) refresh_direct_store(t); // no shadows yet
+        if (l.attached)
+            for (TlbEntry &t : l.tlb) refresh_direct_store(t); // no shadows yet
     SmRunResult r = run(cycles);
     // The words that changed, found here, on this SM's thread: commit()
-    // then only writes them.
+    // then only writes them. Unchanged 64-byte lines are skipped whole, and
+    // a changed word's byte mask is computed without a branch per byte.
+    constexpr uint32_t kLine = 64;
     for (size_t k = 0; k < shadows_used; ++k) {
         ShadowPage &sp = *shadows[k];
         sp.diff.clear();
-        for (uint32_t off = 0; off < SIMTGPU_PAGE_SIZE; off += 8) {
-            uint64_t now_word, old_word;
-            std::memcpy(&now_word, sp.copy + off, 8);
-            std::memcpy(&old_word, sp.vram + off, 8);
-            if (now_word == old_word) continue;
-            uint64_t mask = 0;
-            for (uint32_t b = 0; b < 8; ++b)
-                if (uint8_t(now_word >> (8 * b)) != uint8_t(old_word >> (8 * b)))
-                    mask |= uint64_t(0xff) << (8 * b);
-            sp.diff.push_back({off, mask, now_word});
+        for (uint32_t line = 0; line < SIMTGPU_PAGE_SIZE; line += kLine) {
+            if (std::memcmp(sp.copy + line, sp.vram + line, kLine) == 0) continue;
+            for (uint32_t off = line; off < line + kLine; off += 8) {
+                uint64_t now_word, old_word;
+                std::memcpy(&now_word, sp.copy + off, 8);
+                std::memcpy(&old_word, sp.vram + off, 8);
+                if (now_word == old_word) continue;
+                sp.diff.push_back({off, changed_bytes_mask(now_word ^ old_word), now_word});
+            }
         }
     }
     return r;
@@ -1250,6 +1297,7 @@ void Sm::Impl::commit()
     shadow_of.clear();
     isolated = false;
     for (LaunchContext &l : launches) {
+        if (!l.attached) continue; // shadow() maps attached launches' entries only
         for (TlbEntry &t : l.tlb) {
             if (t.vram) {
                 t.host = t.vram;
