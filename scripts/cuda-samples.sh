@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Builds every eligible sample of a user's checkout of NVIDIA's cuda-samples
-# unmodified with simtcc and runs it: a table, then "N passed, N failed".
+# unmodified with simtcc and runs it: a table, then "N passed, N failed, N waived"
+# (a sample that exits 2, EXIT_WAIVED, found the device lacks a feature it needs).
 #   scripts/cuda-samples.sh [--guest] SAMPLES_DIR [SIMTCC] [NAME-REGEX]
 # Eligible (issue 16, docs/compatibility.md): Samples/0_Introduction,
 # 2_Concepts_and_Techniques, 3_CUDA_Features, 6_Performance, minus samples
@@ -55,7 +56,18 @@ excluded_reason() {
     esac
 }
 
-pass=0 fail=0 skipped=0
+pass=0 fail=0 waived=0 skipped=0
+# One row of the table and its count. RESULT: passed, waived (the samples'
+# EXIT_WAIVED, 2: the sample found the device lacks a feature it needs, as it
+# would on a real GPU without it), or FAILED.
+report() {
+    printf '%-36s %-8s %s\n' "$1" "$2" "${3:-}"
+    case $2 in
+    passed) pass=$((pass + 1)) ;;
+    waived) waived=$((waived + 1)) ;;
+    *) fail=$((fail + 1)) ;;
+    esac
+}
 if [ -n "$guest" ]; then
     build_dir=$(cd "$(dirname "$simtcc")/.." && pwd)
     [ -f "$build_dir/lib/libsimtgpu-sim.so" ] ||
@@ -104,8 +116,7 @@ for category in $categories; do
         # Host OpenMP (cudaOpenMP) only where a sample uses it: it needs libomp.
         if grep -q 'omp.h' "${sources[@]}"; then flags+=(-Xcompiler -fopenmp); fi
         if ! "$simtcc" "${flags[@]}" "${sources[@]}" -o "$work/$name" >"$log" 2>&1; then
-            printf '%-36s %-8s %s\n' "$name" FAILED "build: $(grep -m1 -E 'error' "$log" | cut -c1-150)"
-            fail=$((fail + 1))
+            report "$name" FAILED "build: $(grep -m1 -E 'error' "$log" | cut -c1-150)"
             continue
         fi
         if [ -n "$guest" ]; then
@@ -113,14 +124,14 @@ for category in $categories; do
             guest_dirs+=("${dir%/}")
             continue
         fi
-        if (cd "$dir" && timeout "$run_timeout" "$work/$name") >"$log.run" 2>&1; then
-            printf '%-36s %-8s\n' "$name" passed
-            pass=$((pass + 1))
-        else
-            rc=$?
-            printf '%-36s %-8s %s\n' "$name" FAILED "run (exit $rc): $(tail -n1 "$log.run" | cut -c1-120)"
-            fail=$((fail + 1))
-        fi
+        (cd "$dir" && timeout "$run_timeout" "$work/$name") >"$log.run" 2>&1
+        rc=$?
+        last=$(tail -n1 "$log.run" | cut -c1-120)
+        case $rc in
+        0) report "$name" passed ;;
+        2) report "$name" waived "run (exit 2): $last" ;;
+        *) report "$name" FAILED "run (exit $rc): $last" ;;
+        esac
     done
 done
 if [ -n "$guest" ] && [ ${#guest_names[@]} -gt 0 ]; then
@@ -134,6 +145,7 @@ if [ -n "$guest" ] && [ ${#guest_names[@]} -gt 0 ]; then
         echo '    (cd "$2" && SIMTGPU_TRANSPORT=drm timeout '"$run_timeout"' "$3") >"$3.log.run" 2>&1'
         echo '    rc=$?'
         echo '    if [ $rc -eq 0 ]; then echo "cuda-samples-result: $1 passed"'
+        echo '    elif [ $rc -eq 2 ]; then echo "cuda-samples-result: $1 waived run (exit 2): $(tail -n1 "$3.log.run" | cut -c1-120)"'
         echo '    elif [ $rc -eq 124 ] || [ $rc -eq 143 ]; then echo "cuda-samples-result: $1 FAILED run (timeout, exit $rc): $(tail -n1 "$3.log.run" | cut -c1-100)"'
         echo '    else echo "cuda-samples-result: $1 FAILED run (exit $rc): $(tail -n1 "$3.log.run" | cut -c1-120)"; fi'
         echo '}'
@@ -149,17 +161,12 @@ if [ -n "$guest" ] && [ ${#guest_names[@]} -gt 0 ]; then
         line=$(grep -a "^cuda-samples-result: $name " "$work/guest.log" | tail -n1 | tr -d '\r')
         line=${line#cuda-samples-result: $name }
         case $line in
-        passed)
-            printf '%-36s %-8s %s\n' "$name" passed "(guest)"
-            pass=$((pass + 1)) ;;
-        FAILED*)
-            printf '%-36s %-8s %s\n' "$name" FAILED "(guest) ${line#FAILED }"
-            fail=$((fail + 1)) ;;
-        *)
-            printf '%-36s %-8s %s\n' "$name" FAILED "(guest) not run: the guest ended first ($work/guest.log)"
-            fail=$((fail + 1)) ;;
+        passed) report "$name" passed "(guest)" ;;
+        waived*) report "$name" waived "(guest) ${line#waived }" ;;
+        FAILED*) report "$name" FAILED "(guest) ${line#FAILED }" ;;
+        *) report "$name" FAILED "(guest) not run: the guest ended first ($work/guest.log)" ;;
         esac
     done
 fi
-echo "$pass passed, $fail failed ($skipped left out; logs in $work)"
+echo "$pass passed, $fail failed, $waived waived ($skipped left out; logs in $work)"
 [ "$fail" -eq 0 ]
