@@ -17,6 +17,8 @@
 # runs them one after the other in their copied directories; their rows come
 # after those of the samples left out or failing to build.
 # CUDA_SAMPLES_TIMEOUT: seconds per sample (default 300), in the guest too.
+# In-process the simulator runs its SMs on every host core (SIMTGPU_SIM_THREADS,
+# same results on any count); the guest's device keeps its own setting.
 set -u
 guest=
 if [ "${1:-}" = --guest ]; then
@@ -28,6 +30,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 simtcc=${2:-$here/build/bin/simtcc}
 only=${3:-.}
 run_timeout=${CUDA_SAMPLES_TIMEOUT:-300}
+export SIMTGPU_SIM_THREADS=${SIMTGPU_SIM_THREADS:-$(nproc)}
 [ -d "$samples_dir/Samples" ] && [ -d "$samples_dir/Common" ] ||
     { echo "error: $samples_dir is not a cuda-samples checkout (no Samples/ and Common/)" >&2; exit 2; }
 [ -x "$simtcc" ] || { echo "error: no simtcc at $simtcc: run 'make build' or pass SIMTCC" >&2; exit 2; }

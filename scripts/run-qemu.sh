@@ -29,9 +29,11 @@
 # The accelerator is KVM only where scripts/choose-accel.sh has proven that
 # KVM runs a guest on this host, TCG otherwise; SIMTGPU_ACCEL=kvm|tcg
 # overrides it. A guest that prints nothing within SIMTGPU_BOOT_TIMEOUT
-# seconds (default 60) is stopped with a message; when that happens under a
-# probed KVM, KVM is recorded as unusable for this boot of the host and a
-# command run is retried once under TCG.
+# seconds (default 60 under KVM, where a silent guest means a KVM that cannot
+# run guests; 300 under TCG, whose first output takes minutes on a loaded
+# host) is stopped with a message; when that happens under a probed KVM, KVM
+# is recorded as unusable for this boot of the host and a command run is
+# retried once under TCG.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,7 +51,7 @@ nomod=
 qemu=
 kernel=
 initramfs=
-boot_timeout=${SIMTGPU_BOOT_TIMEOUT:-60}
+boot_timeout=${SIMTGPU_BOOT_TIMEOUT:-}
 
 usage() {
 	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
@@ -86,7 +88,7 @@ if [[ ! -f $sim ]]; then
 	exit 1
 fi
 
-[[ $boot_timeout =~ ^[1-9][0-9]*$ ]] || {
+[[ -z $boot_timeout || $boot_timeout =~ ^[1-9][0-9]*$ ]] || {
 	echo "run-qemu: SIMTGPU_BOOT_TIMEOUT=$boot_timeout is not a positive number of seconds" >&2
 	exit 2
 }
@@ -143,11 +145,23 @@ choose_accel() {
 	fi
 }
 
+# boot_limit: the seconds a guest may stay silent under $accel.
+boot_limit() {
+	if [[ -n $boot_timeout ]]; then
+		echo "$boot_timeout"
+	elif [[ $accel == kvm ]]; then
+		echo 60
+	else
+		echo 300
+	fi
+}
+
 # watch_boot PID LOG: stops QEMU (PID) when LOG is still empty after
-# $boot_timeout seconds, and leaves $tmp/boot-timeout behind.
+# boot_limit seconds, and leaves $tmp/boot-timeout behind.
 watch_boot() {
-	local pid=$1 log=$2 waited=0
-	while ((waited < boot_timeout)); do
+	local pid=$1 log=$2 waited=0 limit
+	limit=$(boot_limit)
+	while ((waited < limit)); do
 		sleep 1
 		kill -0 "$pid" 2>/dev/null || return 0
 		[[ ! -s $log ]] || return 0
@@ -155,7 +169,7 @@ watch_boot() {
 	done
 	touch "$tmp/boot-timeout"
 	{
-		echo "run-qemu: the guest printed nothing in $boot_timeout s under ${accel^^} ($accel_reason); stopping it."
+		echo "run-qemu: the guest printed nothing in $limit s under ${accel^^} ($accel_reason); stopping it."
 		if [[ $accel == kvm && -z ${SIMTGPU_ACCEL:-} ]]; then
 			echo "run-qemu: KVM looks unable to run guests on this host; TCG is used from now on until the host reboots (SIMTGPU_ACCEL=kvm forces KVM)."
 		else
@@ -169,7 +183,7 @@ watch_boot() {
 forget_kvm_after_boot_timeout() {
 	[[ -f $tmp/boot-timeout && $accel == kvm && -z ${SIMTGPU_ACCEL:-} ]] || return 1
 	"$top/scripts/choose-accel.sh" --forget-kvm \
-		"a guest booted under KVM printed nothing in $boot_timeout s"
+		"a guest booted under KVM printed nothing in $(boot_limit) s"
 }
 
 accel_args() {
@@ -236,8 +250,8 @@ choose_accel
 boot_and_run
 if forget_kvm_after_boot_timeout; then
 	echo "run-qemu: retrying under TCG" >&2
+	accel_reason="KVM printed nothing in $(boot_limit) s"
 	accel=tcg
-	accel_reason="KVM printed nothing in $boot_timeout s"
 	boot_and_run
 fi
 if [[ -f $tmp/boot-timeout ]]; then
