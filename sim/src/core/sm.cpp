@@ -6,7 +6,8 @@
 // branch splits it, its PC reaches another group's, it blocks (barrier,
 // warp.sync), it exits, it touches global memory (the warp then waits
 // mem_latency cycles) or its time slice ends. Inside a burst the group has
-// one PC; per-lane PCs are written back when the burst ends. Registers are
+// one PC; per-lane PCs are written back when the burst ends (a converged
+// warp keeps its one PC: Warp::stale_pc_lanes). Registers are
 // structure-of-arrays (register r of every lane side by side), so each
 // instruction is a short loop over lanes.
 //
@@ -109,22 +110,38 @@ struct Warp {
     uint32_t burst_instructions = 0;
     bool burst_global = false;
     uint64_t yielded_to = 0;     // PC of the waiting group that had the last turn
-    std::vector<uint64_t> pc;
+    std::vector<uint64_t> pc; // per lane, except the lanes of stale_pc_lanes
     // Lanes known to share one PC, same_pc (set_pcs keeps it): when every
     // runnable lane is among them, the group is theirs without asking the
-    // reconvergence policy.
-    uint64_t same_pc_lanes = 0, same_pc = 0;
+    // reconvergence policy. Of these, stale_pc_lanes have their PC only in
+    // same_pc, not in `pc`: a converged group's burst then ends with two
+    // stores instead of one per lane. pc_of reads a lane's PC; write_stale_pcs
+    // brings `pc` up to date for readers of the whole array.
+    uint64_t same_pc_lanes = 0, same_pc = 0, stale_pc_lanes = 0;
     void set_pcs(uint64_t mask, uint64_t value)
     {
-        for (uint64_t m = mask; m; m &= m - 1) pc[std::countr_zero(m)] = value;
         if (!(same_pc_lanes & ~mask)) {
-            same_pc_lanes = mask;
+            same_pc_lanes = stale_pc_lanes = mask;
             same_pc = value;
         } else if (value == same_pc) {
             same_pc_lanes |= mask;
+            stale_pc_lanes |= mask;
         } else {
-            same_pc_lanes &= ~mask;
+            for (uint64_t m = mask; m; m &= m - 1) pc[std::countr_zero(m)] = value;
+            leave_same_pc(mask);
         }
+    }
+    // After `pc` was written for these lanes one by one (a split).
+    void leave_same_pc(uint64_t lanes)
+    {
+        same_pc_lanes &= ~lanes;
+        stale_pc_lanes &= ~lanes;
+    }
+    uint64_t pc_of(uint32_t lane) const { return stale_pc_lanes >> lane & 1 ? same_pc : pc[lane]; }
+    void write_stale_pcs()
+    {
+        for (uint64_t m = stale_pc_lanes; m; m &= m - 1) pc[std::countr_zero(m)] = same_pc;
+        stale_pc_lanes = 0;
     }
     std::vector<uint64_t> x; // kIntRegs rows of lanes
     std::vector<uint64_t> f; // 32 rows of lanes
@@ -627,8 +644,7 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
             t.reg_arrival.fill(0);
             subcores[slot % subcores.size()].age[slot / subcores.size()] = age[slot];
         }
-        std::fill(w.pc.begin(), w.pc.end(), launch.entry_pc);
-        w.same_pc_lanes = full_mask;
+        w.same_pc_lanes = w.stale_pc_lanes = full_mask;
         w.same_pc = launch.entry_pc;
         uninitialised.push_back(slot);
         cta.warps.push_back(slot);
@@ -1667,7 +1683,7 @@ void Sm::Impl::check_deadlock(uint32_t cslot)
         const Warp &w = warps[slot];
         if (const uint64_t live = w.live()) {
             const uint32_t l = uint32_t(std::countr_zero(live));
-            raise(SIMTGPU_EXC_DEADLOCK, slot, l, w.pc[l]);
+            raise(SIMTGPU_EXC_DEADLOCK, slot, l, w.pc_of(l));
             return;
         }
     }
@@ -2137,9 +2153,13 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
 GroupChoice Sm::Impl::choose_group(Warp &w)
 {
     const uint64_t runnable = w.runnable();
-    GroupChoice group = (runnable & ~w.same_pc_lanes) == 0
-                            ? GroupChoice{w.same_pc, runnable, UINT64_MAX}
-                            : reconvergence->select(w.pc.data(), runnable);
+    GroupChoice group;
+    if ((runnable & ~w.same_pc_lanes) == 0) {
+        group = GroupChoice{w.same_pc, runnable, UINT64_MAX};
+    } else {
+        w.write_stale_pcs(); // the policy and the starvation turn below read `pc`
+        group = reconvergence->select(w.pc.data(), runnable);
+    }
     bool burst_ends = true; // the functional model: one choice per burst
     if (config.model == Model::timing) {
         burst_ends = ++w.burst_instructions >= kSliceInstructions || w.burst_global;
@@ -2233,7 +2253,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                     const uint32_t l = uint32_t(std::countr_zero(m));
                     w.pc[l] = (taken >> l & 1) ? pc + imm : next;
                 }
-                w.same_pc_lanes &= ~mask;
+                w.leave_same_pc(mask);
                 pcs_written = stop = true;
                 ++stats.divergent_branches;
             }
@@ -2345,7 +2365,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                     const uint32_t l = uint32_t(std::countr_zero(m));
                     w.pc[l] = (a[l] + imm) & ~uint64_t(1);
                 }
-                w.same_pc_lanes &= ~mask;
+                w.leave_same_pc(mask);
                 pcs_written = stop = true;
                 ++stats.divergent_branches;
             }
@@ -3193,7 +3213,7 @@ std::optional<Exception> Sm::starved_warp(uint32_t launch, uint64_t starved_cycl
         e.kind = SIMTGPU_EXC_DEADLOCK;
         e.detail = SIMTGPU_DEADLOCK_NO_PROGRESS;
         e.sm = s.sm_id;
-        e.pc = w.pc[l];
+        e.pc = w.pc_of(l);
         e.warp = slot;
         e.lane = l;
         e.ctaid = s.ctas[w.cta].ctaid;
