@@ -456,6 +456,10 @@ struct Sm::Impl {
     }
     uint8_t *coalesced(uint32_t slot, uint64_t mask, const uint64_t *addr, int64_t imm,
                        uint32_t size, Access access, uint64_t &lo, uint64_t &hi);
+    uint8_t *contiguous(uint32_t slot, const uint64_t *addr, int64_t imm, uint32_t size,
+                        Access access);
+    uint8_t *one_page(uint32_t slot, uint64_t mask, uint64_t lo, uint64_t hi, uint32_t size,
+                      Access access);
     bool access_slow(uint32_t slot, uint32_t lane, uint64_t va, void *data, uint32_t size,
                      Access access);
     template <typename T> bool load(uint32_t slot, uint32_t lane, uint64_t va, T &out);
@@ -1015,6 +1019,34 @@ SIMT_INLINE uint8_t *Sm::Impl::coalesced(uint32_t slot, uint64_t mask, const uin
     }
     if (hi - lo >= SIMTGPU_PAGE_SIZE)
         return nullptr;
+    return one_page(slot, mask, lo, hi, size, access);
+}
+
+// A full warp whose lane l accesses addr[0] + imm + l * size, in one page
+// that the TLB maps to host memory or in the CTA's shared memory: the host
+// pointer of lane 0's bytes (lane l's follow at l * size), or nullptr. The
+// common case of a warp access, checked without the min/max of coalesced.
+SIMT_INLINE uint8_t *Sm::Impl::contiguous(uint32_t slot, const uint64_t *addr, int64_t imm,
+                                          uint32_t size, Access access) {
+    const uint64_t first = addr[0];
+    // The last lane first: most accesses off the row fail here at once.
+    if (W % 4 != 0 || addr[W - 1] - first != uint64_t(W - 1) * size)
+        return nullptr;
+    uint64_t off4[4] = {0, 0, 0, 0}; // any bit set: a lane off the row
+    for (uint32_t l = 0; l < W; l += 4)
+        for (uint32_t k = 0; k < 4; ++k)
+            off4[k] |= (addr[l + k] - first) ^ (uint64_t(l + k) * size);
+    if (off4[0] | off4[1] | off4[2] | off4[3])
+        return nullptr;
+    const uint64_t lo = first + imm;
+    return one_page(slot, full_mask, lo, lo + uint64_t(W - 1) * size, size, access);
+}
+
+// The host pointer of lo for an access of the lanes in mask between lo and
+// hi (each `size` bytes) that stays in one global page the TLB maps to host
+// memory, or in the CTA's shared memory; nullptr otherwise.
+SIMT_INLINE uint8_t *Sm::Impl::one_page(uint32_t slot, uint64_t mask, uint64_t lo, uint64_t hi,
+                                        uint32_t size, Access access) {
     if ((lo >> 32) == (SIMTGPU_SHARED_BASE >> 32) && (hi >> 32) == (SIMTGPU_SHARED_BASE >> 32)) {
         std::vector<uint8_t> &shared = ctas[warps[slot].cta].shared;
         if (hi - SIMTGPU_SHARED_BASE + size > shared.size())
@@ -2267,6 +2299,17 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                 else if constexpr (std::is_signed_v<T>) return uint64_t(int64_t(v));
                 else return uint64_t(v);
             };
+            if (mask == full_mask) {
+                if (const uint8_t *base = contiguous(slot, a, imm, sizeof(T), Access::Read)) {
+                    for (uint32_t l = 0; l < W; ++l) {
+                        T v;
+                        std::memcpy(&v, base + l * sizeof(T), sizeof(T));
+                        dst[l] = widen(v);
+                    }
+                    stats.mem_reads += active;
+                    return;
+                }
+            }
             uint64_t lo, hi;
             if (const uint8_t *base =
                     coalesced(slot, mask, a, imm, sizeof(T), Access::Read, lo, hi)) {
@@ -2315,7 +2358,16 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
             using T = decltype(type_tag);
             const uint64_t *src = from_fp ? F(w, in.rs2) : b;
             uint64_t lo, hi;
-            if (uint8_t *base = coalesced(slot, mask, a, imm, sizeof(T), Access::Write, lo, hi)) {
+            uint8_t *row = mask == full_mask
+                               ? contiguous(slot, a, imm, sizeof(T), Access::Write)
+                               : nullptr;
+            if (row) {
+                for (uint32_t l = 0; l < W; ++l) {
+                    const T v = T(src[l]);
+                    std::memcpy(row + l * sizeof(T), &v, sizeof(T));
+                }
+            } else if (uint8_t *base =
+                           coalesced(slot, mask, a, imm, sizeof(T), Access::Write, lo, hi)) {
                 each(mask, [&](uint32_t l) {
                     const T v = T(src[l]);
                     std::memcpy(base + (a[l] + imm - lo), &v, sizeof(T));
