@@ -455,11 +455,10 @@ struct Sm::Impl {
         return (uint64_t(2) << ((off + size - 1) >> shift)) - (uint64_t(1) << (off >> shift));
     }
     uint8_t *coalesced(uint32_t slot, uint64_t mask, const uint64_t *addr, int64_t imm,
-                       uint32_t size, Access access, uint64_t &lo, uint64_t &hi);
+                       uint32_t size, Access access, uint64_t &offset_mask, bool &one_address);
     uint8_t *contiguous(uint32_t slot, const uint64_t *addr, int64_t imm, uint32_t size,
                         Access access);
-    uint8_t *one_page(uint32_t slot, uint64_t mask, uint64_t lo, uint64_t hi, uint32_t size,
-                      Access access);
+    uint8_t *global_page(uint64_t va, uint32_t lanes, Access access);
     bool access_slow(uint32_t slot, uint32_t lane, uint64_t va, void *data, uint32_t size,
                      Access access);
     template <typename T> bool load(uint32_t slot, uint32_t lane, uint64_t va, T &out);
@@ -990,42 +989,52 @@ SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va,
 }
 
 // A warp access whose lanes all fall in one global page that the TLB maps to
-// host memory, or all in the CTA's shared memory: the host pointer of the
-// lowest address `lo` (a lane's bytes are at its address - lo from there),
-// or nullptr for the per-lane path. Counts what the per-lane path would (a TLB
-// hit per lane), so statistics are the same either way.
+// host memory, or all in the CTA's shared memory: the host pointer `base`
+// such that a lane's bytes are at base + (its address & offset_mask), or
+// nullptr for the per-lane path. one_address: every lane's address is the
+// same. Counts what the per-lane path would (a TLB hit per lane), so
+// statistics are the same either way. The lanes' addresses are compared with
+// the first lane's by XOR and their offsets bounded by OR, not by a min/max
+// (a chain of compare-and-moves was half the time of a shared-memory load).
 SIMT_INLINE uint8_t *Sm::Impl::coalesced(uint32_t slot, uint64_t mask, const uint64_t *addr,
-                                         int64_t imm, uint32_t size, Access access, uint64_t &lo,
-                                         uint64_t &hi) {
-    lo = UINT64_MAX;
-    hi = 0;
+                                         int64_t imm, uint32_t size, Access access,
+                                         uint64_t &offset_mask, bool &one_address) {
+    const uint64_t ref = addr[std::countr_zero(mask)] + imm;
+    uint64_t differ = 0, offsets = 0; // bits where some lane differs from ref; of any lane
     if (mask == full_mask && W % 4 == 0) {
-        // Four independent min/max chains: one chain of 32 dependent
-        // compare-and-moves was half the time of a coalesced load.
-        uint64_t lo4[4] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX}, hi4[4] = {0, 0, 0, 0};
+        uint64_t differ4[4] = {0, 0, 0, 0}, offsets4[4] = {0, 0, 0, 0};
         for (uint32_t l = 0; l < W; l += 4)
             for (uint32_t k = 0; k < 4; ++k) {
-                lo4[k] = std::min(lo4[k], addr[l + k] + imm);
-                hi4[k] = std::max(hi4[k], addr[l + k] + imm);
+                differ4[k] |= (addr[l + k] + imm) ^ ref;
+                offsets4[k] |= addr[l + k] + imm;
             }
-        lo = std::min(std::min(lo4[0], lo4[1]), std::min(lo4[2], lo4[3]));
-        hi = std::max(std::max(hi4[0], hi4[1]), std::max(hi4[2], hi4[3]));
+        differ = differ4[0] | differ4[1] | differ4[2] | differ4[3];
+        offsets = offsets4[0] | offsets4[1] | offsets4[2] | offsets4[3];
     } else {
         each(mask, [&](uint32_t l) {
-            const uint64_t va = addr[l] + imm;
-            lo = std::min(lo, va);
-            hi = std::max(hi, va);
+            differ |= (addr[l] + imm) ^ ref;
+            offsets |= addr[l] + imm;
         });
     }
-    if (hi - lo >= SIMTGPU_PAGE_SIZE)
+    one_address = differ == 0;
+    // OR of the offsets bounds the highest one: fits within it, fits for all.
+    if ((ref >> 32) == (SIMTGPU_SHARED_BASE >> 32) && (differ >> 32) == 0) {
+        std::vector<uint8_t> &shared = ctas[warps[slot].cta].shared;
+        if ((offsets & 0xffffffff) + size > shared.size())
+            return nullptr;
+        offset_mask = 0xffffffff;
+        return shared.data();
+    }
+    if ((differ & ~kPageMask) || (offsets & kPageMask) + size > SIMTGPU_PAGE_SIZE)
         return nullptr;
-    return one_page(slot, mask, lo, hi, size, access);
+    offset_mask = kPageMask;
+    return global_page(ref, uint32_t(std::popcount(mask)), access);
 }
 
 // A full warp whose lane l accesses addr[0] + imm + l * size, in one page
 // that the TLB maps to host memory or in the CTA's shared memory: the host
 // pointer of lane 0's bytes (lane l's follow at l * size), or nullptr. The
-// common case of a warp access, checked without the min/max of coalesced.
+// common case of a warp access, checked with less work than coalesced.
 SIMT_INLINE uint8_t *Sm::Impl::contiguous(uint32_t slot, const uint64_t *addr, int64_t imm,
                                           uint32_t size, Access access) {
     const uint64_t first = addr[0];
@@ -1038,33 +1047,34 @@ SIMT_INLINE uint8_t *Sm::Impl::contiguous(uint32_t slot, const uint64_t *addr, i
             off4[k] |= (addr[l + k] - first) ^ (uint64_t(l + k) * size);
     if (off4[0] | off4[1] | off4[2] | off4[3])
         return nullptr;
-    const uint64_t lo = first + imm;
-    return one_page(slot, full_mask, lo, lo + uint64_t(W - 1) * size, size, access);
-}
-
-// The host pointer of lo for an access of the lanes in mask between lo and
-// hi (each `size` bytes) that stays in one global page the TLB maps to host
-// memory, or in the CTA's shared memory; nullptr otherwise.
-SIMT_INLINE uint8_t *Sm::Impl::one_page(uint32_t slot, uint64_t mask, uint64_t lo, uint64_t hi,
-                                        uint32_t size, Access access) {
-    if ((lo >> 32) == (SIMTGPU_SHARED_BASE >> 32) && (hi >> 32) == (SIMTGPU_SHARED_BASE >> 32)) {
+    const uint64_t lo = first + imm, last = lo + uint64_t(W) * size - 1;
+    if ((lo >> 32) == (SIMTGPU_SHARED_BASE >> 32) && ((lo ^ last) >> 32) == 0) {
         std::vector<uint8_t> &shared = ctas[warps[slot].cta].shared;
-        if (hi - SIMTGPU_SHARED_BASE + size > shared.size())
+        if (last - SIMTGPU_SHARED_BASE >= shared.size())
             return nullptr;
         return shared.data() + (lo - SIMTGPU_SHARED_BASE);
     }
-    const uint64_t vpn = lo >> SIMTGPU_PAGE_SHIFT;
-    if (((hi + size - 1) >> SIMTGPU_PAGE_SHIFT) != vpn ||
-        (lo >> 32) == (SIMTGPU_SHARED_BASE >> 32) || (lo >> 32) == (SIMTGPU_LOCAL_BASE >> 32))
+    if ((lo ^ last) & ~kPageMask)
         return nullptr;
+    uint8_t *page = global_page(lo, W, access);
+    return page ? page + (lo & kPageMask) : nullptr;
+}
+
+// The host memory of the global page of va when the TLB maps it to host
+// memory for this access, counting a TLB hit for each of `lanes`; nullptr
+// otherwise (also for the shared and local windows).
+SIMT_INLINE uint8_t *Sm::Impl::global_page(uint64_t va, uint32_t lanes, Access access) {
+    if ((va >> 32) == (SIMTGPU_SHARED_BASE >> 32) || (va >> 32) == (SIMTGPU_LOCAL_BASE >> 32))
+        return nullptr;
+    const uint64_t vpn = va >> SIMTGPU_PAGE_SHIFT;
     const TlbEntry &e = cur->tlb[vpn % kTlbEntries];
     if (e.page != vpn || !e.host)
         return nullptr;
     if (access == Access::Read ? !e.readable : !e.direct_store)
         return nullptr;
     touched_global = true;
-    stats.tlb_hits += uint64_t(std::popcount(mask));
-    return e.host + (lo & kPageMask);
+    stats.tlb_hits += lanes;
+    return e.host;
 }
 
 // Zeroes the chunks of a lane's local memory that its thread touches for
@@ -2310,21 +2320,22 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                     return;
                 }
             }
-            uint64_t lo, hi;
-            if (const uint8_t *base =
-                    coalesced(slot, mask, a, imm, sizeof(T), Access::Read, lo, hi)) {
+            uint64_t offset_mask;
+            bool one_address;
+            if (const uint8_t *base = coalesced(slot, mask, a, imm, sizeof(T), Access::Read,
+                                                offset_mask, one_address)) {
                 // No lane can fault: straight into rd (a lane reads only its
                 // own address register, so rd == rs1 is fine).
                 each(mask, [&](uint32_t l) {
                     T v;
-                    std::memcpy(&v, base + (a[l] + imm - lo), sizeof(T));
+                    std::memcpy(&v, base + ((a[l] + imm) & offset_mask), sizeof(T));
                     dst[l] = widen(v);
                 });
                 stats.mem_reads += active;
                 return;
             }
-            if (const uint64_t off = lo - SIMTGPU_LOCAL_BASE;
-                lo == hi && off < cur->desc.stack_bytes &&
+            if (const uint64_t off = a[first] + imm - SIMTGPU_LOCAL_BASE;
+                one_address && off < cur->desc.stack_bytes &&
                 cur->desc.stack_bytes - off >= sizeof(T) && (off & 7) + sizeof(T) <= 8) {
                 // Every lane at the same local address (a stack slot): W
                 // consecutive words.
@@ -2357,7 +2368,8 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
         auto do_store = [&](auto type_tag, bool from_fp) {
             using T = decltype(type_tag);
             const uint64_t *src = from_fp ? F(w, in.rs2) : b;
-            uint64_t lo, hi;
+            uint64_t offset_mask;
+            bool one_address;
             uint8_t *row = mask == full_mask
                                ? contiguous(slot, a, imm, sizeof(T), Access::Write)
                                : nullptr;
@@ -2366,14 +2378,14 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                     const T v = T(src[l]);
                     std::memcpy(row + l * sizeof(T), &v, sizeof(T));
                 }
-            } else if (uint8_t *base =
-                           coalesced(slot, mask, a, imm, sizeof(T), Access::Write, lo, hi)) {
+            } else if (uint8_t *base = coalesced(slot, mask, a, imm, sizeof(T), Access::Write,
+                                                 offset_mask, one_address)) {
                 each(mask, [&](uint32_t l) {
                     const T v = T(src[l]);
-                    std::memcpy(base + (a[l] + imm - lo), &v, sizeof(T));
+                    std::memcpy(base + ((a[l] + imm) & offset_mask), &v, sizeof(T));
                 });
-            } else if (const uint64_t off = lo - SIMTGPU_LOCAL_BASE;
-                       lo == hi && off < cur->desc.stack_bytes &&
+            } else if (const uint64_t off = a[first] + imm - SIMTGPU_LOCAL_BASE;
+                       one_address && off < cur->desc.stack_bytes &&
                        cur->desc.stack_bytes - off >= sizeof(T) && (off & 7) + sizeof(T) <= 8) {
                 const uint64_t need = local_chunks(off, sizeof(T));
                 if (need & ~w.local_zeroed_all) [[unlikely]]
