@@ -58,6 +58,14 @@ constexpr uint64_t kPageMask = SIMTGPU_PAGE_SIZE - 1;
 constexpr uint32_t kSlotsPerPage = SIMTGPU_PAGE_SIZE / 2; // one per halfword
 
 #define SIMT_INLINE inline __attribute__((always_inline))
+// The burst loop in an AVX2 clone beside the default one, picked at load
+// time by the CPU: wider lane loops where the host has them. GCC on x86-64
+// only (a portability guard, not a configuration: every build has both).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SIMT_HOST_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SIMT_HOST_SIMD_CLONES
+#endif
 
 struct CodePage {
     Insn slots[kSlotsPerPage];
@@ -2235,7 +2243,8 @@ GroupChoice Sm::Impl::choose_group(Warp &w)
     return group;
 }
 
-uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t budget)
+SIMT_HOST_SIMD_CLONES uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group,
+                                                     uint32_t budget)
 {
     Warp &w = warps[slot];
     cur = &launches[ctas[w.cta].launch];
@@ -2300,7 +2309,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                 ++stats.divergent_branches;
             }
         };
-        auto do_load = [&](auto type_tag, bool to_fp) {
+        auto do_load = [&](auto type_tag, bool to_fp) __attribute__((always_inline)) {
             using T = decltype(type_tag);
             uint64_t *dst = to_fp ? F(w, in.rd) : d;
             auto widen = [](T v) {
@@ -2365,7 +2374,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
             each(mask, [&](uint32_t l) { dst[l] = res[l]; });
             stats.mem_reads += active;
         };
-        auto do_store = [&](auto type_tag, bool from_fp) {
+        auto do_store = [&](auto type_tag, bool from_fp) __attribute__((always_inline)) {
             using T = decltype(type_tag);
             const uint64_t *src = from_fp ? F(w, in.rs2) : b;
             uint64_t offset_mask;
