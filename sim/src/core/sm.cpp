@@ -30,10 +30,6 @@
 #include "timing/insn_info.h"
 #include "trace/sm_trace.h"
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -69,52 +65,6 @@ constexpr uint32_t kSlotsPerPage = SIMTGPU_PAGE_SIZE / 2; // one per halfword
 #define SIMT_HOST_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define SIMT_HOST_SIMD_CLONES
-#endif
-
-// A full warp's load of 4- or 8-byte values from one page or shared memory
-// (Sm::Impl::coalesced): lane l reads base + ((addr[l] + imm) & offset_mask),
-// sign-extended (sign) or zero-extended and ORed with `box` (NaN-boxing), into
-// dst[l]. In AVX2 gathers, four lanes at a time, where the host has AVX2
-// (gathers_available): the per-lane loop was a fifth of the matrix multiply.
-// dst may be addr (rd == rs1): each four lanes are read before written.
-#if defined(__x86_64__)
-template <uint32_t Size>
-__attribute__((target("avx2"))) void gather_lanes(const uint8_t *base, const uint64_t *addr,
-                                                  int64_t imm, uint64_t offset_mask,
-                                                  uint64_t *dst, uint32_t lanes, bool sign,
-                                                  uint64_t box)
-{
-    const __m256i add = _mm256_set1_epi64x(imm), keep = _mm256_set1_epi64x(int64_t(offset_mask));
-    const __m256i boxes = _mm256_set1_epi64x(int64_t(box));
-    for (uint32_t l = 0; l < lanes; l += 4) {
-        const __m256i va = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(addr + l));
-        const __m256i off = _mm256_and_si256(_mm256_add_epi64(va, add), keep);
-        __m256i v;
-        if constexpr (Size == 4) {
-            const __m128i words =
-                _mm256_i64gather_epi32(reinterpret_cast<const int *>(base), off, 1);
-            v = sign ? _mm256_cvtepi32_epi64(words)
-                     : _mm256_or_si256(_mm256_cvtepu32_epi64(words), boxes);
-        } else {
-            v = _mm256_i64gather_epi64(reinterpret_cast<const long long *>(base), off, 1);
-        }
-        _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + l), v);
-    }
-}
-
-bool gathers_available()
-{
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2");
-}
-#else
-template <uint32_t Size>
-void gather_lanes(const uint8_t *, const uint64_t *, int64_t, uint64_t, uint64_t *, uint32_t,
-                  bool, uint64_t)
-{
-}
-
-bool gathers_available() { return false; }
 #endif
 
 struct CodePage {
@@ -541,7 +491,6 @@ struct Sm::Impl {
         double sa = 1, sc = 1;
     };
     bool simd_fp = false; // fp::lanes runs here and W is a multiple of 8
-    bool simd_gather = false; // gather_lanes runs here and W is a multiple of 4
     template <class Compute, class Rmm>
     bool fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t *dst, Compute compute,
                     Rmm rmm, const WarpFp &warp_op = {});
@@ -581,7 +530,6 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
       scheduler(make_warp_scheduler(cfg.warp_scheduler))
 {
     simd_fp = W % 8 == 0 && fp::lanes::available();
-    simd_gather = W % 4 == 0 && gathers_available();
     warps.resize(cfg.warps_per_sm);
     for (Warp &w : warps) {
         w.pc.resize(W);
@@ -2387,15 +2335,6 @@ SIMT_HOST_SIMD_CLONES uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupC
                                                 offset_mask, one_address)) {
                 // No lane can fault: straight into rd (a lane reads only its
                 // own address register, so rd == rs1 is fine).
-                if constexpr (sizeof(T) >= 4) {
-                    if (mask == full_mask && simd_gather) {
-                        gather_lanes<sizeof(T)>(base, a, imm, offset_mask, dst, W,
-                                                std::is_integral_v<T> && std::is_signed_v<T>,
-                                                std::is_same_v<T, float> ? fp::kBoxMask : 0);
-                        stats.mem_reads += active;
-                        return;
-                    }
-                }
                 each(mask, [&](uint32_t l) {
                     T v;
                     std::memcpy(&v, base + ((a[l] + imm) & offset_mask), sizeof(T));
