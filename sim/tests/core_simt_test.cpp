@@ -630,7 +630,8 @@ TEST_P(SimtTest, WarpAccessesAgreeWithPerLane) {
         {"shared, part of the warp", 8, 0, kShared | kSomeLanes},
     };
     std::vector<uint8_t> input(kArea);
-    for (uint32_t i = 0; i < kArea; ++i) input[i] = uint8_t(i * 37 + 11 + (i >> 8));
+    for (uint32_t i = 0; i < kArea; ++i)
+        input[i] = uint8_t(i * 37 + 11 + (i >> 8));
     for (const Case &c : cases) {
         SCOPED_TRACE(c.what);
         mem.write_bytes(kIn, input.data(), kArea);
@@ -654,10 +655,15 @@ TEST_P(SimtTest, WarpAccessesAgreeWithPerLane) {
                 std::memcpy(&v, at, n);
                 return v;
             };
-            const uint64_t want[9] = {uint64_t(int64_t(int8_t(bytes(1)))), bytes(1),
-                                      uint64_t(int64_t(int16_t(bytes(2)))), bytes(2),
-                                      uint64_t(int64_t(int32_t(bytes(4)))), bytes(4),
-                                      bytes(8), bytes(4), bytes(8)};
+            const uint64_t want[9] = {uint64_t(int64_t(int8_t(bytes(1)))),
+                                      bytes(1),
+                                      uint64_t(int64_t(int16_t(bytes(2)))),
+                                      bytes(2),
+                                      uint64_t(int64_t(int32_t(bytes(4)))),
+                                      bytes(4),
+                                      bytes(8),
+                                      bytes(4),
+                                      bytes(8)};
             for (uint32_t k = 0; k < 9; ++k)
                 ASSERT_EQ(out(16 * t + k), want[k]) << "thread " << t << " load " << k;
             const uint32_t sizes[6] = {1, 2, 4, 8, 4, 8};

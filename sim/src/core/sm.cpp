@@ -118,7 +118,7 @@ struct Warp {
     uint32_t burst_instructions = 0;
     bool burst_global = false;
     uint64_t yielded_to = 0;     // PC of the waiting group that had the last turn
-    std::vector<uint64_t> pc; // per lane, except the lanes of stale_pc_lanes
+    std::vector<uint64_t> pc;    // per lane, except the lanes of stale_pc_lanes
     // Lanes known to share one PC, same_pc (set_pcs keeps it): when every
     // runnable lane is among them, the group is theirs without asking the
     // reconvergence policy. Of these, stale_pc_lanes have their PC only in
@@ -126,8 +126,7 @@ struct Warp {
     // stores instead of one per lane. pc_of reads a lane's PC; write_stale_pcs
     // brings `pc` up to date for readers of the whole array.
     uint64_t same_pc_lanes = 0, same_pc = 0, stale_pc_lanes = 0;
-    void set_pcs(uint64_t mask, uint64_t value)
-    {
+    void set_pcs(uint64_t mask, uint64_t value) {
         if (!(same_pc_lanes & ~mask)) {
             same_pc_lanes = stale_pc_lanes = mask;
             same_pc = value;
@@ -135,20 +134,20 @@ struct Warp {
             same_pc_lanes |= mask;
             stale_pc_lanes |= mask;
         } else {
-            for (uint64_t m = mask; m; m &= m - 1) pc[std::countr_zero(m)] = value;
+            for (uint64_t m = mask; m; m &= m - 1)
+                pc[std::countr_zero(m)] = value;
             leave_same_pc(mask);
         }
     }
     // After `pc` was written for these lanes one by one (a split).
-    void leave_same_pc(uint64_t lanes)
-    {
+    void leave_same_pc(uint64_t lanes) {
         same_pc_lanes &= ~lanes;
         stale_pc_lanes &= ~lanes;
     }
     uint64_t pc_of(uint32_t lane) const { return stale_pc_lanes >> lane & 1 ? same_pc : pc[lane]; }
-    void write_stale_pcs()
-    {
-        for (uint64_t m = stale_pc_lanes; m; m &= m - 1) pc[std::countr_zero(m)] = same_pc;
+    void write_stale_pcs() {
+        for (uint64_t m = stale_pc_lanes; m; m &= m - 1)
+            pc[std::countr_zero(m)] = same_pc;
         stale_pc_lanes = 0;
     }
     std::vector<uint64_t> x; // kIntRegs rows of lanes
@@ -2244,8 +2243,7 @@ GroupChoice Sm::Impl::choose_group(Warp &w)
 }
 
 SIMT_HOST_SIMD_CLONES uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group,
-                                                     uint32_t budget)
-{
+                                                     uint32_t budget) {
     Warp &w = warps[slot];
     cur = &launches[ctas[w.cta].launch];
     const uint64_t mask = group.mask;
@@ -2383,9 +2381,8 @@ SIMT_HOST_SIMD_CLONES uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupC
             const uint64_t *src = from_fp ? F(w, in.rs2) : b;
             uint64_t offset_mask;
             bool one_address;
-            uint8_t *row = mask == full_mask
-                               ? contiguous(slot, a, imm, sizeof(T), Access::Write)
-                               : nullptr;
+            uint8_t *row =
+                mask == full_mask ? contiguous(slot, a, imm, sizeof(T), Access::Write) : nullptr;
             if (row) {
                 for (uint32_t l = 0; l < W; ++l) {
                     const T v = T(src[l]);
@@ -2726,7 +2723,6 @@ SIMT_HOST_SIMD_CLONES uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupC
     cur->thread_instructions += uint64_t(issued) * active;
     return issued;
 }
-
 
 // ------------------------------------------------------- the timing model
 
