@@ -603,6 +603,81 @@ TEST_P(SimtTest, LocalMemoryOfLanesStaysApart) {
     }
 }
 
+// Warp loads and stores agree with their definition lane by lane, whichever
+// path the core takes: one copy for a contiguous warp in one page, the
+// coalesced path, the per-lane one. Stores that overlap land in lane order.
+TEST_P(SimtTest, WarpAccessesAgreeWithPerLane) {
+    constexpr uint32_t kArea = 0x1400, kThreads = 32;
+    constexpr uint64_t kSomeLanes = 1 << 20, kShared = 1 << 21;
+    struct Case {
+        const char *what;
+        uint64_t stride, offset, flags;
+    };
+    const Case cases[] = {
+        {"bytes in a row", 1, 0, 0},
+        {"halfwords in a row", 2, 0, 0},
+        {"words in a row", 4, 0, 0},
+        {"doublewords in a row", 8, 0, 0},
+        {"strided", 16, 8, 0},
+        {"one address", 0, 24, 0},
+        {"misaligned words", 4, 1, 0},
+        {"misaligned doublewords", 8, 5, 0},
+        {"across a page", 4, 0xfc0, 0},
+        {"doublewords across a page", 8, 0xf08, 0},
+        {"part of the warp", 4, 0, kSomeLanes},
+        {"shared words", 4, 0, kShared},
+        {"shared doublewords, misaligned", 8, 3, kShared},
+        {"shared, part of the warp", 8, 0, kShared | kSomeLanes},
+    };
+    std::vector<uint8_t> input(kArea);
+    for (uint32_t i = 0; i < kArea; ++i)
+        input[i] = uint8_t(i * 37 + 11 + (i >> 8));
+    for (const Case &c : cases) {
+        SCOPED_TRACE(c.what);
+        mem.write_bytes(kIn, input.data(), kArea);
+        const std::vector<uint8_t> zeros(6 * kArea + 8 * 16 * kThreads);
+        mem.write_bytes(kCounter, zeros.data(), 6 * kArea);
+        mem.write_bytes(kOut, zeros.data(), 8 * 16 * kThreads);
+        Params p;
+        p.arg = c.stride | c.offset << 8 | c.flags;
+        RunOutcome r = launch("k_warp_accesses", {1, 1, 1}, {kThreads, 1, 1}, p,
+                              (c.flags & kShared) ? 7 * kArea : 0);
+        ASSERT_FALSE(r.exception) << why(r);
+        std::vector<uint8_t> stored(6 * kArea, 0);
+        for (uint32_t t = 0; t < kThreads; ++t) {
+            if ((c.flags & kSomeLanes) && t % 3 == 0) {
+                ASSERT_EQ(out(16 * t), 0u) << "thread " << t;
+                continue;
+            }
+            const uint8_t *at = input.data() + c.offset + t * c.stride;
+            auto bytes = [&](uint32_t n) {
+                uint64_t v = 0;
+                std::memcpy(&v, at, n);
+                return v;
+            };
+            const uint64_t want[9] = {uint64_t(int64_t(int8_t(bytes(1)))),
+                                      bytes(1),
+                                      uint64_t(int64_t(int16_t(bytes(2)))),
+                                      bytes(2),
+                                      uint64_t(int64_t(int32_t(bytes(4)))),
+                                      bytes(4),
+                                      bytes(8),
+                                      bytes(4),
+                                      bytes(8)};
+            for (uint32_t k = 0; k < 9; ++k)
+                ASSERT_EQ(out(16 * t + k), want[k]) << "thread " << t << " load " << k;
+            const uint32_t sizes[6] = {1, 2, 4, 8, 4, 8};
+            for (uint32_t k = 0; k < 6; ++k) {
+                const uint64_t v = 0x0123456789abcdefull * (t + 1 + k);
+                std::memcpy(stored.data() + k * kArea + c.offset + t * c.stride, &v, sizes[k]);
+            }
+        }
+        for (uint32_t i = 0; i < 6 * kArea; ++i)
+            ASSERT_EQ(mem.read<uint8_t>(kCounter + i), stored[i])
+                << "store " << i / kArea << ", byte " << i % kArea;
+    }
+}
+
 TEST_P(SimtTest, IdentityCsrs) {
     const Dim3 grid{2, 3, 2}, block{4, 3, 5};
     RunOutcome r = launch("k_csrs", grid, block, {}, 96);

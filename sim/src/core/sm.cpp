@@ -6,7 +6,8 @@
 // branch splits it, its PC reaches another group's, it blocks (barrier,
 // warp.sync), it exits, it touches global memory (the warp then waits
 // mem_latency cycles) or its time slice ends. Inside a burst the group has
-// one PC; per-lane PCs are written back when the burst ends. Registers are
+// one PC; per-lane PCs are written back when the burst ends (a converged
+// warp keeps its one PC: Warp::stale_pc_lanes). Registers are
 // structure-of-arrays (register r of every lane side by side), so each
 // instruction is a short loop over lanes.
 //
@@ -57,6 +58,14 @@ constexpr uint64_t kPageMask = SIMTGPU_PAGE_SIZE - 1;
 constexpr uint32_t kSlotsPerPage = SIMTGPU_PAGE_SIZE / 2; // one per halfword
 
 #define SIMT_INLINE inline __attribute__((always_inline))
+// The burst loop in an AVX2 clone beside the default one, picked at load
+// time by the CPU: wider lane loops where the host has them. GCC on x86-64
+// only (a portability guard, not a configuration: every build has both).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SIMT_HOST_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SIMT_HOST_SIMD_CLONES
+#endif
 
 struct CodePage {
     Insn slots[kSlotsPerPage];
@@ -109,22 +118,37 @@ struct Warp {
     uint32_t burst_instructions = 0;
     bool burst_global = false;
     uint64_t yielded_to = 0;     // PC of the waiting group that had the last turn
-    std::vector<uint64_t> pc;
+    std::vector<uint64_t> pc;    // per lane, except the lanes of stale_pc_lanes
     // Lanes known to share one PC, same_pc (set_pcs keeps it): when every
     // runnable lane is among them, the group is theirs without asking the
-    // reconvergence policy.
-    uint64_t same_pc_lanes = 0, same_pc = 0;
-    void set_pcs(uint64_t mask, uint64_t value)
-    {
-        for (uint64_t m = mask; m; m &= m - 1) pc[std::countr_zero(m)] = value;
+    // reconvergence policy. Of these, stale_pc_lanes have their PC only in
+    // same_pc, not in `pc`: a converged group's burst then ends with two
+    // stores instead of one per lane. pc_of reads a lane's PC; write_stale_pcs
+    // brings `pc` up to date for readers of the whole array.
+    uint64_t same_pc_lanes = 0, same_pc = 0, stale_pc_lanes = 0;
+    void set_pcs(uint64_t mask, uint64_t value) {
         if (!(same_pc_lanes & ~mask)) {
-            same_pc_lanes = mask;
+            same_pc_lanes = stale_pc_lanes = mask;
             same_pc = value;
         } else if (value == same_pc) {
             same_pc_lanes |= mask;
+            stale_pc_lanes |= mask;
         } else {
-            same_pc_lanes &= ~mask;
+            for (uint64_t m = mask; m; m &= m - 1)
+                pc[std::countr_zero(m)] = value;
+            leave_same_pc(mask);
         }
+    }
+    // After `pc` was written for these lanes one by one (a split).
+    void leave_same_pc(uint64_t lanes) {
+        same_pc_lanes &= ~lanes;
+        stale_pc_lanes &= ~lanes;
+    }
+    uint64_t pc_of(uint32_t lane) const { return stale_pc_lanes >> lane & 1 ? same_pc : pc[lane]; }
+    void write_stale_pcs() {
+        for (uint64_t m = stale_pc_lanes; m; m &= m - 1)
+            pc[std::countr_zero(m)] = same_pc;
+        stale_pc_lanes = 0;
     }
     std::vector<uint64_t> x; // kIntRegs rows of lanes
     std::vector<uint64_t> f; // 32 rows of lanes
@@ -438,7 +462,10 @@ struct Sm::Impl {
         return (uint64_t(2) << ((off + size - 1) >> shift)) - (uint64_t(1) << (off >> shift));
     }
     uint8_t *coalesced(uint32_t slot, uint64_t mask, const uint64_t *addr, int64_t imm,
-                       uint32_t size, Access access, uint64_t &lo, uint64_t &hi);
+                       uint32_t size, Access access, uint64_t &offset_mask, bool &one_address);
+    uint8_t *contiguous(uint32_t slot, const uint64_t *addr, int64_t imm, uint32_t size,
+                        Access access);
+    uint8_t *global_page(uint64_t va, uint32_t lanes, Access access);
     bool access_slow(uint32_t slot, uint32_t lane, uint64_t va, void *data, uint32_t size,
                      Access access);
     template <typename T> bool load(uint32_t slot, uint32_t lane, uint64_t va, T &out);
@@ -627,8 +654,7 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
             t.reg_arrival.fill(0);
             subcores[slot % subcores.size()].age[slot / subcores.size()] = age[slot];
         }
-        std::fill(w.pc.begin(), w.pc.end(), launch.entry_pc);
-        w.same_pc_lanes = full_mask;
+        w.same_pc_lanes = w.stale_pc_lanes = full_mask;
         w.same_pc = launch.entry_pc;
         uninitialised.push_back(slot);
         cta.warps.push_back(slot);
@@ -970,53 +996,92 @@ SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va,
 }
 
 // A warp access whose lanes all fall in one global page that the TLB maps to
-// host memory, or all in the CTA's shared memory: the host pointer of the
-// lowest address `lo` (a lane's bytes are at its address - lo from there),
-// or nullptr for the per-lane path. Counts what the per-lane path would (a TLB
-// hit per lane), so statistics are the same either way.
+// host memory, or all in the CTA's shared memory: the host pointer `base`
+// such that a lane's bytes are at base + (its address & offset_mask), or
+// nullptr for the per-lane path. one_address: every lane's address is the
+// same. Counts what the per-lane path would (a TLB hit per lane), so
+// statistics are the same either way. The lanes' addresses are compared with
+// the first lane's by XOR and their offsets bounded by OR, not by a min/max
+// (a chain of compare-and-moves was half the time of a shared-memory load).
 SIMT_INLINE uint8_t *Sm::Impl::coalesced(uint32_t slot, uint64_t mask, const uint64_t *addr,
-                                         int64_t imm, uint32_t size, Access access, uint64_t &lo,
-                                         uint64_t &hi) {
-    lo = UINT64_MAX;
-    hi = 0;
+                                         int64_t imm, uint32_t size, Access access,
+                                         uint64_t &offset_mask, bool &one_address) {
+    const uint64_t ref = addr[std::countr_zero(mask)] + imm;
+    uint64_t differ = 0, offsets = 0; // bits where some lane differs from ref; of any lane
     if (mask == full_mask && W % 4 == 0) {
-        // Four independent min/max chains: one chain of 32 dependent
-        // compare-and-moves was half the time of a coalesced load.
-        uint64_t lo4[4] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX}, hi4[4] = {0, 0, 0, 0};
+        uint64_t differ4[4] = {0, 0, 0, 0}, offsets4[4] = {0, 0, 0, 0};
         for (uint32_t l = 0; l < W; l += 4)
             for (uint32_t k = 0; k < 4; ++k) {
-                lo4[k] = std::min(lo4[k], addr[l + k] + imm);
-                hi4[k] = std::max(hi4[k], addr[l + k] + imm);
+                differ4[k] |= (addr[l + k] + imm) ^ ref;
+                offsets4[k] |= addr[l + k] + imm;
             }
-        lo = std::min(std::min(lo4[0], lo4[1]), std::min(lo4[2], lo4[3]));
-        hi = std::max(std::max(hi4[0], hi4[1]), std::max(hi4[2], hi4[3]));
+        differ = differ4[0] | differ4[1] | differ4[2] | differ4[3];
+        offsets = offsets4[0] | offsets4[1] | offsets4[2] | offsets4[3];
     } else {
         each(mask, [&](uint32_t l) {
-            const uint64_t va = addr[l] + imm;
-            lo = std::min(lo, va);
-            hi = std::max(hi, va);
+            differ |= (addr[l] + imm) ^ ref;
+            offsets |= addr[l] + imm;
         });
     }
-    if (hi - lo >= SIMTGPU_PAGE_SIZE)
-        return nullptr;
-    if ((lo >> 32) == (SIMTGPU_SHARED_BASE >> 32) && (hi >> 32) == (SIMTGPU_SHARED_BASE >> 32)) {
+    one_address = differ == 0;
+    // OR of the offsets bounds the highest one: fits within it, fits for all.
+    if ((ref >> 32) == (SIMTGPU_SHARED_BASE >> 32) && (differ >> 32) == 0) {
         std::vector<uint8_t> &shared = ctas[warps[slot].cta].shared;
-        if (hi - SIMTGPU_SHARED_BASE + size > shared.size())
+        if ((offsets & 0xffffffff) + size > shared.size())
+            return nullptr;
+        offset_mask = 0xffffffff;
+        return shared.data();
+    }
+    if ((differ & ~kPageMask) || (offsets & kPageMask) + size > SIMTGPU_PAGE_SIZE)
+        return nullptr;
+    offset_mask = kPageMask;
+    return global_page(ref, uint32_t(std::popcount(mask)), access);
+}
+
+// A full warp whose lane l accesses addr[0] + imm + l * size, in one page
+// that the TLB maps to host memory or in the CTA's shared memory: the host
+// pointer of lane 0's bytes (lane l's follow at l * size), or nullptr. The
+// common case of a warp access, checked with less work than coalesced.
+SIMT_INLINE uint8_t *Sm::Impl::contiguous(uint32_t slot, const uint64_t *addr, int64_t imm,
+                                          uint32_t size, Access access) {
+    const uint64_t first = addr[0];
+    // The last lane first: most accesses off the row fail here at once.
+    if (W % 4 != 0 || addr[W - 1] - first != uint64_t(W - 1) * size)
+        return nullptr;
+    uint64_t off4[4] = {0, 0, 0, 0}; // any bit set: a lane off the row
+    for (uint32_t l = 0; l < W; l += 4)
+        for (uint32_t k = 0; k < 4; ++k)
+            off4[k] |= (addr[l + k] - first) ^ (uint64_t(l + k) * size);
+    if (off4[0] | off4[1] | off4[2] | off4[3])
+        return nullptr;
+    const uint64_t lo = first + imm, last = lo + uint64_t(W) * size - 1;
+    if ((lo >> 32) == (SIMTGPU_SHARED_BASE >> 32) && ((lo ^ last) >> 32) == 0) {
+        std::vector<uint8_t> &shared = ctas[warps[slot].cta].shared;
+        if (last - SIMTGPU_SHARED_BASE >= shared.size())
             return nullptr;
         return shared.data() + (lo - SIMTGPU_SHARED_BASE);
     }
-    const uint64_t vpn = lo >> SIMTGPU_PAGE_SHIFT;
-    if (((hi + size - 1) >> SIMTGPU_PAGE_SHIFT) != vpn ||
-        (lo >> 32) == (SIMTGPU_SHARED_BASE >> 32) || (lo >> 32) == (SIMTGPU_LOCAL_BASE >> 32))
+    if ((lo ^ last) & ~kPageMask)
         return nullptr;
+    uint8_t *page = global_page(lo, W, access);
+    return page ? page + (lo & kPageMask) : nullptr;
+}
+
+// The host memory of the global page of va when the TLB maps it to host
+// memory for this access, counting a TLB hit for each of `lanes`; nullptr
+// otherwise (also for the shared and local windows).
+SIMT_INLINE uint8_t *Sm::Impl::global_page(uint64_t va, uint32_t lanes, Access access) {
+    if ((va >> 32) == (SIMTGPU_SHARED_BASE >> 32) || (va >> 32) == (SIMTGPU_LOCAL_BASE >> 32))
+        return nullptr;
+    const uint64_t vpn = va >> SIMTGPU_PAGE_SHIFT;
     const TlbEntry &e = cur->tlb[vpn % kTlbEntries];
     if (e.page != vpn || !e.host)
         return nullptr;
     if (access == Access::Read ? !e.readable : !e.direct_store)
         return nullptr;
     touched_global = true;
-    stats.tlb_hits += uint64_t(std::popcount(mask));
-    return e.host + (lo & kPageMask);
+    stats.tlb_hits += lanes;
+    return e.host;
 }
 
 // Zeroes the chunks of a lane's local memory that its thread touches for
@@ -1667,7 +1732,7 @@ void Sm::Impl::check_deadlock(uint32_t cslot)
         const Warp &w = warps[slot];
         if (const uint64_t live = w.live()) {
             const uint32_t l = uint32_t(std::countr_zero(live));
-            raise(SIMTGPU_EXC_DEADLOCK, slot, l, w.pc[l]);
+            raise(SIMTGPU_EXC_DEADLOCK, slot, l, w.pc_of(l));
             return;
         }
     }
@@ -2137,9 +2202,13 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
 GroupChoice Sm::Impl::choose_group(Warp &w)
 {
     const uint64_t runnable = w.runnable();
-    GroupChoice group = (runnable & ~w.same_pc_lanes) == 0
-                            ? GroupChoice{w.same_pc, runnable, UINT64_MAX}
-                            : reconvergence->select(w.pc.data(), runnable);
+    GroupChoice group;
+    if ((runnable & ~w.same_pc_lanes) == 0) {
+        group = GroupChoice{w.same_pc, runnable, UINT64_MAX};
+    } else {
+        w.write_stale_pcs(); // the policy and the starvation turn below read `pc`
+        group = reconvergence->select(w.pc.data(), runnable);
+    }
     bool burst_ends = true; // the functional model: one choice per burst
     if (config.model == Model::timing) {
         burst_ends = ++w.burst_instructions >= kSliceInstructions || w.burst_global;
@@ -2173,8 +2242,8 @@ GroupChoice Sm::Impl::choose_group(Warp &w)
     return group;
 }
 
-uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t budget)
-{
+SIMT_HOST_SIMD_CLONES uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group,
+                                                     uint32_t budget) {
     Warp &w = warps[slot];
     cur = &launches[ctas[w.cta].launch];
     const uint64_t mask = group.mask;
@@ -2233,12 +2302,12 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                     const uint32_t l = uint32_t(std::countr_zero(m));
                     w.pc[l] = (taken >> l & 1) ? pc + imm : next;
                 }
-                w.same_pc_lanes &= ~mask;
+                w.leave_same_pc(mask);
                 pcs_written = stop = true;
                 ++stats.divergent_branches;
             }
         };
-        auto do_load = [&](auto type_tag, bool to_fp) {
+        auto do_load = [&](auto type_tag, bool to_fp) __attribute__((always_inline)) {
             using T = decltype(type_tag);
             uint64_t *dst = to_fp ? F(w, in.rd) : d;
             auto widen = [](T v) {
@@ -2247,21 +2316,33 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                 else if constexpr (std::is_signed_v<T>) return uint64_t(int64_t(v));
                 else return uint64_t(v);
             };
-            uint64_t lo, hi;
-            if (const uint8_t *base =
-                    coalesced(slot, mask, a, imm, sizeof(T), Access::Read, lo, hi)) {
+            if (mask == full_mask) {
+                if (const uint8_t *base = contiguous(slot, a, imm, sizeof(T), Access::Read)) {
+                    for (uint32_t l = 0; l < W; ++l) {
+                        T v;
+                        std::memcpy(&v, base + l * sizeof(T), sizeof(T));
+                        dst[l] = widen(v);
+                    }
+                    stats.mem_reads += active;
+                    return;
+                }
+            }
+            uint64_t offset_mask;
+            bool one_address;
+            if (const uint8_t *base = coalesced(slot, mask, a, imm, sizeof(T), Access::Read,
+                                                offset_mask, one_address)) {
                 // No lane can fault: straight into rd (a lane reads only its
                 // own address register, so rd == rs1 is fine).
                 each(mask, [&](uint32_t l) {
                     T v;
-                    std::memcpy(&v, base + (a[l] + imm - lo), sizeof(T));
+                    std::memcpy(&v, base + ((a[l] + imm) & offset_mask), sizeof(T));
                     dst[l] = widen(v);
                 });
                 stats.mem_reads += active;
                 return;
             }
-            if (const uint64_t off = lo - SIMTGPU_LOCAL_BASE;
-                lo == hi && off < cur->desc.stack_bytes &&
+            if (const uint64_t off = a[first] + imm - SIMTGPU_LOCAL_BASE;
+                one_address && off < cur->desc.stack_bytes &&
                 cur->desc.stack_bytes - off >= sizeof(T) && (off & 7) + sizeof(T) <= 8) {
                 // Every lane at the same local address (a stack slot): W
                 // consecutive words.
@@ -2269,11 +2350,15 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                 if (need & ~w.local_zeroed_all) [[unlikely]]
                     zero_local_all(w, need);
                 const uint8_t *slot_bytes = local_byte(w, 0, off);
-                each(mask, [&](uint32_t l) {
-                    T v;
-                    std::memcpy(&v, slot_bytes + 8 * l, sizeof(T));
-                    dst[l] = widen(v);
-                });
+                if (sizeof(T) == 8 && mask == full_mask) { // a spill's reload: one copy
+                    std::memcpy(dst, slot_bytes, 8 * size_t(W));
+                } else {
+                    each(mask, [&](uint32_t l) {
+                        T v;
+                        std::memcpy(&v, slot_bytes + 8 * l, sizeof(T));
+                        dst[l] = widen(v);
+                    });
+                }
                 stats.mem_reads += active;
                 return;
             }
@@ -2291,26 +2376,39 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
             each(mask, [&](uint32_t l) { dst[l] = res[l]; });
             stats.mem_reads += active;
         };
-        auto do_store = [&](auto type_tag, bool from_fp) {
+        auto do_store = [&](auto type_tag, bool from_fp) __attribute__((always_inline)) {
             using T = decltype(type_tag);
             const uint64_t *src = from_fp ? F(w, in.rs2) : b;
-            uint64_t lo, hi;
-            if (uint8_t *base = coalesced(slot, mask, a, imm, sizeof(T), Access::Write, lo, hi)) {
+            uint64_t offset_mask;
+            bool one_address;
+            uint8_t *row =
+                mask == full_mask ? contiguous(slot, a, imm, sizeof(T), Access::Write) : nullptr;
+            if (row) {
+                for (uint32_t l = 0; l < W; ++l) {
+                    const T v = T(src[l]);
+                    std::memcpy(row + l * sizeof(T), &v, sizeof(T));
+                }
+            } else if (uint8_t *base = coalesced(slot, mask, a, imm, sizeof(T), Access::Write,
+                                                 offset_mask, one_address)) {
                 each(mask, [&](uint32_t l) {
                     const T v = T(src[l]);
-                    std::memcpy(base + (a[l] + imm - lo), &v, sizeof(T));
+                    std::memcpy(base + ((a[l] + imm) & offset_mask), &v, sizeof(T));
                 });
-            } else if (const uint64_t off = lo - SIMTGPU_LOCAL_BASE;
-                       lo == hi && off < cur->desc.stack_bytes &&
+            } else if (const uint64_t off = a[first] + imm - SIMTGPU_LOCAL_BASE;
+                       one_address && off < cur->desc.stack_bytes &&
                        cur->desc.stack_bytes - off >= sizeof(T) && (off & 7) + sizeof(T) <= 8) {
                 const uint64_t need = local_chunks(off, sizeof(T));
                 if (need & ~w.local_zeroed_all) [[unlikely]]
                     zero_local_all(w, need);
                 uint8_t *slot_bytes = local_byte(w, 0, off);
-                each(mask, [&](uint32_t l) {
-                    const T v = T(src[l]);
-                    std::memcpy(slot_bytes + 8 * l, &v, sizeof(T));
-                });
+                if (sizeof(T) == 8 && mask == full_mask) { // a spill: one copy
+                    std::memcpy(slot_bytes, src, 8 * size_t(W));
+                } else {
+                    each(mask, [&](uint32_t l) {
+                        const T v = T(src[l]);
+                        std::memcpy(slot_bytes + 8 * l, &v, sizeof(T));
+                    });
+                }
             } else if (isolated && needs_serial(mask, a, imm, sizeof(T), Access::Write)) {
                 stop_before = true;
                 return;
@@ -2345,7 +2443,7 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
                     const uint32_t l = uint32_t(std::countr_zero(m));
                     w.pc[l] = (a[l] + imm) & ~uint64_t(1);
                 }
-                w.same_pc_lanes &= ~mask;
+                w.leave_same_pc(mask);
                 pcs_written = stop = true;
                 ++stats.divergent_branches;
             }
@@ -2625,7 +2723,6 @@ uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group, uint32_t
     cur->thread_instructions += uint64_t(issued) * active;
     return issued;
 }
-
 
 // ------------------------------------------------------- the timing model
 
@@ -3193,7 +3290,7 @@ std::optional<Exception> Sm::starved_warp(uint32_t launch, uint64_t starved_cycl
         e.kind = SIMTGPU_EXC_DEADLOCK;
         e.detail = SIMTGPU_DEADLOCK_NO_PROGRESS;
         e.sm = s.sm_id;
-        e.pc = w.pc[l];
+        e.pc = w.pc_of(l);
         e.warp = slot;
         e.lane = l;
         e.ctaid = s.ctas[w.cta].ctaid;

@@ -431,6 +431,99 @@ KERNEL(k_local_lanes)
 	}
 }
 
+/* Warp loads and stores of every kind at base + offset + lane * stride, the
+ * base in global memory (p->in for loads, p->counter for stores) or in
+ * shared memory (staged from and copied back to those): contiguous,
+ * strided, misaligned, across a page, for part of a warp. p->arg: stride
+ * (bits 0-7), offset (8-19), bit 20: only threads with t % 3 != 0 take part,
+ * bit 21: shared memory. out[16t + k]: what load k read (lb, lbu, lh, lhu,
+ * lw, lwu, ld, flw, fld); store k (sb, sh, sw, sd, fsw, fsd) writes
+ * 0x0123456789abcdef * (t + 1 + k) to area k (ACCESS_AREA bytes each). */
+#define ACCESS_AREA 0x1400
+#define ACCESS_LOAD(insn, a)                                                          \
+	({                                                                             \
+		uint64_t v_;                                                           \
+		__asm__ volatile(insn " %0, 0(%1)" : "=r"(v_) : "r"(a) : "memory");   \
+		v_;                                                                    \
+	})
+#define ACCESS_STORE(insn, v, a) __asm__ volatile(insn " %0, 0(%1)" : : "r"(v), "r"(a) : "memory")
+
+static inline uint64_t access_flw(const uint8_t *a)
+{
+	float f;
+	uint32_t bits;
+	__asm__ volatile("flw %0, 0(%1)" : "=f"(f) : "r"(a) : "memory");
+	__asm__ volatile("fmv.x.w %0, %1" : "=r"(bits) : "f"(f));
+	return bits;
+}
+
+static inline uint64_t access_fld(const uint8_t *a)
+{
+	double d;
+	uint64_t bits;
+	__asm__ volatile("fld %0, 0(%1)" : "=f"(d) : "r"(a) : "memory");
+	__asm__ volatile("fmv.x.d %0, %1" : "=r"(bits) : "f"(d));
+	return bits;
+}
+
+static inline void access_fsw(uint64_t v, uint8_t *a)
+{
+	float f;
+	__asm__ volatile("fmv.w.x %0, %1" : "=f"(f) : "r"(v));
+	__asm__ volatile("fsw %0, 0(%1)" : : "f"(f), "r"(a) : "memory");
+}
+
+static inline void access_fsd(uint64_t v, uint8_t *a)
+{
+	double d;
+	__asm__ volatile("fmv.d.x %0, %1" : "=f"(d) : "r"(v));
+	__asm__ volatile("fsd %0, 0(%1)" : : "f"(d), "r"(a) : "memory");
+}
+
+KERNEL(k_warp_accesses)
+{
+	uint32_t t = simt_tid_x(), n = (uint32_t)simt_ntid_x();
+	uint64_t stride = p->arg & 0xff, offset = p->arg >> 8 & 0xfff;
+	int takes_part = !(p->arg >> 20 & 1) || t % 3 != 0;
+	int in_shared = p->arg >> 21 & 1;
+	uint8_t *in = (uint8_t *)p->in, *stores = (uint8_t *)p->counter;
+	if (in_shared) {
+		volatile uint8_t *s = SIMT_SHARED(volatile uint8_t);
+		for (uint32_t i = t; i < 7 * ACCESS_AREA; i += n)
+			s[i] = i < ACCESS_AREA ? in[i] : 0;
+		in = (uint8_t *)s;
+		stores = (uint8_t *)s + ACCESS_AREA;
+		simt_bar_sync();
+	}
+	if (takes_part) {
+		const uint8_t *a = in + offset + t * stride;
+		uint8_t *d = stores + offset + t * stride;
+		uint64_t *o = p->out + 16 * t;
+		o[0] = ACCESS_LOAD("lb", a);
+		o[1] = ACCESS_LOAD("lbu", a);
+		o[2] = ACCESS_LOAD("lh", a);
+		o[3] = ACCESS_LOAD("lhu", a);
+		o[4] = ACCESS_LOAD("lw", a);
+		o[5] = ACCESS_LOAD("lwu", a);
+		o[6] = ACCESS_LOAD("ld", a);
+		o[7] = access_flw(a);
+		o[8] = access_fld(a);
+		const uint64_t v = 0x0123456789abcdefull;
+		ACCESS_STORE("sb", v * (t + 1), d);
+		ACCESS_STORE("sh", v * (t + 2), d + ACCESS_AREA);
+		ACCESS_STORE("sw", v * (t + 3), d + 2 * ACCESS_AREA);
+		ACCESS_STORE("sd", v * (t + 4), d + 3 * ACCESS_AREA);
+		access_fsw(v * (t + 5), d + 4 * ACCESS_AREA);
+		access_fsd(v * (t + 6), d + 5 * ACCESS_AREA);
+	}
+	if (in_shared) {
+		simt_bar_sync();
+		volatile uint8_t *s = (volatile uint8_t *)stores;
+		for (uint32_t i = t; i < 6 * ACCESS_AREA; i += n)
+			((uint8_t *)p->counter)[i] = s[i];
+	}
+}
+
 /* Identity CSRs for a 3-D grid and block. */
 KERNEL(k_csrs)
 {
