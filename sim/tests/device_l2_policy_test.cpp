@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 namespace simtgpu::test {
 namespace {
 
@@ -73,6 +75,21 @@ TEST_F(L2Policy, SetAsideTakesEffectAndResetKeepsIt) {
     h.write_reg(SIMTGPU_REG_RESET, SIMTGPU_RESET_MAGIC);
     ASSERT_TRUE(h.wait_idle());
     EXPECT_EQ(h.reg(SIMTGPU_REG_L2_SET_ASIDE), 0u);
+}
+
+// Clients send it in their command buffers: it runs at user privilege (its
+// SET_ASIDE flag shares a bit with FENCE's PHYSICAL, which does not).
+TEST_F(L2Policy, IndirectBuffersMayCarryIt) {
+    std::vector<uint32_t> ib = pkt_l2_policy(
+        SIMTGPU_PKTF_L2_WINDOW | SIMTGPU_PKTF_L2_SET_ASIDE | SIMTGPU_PKTF_L2_RESET, kData, 4096,
+        SIMTGPU_L2_HIT_RATIO_ONE / 2, SIMTGPU_L2_PROP_PERSISTING, SIMTGPU_L2_PROP_NORMAL, 1 << 20);
+    const uint64_t ib_va = 0x40'0000'0000ull;
+    const uint64_t ib_pa = h.map_new(ib_va, ib.size() * 4, SIMTGPU_PTE_R);
+    std::memcpy(h.vram + ib_pa, ib.data(), ib.size() * 4);
+    h.submit({pkt_indirect(ib_va, uint32_t(ib.size()))});
+    EXPECT_EQ(h.ring_reg(0, SIMTGPU_RING_STATUS), uint32_t(SIMTGPU_RING_STATUS_IDLE));
+    EXPECT_EQ(h.reg(SIMTGPU_REG_EXC_KIND), uint32_t(SIMTGPU_EXC_NONE));
+    EXPECT_EQ(h.reg(SIMTGPU_REG_L2_SET_ASIDE), 1u << 20);
 }
 
 TEST_F(L2Policy, BadValuesAreRefused) {

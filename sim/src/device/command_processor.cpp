@@ -244,9 +244,11 @@ CommandProcessor::Step CommandProcessor::execute(const DwordSource &src, bool pr
             step.exception = packet_exception(SIMTGPU_EXC_BAD_PACKET, header);
         return step;
     }
-    const bool needs_privilege = opcode == SIMTGPU_PKT_SET_CONTEXT ||
-                                 opcode == SIMTGPU_PKT_INDIRECT ||
-                                 (flags & SIMTGPU_PKTF_PHYSICAL);
+    // PHYSICAL is FENCE's and TIMESTAMP's flag; other opcodes use the bit otherwise.
+    const bool physical = (opcode == SIMTGPU_PKT_FENCE || opcode == SIMTGPU_PKT_TIMESTAMP) &&
+                          (flags & SIMTGPU_PKTF_PHYSICAL);
+    const bool needs_privilege =
+        opcode == SIMTGPU_PKT_SET_CONTEXT || opcode == SIMTGPU_PKT_INDIRECT || physical;
     if (needs_privilege && !privileged) {
         step.exception = packet_exception(SIMTGPU_EXC_PRIVILEGED_PACKET, header);
         return step;
