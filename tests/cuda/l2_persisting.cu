@@ -3,10 +3,9 @@
 // array in a stream's access policy window (hitRatio 1, persisting) keeps
 // its lines in L2 while a sweep of 1.5 x L2 streams past, so a second read
 // of it hits: the device's counters (simtgpuCtxReadCounters on the runtime's
-// context) must show at least 90% of its sectors as persisting hits and at
-// most 10% as L2 misses; without the window (after
-// cudaCtxResetPersistingL2Cache) the same sequence misses at least 90% of
-// them. Every read's sum is checked against the CPU's. The limits must be
+// context) must show at least 90% of its sectors as persisting hits, and
+// the same sequence without the window (after cudaCtxResetPersistingL2Cache)
+// must miss L2 at least 90% of hot's sectors more often. Every read's sum is checked against the CPU's. The limits must be
 // refused as CUDA refuses them (cudaErrorInvalidValue above
 // persistingL2CacheMaxSize or accessPolicyMaxWindowSize).
 // On a device without persisting lines (persistingL2CacheMaxSize 0: every
@@ -200,11 +199,12 @@ int main()
 		    (unsigned long long)hot_sectors, (unsigned long long)with.persisting_hits,
 		    (unsigned long long)with.l2_misses, (unsigned long long)without.persisting_hits,
 		    (unsigned long long)without.l2_misses);
+	// The kernel's other traffic (its parameters, each thread's stack) misses
+	// alike in both passes: the difference is hot's.
 	ok = expect(with.persisting_hits >= hot_sectors * 9 / 10, "the hot lines persisted") && ok;
-	ok = expect(with.l2_misses <= hot_sectors / 10, "the second read of hot hit L2") && ok;
 	ok = expect(without.persisting_hits == 0, "no persisting hits without a window") && ok;
-	ok = expect(without.l2_misses >= hot_sectors * 9 / 10,
-		    "without the window the sweep evicted hot") &&
+	ok = expect(without.l2_misses >= with.l2_misses + hot_sectors * 9 / 10,
+		    "the window saved at least 90% of hot's L2 misses") &&
 	     ok;
 	CHECK_CUDA(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
 	return report("l2_persisting", ok);
