@@ -271,6 +271,12 @@ static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
 	case SIMTGPU_PARAM_MEM_CLOCK_KHZ:
 		args->value = sdev->mem_clock_khz;
 		break;
+	case SIMTGPU_PARAM_L2_PERSISTING_MAX:
+		args->value = sdev->l2_persisting_max;
+		break;
+	case SIMTGPU_PARAM_L2_WINDOW_MAX:
+		args->value = sdev->l2_window_max;
+		break;
 	case SIMTGPU_PARAM_MANAGED_GPU_FAULTS:
 		args->value = atomic64_read(&fpriv->vm->managed.gpu_faults);
 		break;
@@ -831,6 +837,11 @@ static int simtgpu_hw_identify(struct simtgpu_device *sdev)
 		sdev->l2_size = simtgpu_read(sdev, SIMTGPU_REG_L2_SIZE);
 		sdev->mem_bus_width = simtgpu_read(sdev, SIMTGPU_REG_MEM_BUS_WIDTH);
 		sdev->mem_clock_khz = simtgpu_read(sdev, SIMTGPU_REG_MEM_CLOCK_KHZ);
+	}
+	if ((sdev->hw_version & 0xffff) >= 5) {
+		sdev->l2_persisting_max =
+			simtgpu_read(sdev, SIMTGPU_REG_L2_PERSISTING_MAX);
+		sdev->l2_window_max = simtgpu_read(sdev, SIMTGPU_REG_L2_WINDOW_MAX);
 	}
 
 	vram_reg = simtgpu_read64(sdev, SIMTGPU_REG_VRAM_SIZE_LO);

@@ -166,6 +166,8 @@ struct simtgpu_device {
 	u32 l2_size;
 	u32 mem_bus_width;
 	u32 mem_clock_khz;
+	u32 l2_persisting_max; /* SIMTGPU_REG_L2_PERSISTING_MAX (1.5) */
+	u32 l2_window_max; /* SIMTGPU_REG_L2_WINDOW_MAX (1.5) */
 
 	struct mutex mm_lock; /* buddy, vram_used, vram_shared_end, parts */
 	/* The VRAM_CLEAR registers, and a reset (which zeroes them) */

@@ -3,7 +3,8 @@
 # (make -C kmd) and the initramfs from BUILD_DIR, boots once, and runs tests/guest/init/run-suites.sh in the guest,
 # which runs every tests/guest/suites/*.sh, then boots again with the device's
 # SMs on two host threads (threads=2) to run a few CUDA programs that check
-# their results against the CPU, through the kernel driver, and a third time
+# their results against the CPU, through the kernel driver, again with
+# config=ampere for tests/cuda/l2_persisting (persisting L2 lines), and a fourth time
 # with the device's trace=FILE to check the trace QEMU writes on the host
 # (tests/guest/device_trace). Ends with one line
 # "guest: N passed, N failed" and exits non-zero on any failure (a guest
@@ -85,6 +86,22 @@ for p in $threads_programs; do
 	fi
 done
 passed=$((passed + threads_passed))
+
+# The QEMU device's config=ampere (an A100, the one preset with persisting
+# L2 lines): tests/cuda/l2_persisting through the kernel driver, its counters
+# read from sysfs. The driver is loaded again with a job timeout that lets a
+# sweep of 1.5 x 40 MiB of L2, cycle by cycle on 108 SMs, finish.
+"$top/scripts/run-qemu.sh" --build "$build_dir" --timeout 900 --device-opts config=ampere -- \
+	env SIMTGPU_BUILD_DIR="$build_dir" sh -c 'rmmod simtgpu; modprobe simtgpu timeout_ms=600000 &&
+		SIMTGPU_TRANSPORT=drm "$SIMTGPU_BUILD_DIR/tests/cuda/l2_persisting"' >"$log" 2>&1
+if grep -aq '^l2_persisting: PASS' "$log"; then
+	echo "config=ampere: l2_persisting: PASS"
+	passed=$((passed + 1))
+else
+	cat "$log"
+	echo "guest-tests: l2_persisting failed on a device with config=ampere (or the guest ended first)"
+	failed=$((failed + 1))
+fi
 
 # The QEMU device's trace=FILE property: the device writes its own trace on
 # the host while the guest runs one program with SIMTGPU_STATS on the kernel

@@ -119,7 +119,11 @@
 	  "shared-memory bank cycles beyond the fewest possible")             \
 	X(mshr_throttles, "access", "",                                       \
 	  "loads the memory system refused (no MSHR or no line to allocate)") \
-	X(atomic_ops, "op", "", "atomic operations performed at L2")
+	X(atomic_ops, "op", "", "atomic operations performed at L2")         \
+	X(l2_persisting_sector_hits, "sector", "",                            \
+	  "sectors an access policy window marked persisting, found in L2")   \
+	X(l2_persisting_sector_misses, "sector", "",                          \
+	  "sectors an access policy window marked persisting, missing L2")
 
 /* Every counter, in index order. */
 #define SIMTGPU_COUNTERS(X)         \

@@ -63,8 +63,10 @@
 #define SIMTGPU_HW_VERSION_MAJOR 1
 /* 1.1: SM masks, PREEMPT, PROGRESS; 1.2: VRAM_CLEAR, the counter block
  * (counters.h); 1.3: L2_SIZE, MEM_BUS_WIDTH, MEM_CLOCK_KHZ; 1.4: replayable
- * faults (PTE_REPLAY, the fault queue, FAULT_REPLAY, TLB_INVALIDATE) */
-#define SIMTGPU_HW_VERSION_MINOR 4
+ * faults (PTE_REPLAY, the fault queue, FAULT_REPLAY, TLB_INVALIDATE); 1.5:
+ * persisting L2 lines (L2_PERSISTING_MAX, L2_WINDOW_MAX, L2_SET_ASIDE, the
+ * L2_POLICY packet, EXC_BAD_L2_POLICY) */
+#define SIMTGPU_HW_VERSION_MINOR 5
 #define SIMTGPU_HW_VERSION \
 	((SIMTGPU_HW_VERSION_MAJOR << 16) | SIMTGPU_HW_VERSION_MINOR)
 
@@ -151,6 +153,17 @@
 #define SIMTGPU_REG_L2_SIZE 0x0074
 #define SIMTGPU_REG_MEM_BUS_WIDTH 0x0078
 #define SIMTGPU_REG_MEM_CLOCK_KHZ 0x007c
+
+/*
+ * L2 access management (read-only, 1.5), as CUDA's persisting L2 lines: the
+ * most bytes of L2 that may be set aside for persisting lines, the largest
+ * access policy window (SIMTGPU_PKT_L2_POLICY), and the set-aside in force.
+ * 0 where the device has none (the functional model, or a configuration
+ * without a set-aside, as a V100).
+ */
+#define SIMTGPU_REG_L2_PERSISTING_MAX 0x0080
+#define SIMTGPU_REG_L2_WINDOW_MAX 0x0084
+#define SIMTGPU_REG_L2_SET_ASIDE 0x0088
 
 /*
  * Rings. Ring n's registers are at SIMTGPU_RING_BASE(n) + offset.
@@ -257,6 +270,7 @@
 #define SIMTGPU_EXC_ARCH_MISMATCH 10 /* DETAIL: arch the launch needs */
 #define SIMTGPU_EXC_PREEMPT_TIMEOUT 11 /* DETAIL: CTAs still resident */
 #define SIMTGPU_EXC_BAD_BARRIER 12 /* DETAIL: SIMTGPU_BARRIER_DETAIL() */
+#define SIMTGPU_EXC_BAD_L2_POLICY 13 /* DETAIL: SIMTGPU_L2_POLICY_ERR_* (1.5) */
 
 /*
  * Why a bar.sync/bar.arrive operand is wrong (SIMTGPU_EXC_BAD_BARRIER):
@@ -433,6 +447,46 @@ struct simtgpu_pkt_fence {
 struct simtgpu_pkt_timestamp {
 	uint64_t addr; /* 8-byte aligned */
 };
+
+/*
+ * L2 access management (1.5; docs/hardware.md, docs/timing.md). A device
+ * whose L2_PERSISTING_MAX is non-zero keeps up to L2_SET_ASIDE bytes of L2
+ * for persisting lines: a persisting line is replaced only by another
+ * persisting line while the persisting lines fit in the set-aside. Flags
+ * say what the packet does (any combination, at least one):
+ *   WINDOW: the launches that follow in the same indirect buffer (or ring)
+ *     use the access policy window base_va..base_va + bytes (bytes = 0: no
+ *     window, the reset state at the start of every indirect buffer). Of
+ *     the window's lines, a fraction hit_ratio / SIMTGPU_L2_HIT_RATIO_ONE
+ *     chosen by a hash of the line address gets hit_prop, the others
+ *     miss_prop (CUDA's cudaAccessPolicyWindow);
+ *   SET_ASIDE: the set-aside becomes set_aside_bytes (device-wide);
+ *   RESET: every persisting line becomes normal (cudaCtxResetPersistingL2Cache).
+ * Bad values are SIMTGPU_EXC_BAD_L2_POLICY, DETAIL one of the reasons below.
+ */
+#define SIMTGPU_PKT_L2_POLICY 0x13
+#define SIMTGPU_PKTF_L2_WINDOW (1u << 0)
+#define SIMTGPU_PKTF_L2_SET_ASIDE (1u << 1)
+#define SIMTGPU_PKTF_L2_RESET (1u << 2)
+#define SIMTGPU_L2_PROP_NORMAL 0
+#define SIMTGPU_L2_PROP_STREAMING 1 /* inserted as the first to replace */
+#define SIMTGPU_L2_PROP_PERSISTING 2
+#define SIMTGPU_L2_HIT_RATIO_ONE 0x10000u /* hit_ratio of 1.0 */
+struct simtgpu_pkt_l2_policy {
+	uint64_t base_va; /* WINDOW: first byte of the window */
+	uint64_t bytes; /* WINDOW: 0..L2_WINDOW_MAX, 0 = no window */
+	uint32_t hit_ratio; /* WINDOW: 0..SIMTGPU_L2_HIT_RATIO_ONE */
+	uint32_t hit_prop; /* WINDOW: SIMTGPU_L2_PROP_* */
+	uint32_t miss_prop; /* WINDOW: SIMTGPU_L2_PROP_* */
+	uint32_t reserved; /* must be 0 */
+	uint64_t set_aside_bytes; /* SET_ASIDE: 0..L2_PERSISTING_MAX */
+};
+#define SIMTGPU_L2_POLICY_ERR_UNSUPPORTED 1 /* L2_PERSISTING_MAX is 0 */
+#define SIMTGPU_L2_POLICY_ERR_WINDOW 2 /* bytes above L2_WINDOW_MAX, or wraps */
+#define SIMTGPU_L2_POLICY_ERR_HIT_RATIO 3 /* above SIMTGPU_L2_HIT_RATIO_ONE */
+#define SIMTGPU_L2_POLICY_ERR_PROPERTY 4 /* not a SIMTGPU_L2_PROP_* */
+#define SIMTGPU_L2_POLICY_ERR_SET_ASIDE 5 /* above L2_PERSISTING_MAX */
+#define SIMTGPU_L2_POLICY_ERR_FLAGS 6 /* no flag, or reserved not 0 */
 
 /* --------------------------------------------------- page tables (MMU) --- */
 /*

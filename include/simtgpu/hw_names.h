@@ -39,6 +39,8 @@ static inline const char *simtgpu_exception_name(uint32_t kind)
 		return "preemption timed out (CTAs still resident)";
 	case SIMTGPU_EXC_BAD_BARRIER:
 		return "bad barrier operand";
+	case SIMTGPU_EXC_BAD_L2_POLICY:
+		return "bad L2 access policy";
 	}
 	return "unknown exception";
 }

@@ -54,7 +54,7 @@ protected:
 };
 
 TEST_F(ConfigFileTest, EveryPresetLoadsAndIsTheShippedFile) {
-    ASSERT_EQ(presets().size(), 3u);
+    ASSERT_EQ(presets().size(), 4u);
     for (const Preset &p : presets()) {
         auto by_name = load_device_config(p.name);
         ASSERT_TRUE(by_name) << p.name << ": " << by_name.error();
@@ -191,7 +191,7 @@ TEST_F(ConfigFileTest, UnknownFieldsSuggestTheClosest) {
     expect_error(write("far.json", R"({"zzzzzzzzzz": 1})"),
                  {"zzzzzzzzzz: unknown field; known fields are"});
     expect_error(write("base.json", R"({"base": "voltaa"})"),
-                 {"base.json: base: no preset or file 'voltaa'", "functional, teaching, volta"});
+                 {"base.json: base: no preset or file 'voltaa'", "ampere, functional, teaching, volta"});
 }
 
 TEST_F(ConfigFileTest, WrongTypesAreNamed) {

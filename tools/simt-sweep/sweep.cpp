@@ -273,7 +273,7 @@ Expected<Sweep> parse_sweep(const json &doc, const fs::path &file, const Resolve
     }
     if (doc.contains("base")) {
         if (!doc["base"].is_string() || doc["base"].get<std::string>().empty())
-            return Error{name + ": base: must be a preset name (functional, teaching, volta) or "
+            return Error{name + ": base: must be a preset name (ampere, functional, teaching, volta) or "
                                 "a configuration file"};
         s.base = doc["base"].get<std::string>();
         // A path (relative to the sweep file) rather than a preset name.

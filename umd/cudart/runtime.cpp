@@ -423,6 +423,9 @@ SIMTCUDA_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, in
     prop->memoryClockRate = int(p.mem_clock_khz);
     prop->memoryBusWidth = int(p.mem_bus_width);
     prop->l2CacheSize = int(std::min<uint32_t>(p.l2_size, INT32_MAX));
+    // Persisting L2 lines (the ampere preset has them; 0 elsewhere, as a V100).
+    prop->persistingL2CacheMaxSize = int(std::min<uint32_t>(p.l2_persisting_max, INT32_MAX));
+    prop->accessPolicyMaxWindowSize = int(std::min<uint32_t>(p.l2_window_max, INT32_MAX));
     prop->totalConstMem = 64 * 1024;
     // The compute capability whose features the device's code has; the
     // architecture itself is in the name (docs/cuda-runtime.md).
@@ -550,17 +553,29 @@ bool to_simtgpu_limit(cudaLimit limit, simtgpuLimit *out) {
 }
 } // namespace
 
-// The L2 limits CUDA 11 added: accepted and kept. The device's L2 has no
-// persisting set-aside (persistingL2CacheMaxSize 0) and no fetch granularity.
-static size_t persisting_l2_limit = 0;
+// The L2 limits CUDA 11 added. The persisting set-aside is the device's
+// (libsimtgpu's SIMTGPU_LIMIT_PERSISTING_L2_CACHE_SIZE) where it has one
+// (persistingL2CacheMaxSize > 0); elsewhere only 0 is accepted. The fetch
+// granularity is accepted and kept: the device has none.
 static size_t l2_fetch_granularity = 32;
+
+static uint32_t persisting_l2_max() {
+    simtgpuDeviceProperties p{};
+    simtgpuDeviceGetProperties(&p, current_device());
+    return p.l2_persisting_max;
+}
 
 SIMTCUDA_API cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit) {
     if (!value)
         return record(cudaErrorInvalidValue);
     CONTEXT(ctx);
     switch (limit) {
-    case cudaLimitPersistingL2CacheSize: *value = persisting_l2_limit; return cudaSuccess;
+    case cudaLimitPersistingL2CacheSize:
+        if (persisting_l2_max() == 0) {
+            *value = 0;
+            return cudaSuccess;
+        }
+        return record(simtgpuCtxGetLimit(ctx, SIMTGPU_LIMIT_PERSISTING_L2_CACHE_SIZE, value));
     case cudaLimitMaxL2FetchGranularity: *value = l2_fetch_granularity; return cudaSuccess;
     case cudaLimitMallocHeapSize: return get_malloc_heap_size(value);
     default: break;
@@ -574,11 +589,14 @@ SIMTCUDA_API cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit)
 SIMTCUDA_API cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
     CONTEXT(ctx);
     switch (limit) {
-    case cudaLimitPersistingL2CacheSize:
-        if (value > 0)
+    case cudaLimitPersistingL2CacheSize: {
+        const uint32_t max = persisting_l2_max();
+        if (value > max)
             return record(cudaErrorInvalidValue); // above persistingL2CacheMaxSize
-        persisting_l2_limit = value;
-        return cudaSuccess;
+        if (max == 0)
+            return cudaSuccess; // 0 on a device without a set-aside
+        return record(simtgpuCtxSetLimit(ctx, SIMTGPU_LIMIT_PERSISTING_L2_CACHE_SIZE, value));
+    }
     case cudaLimitMaxL2FetchGranularity:
         if (value > 128)
             return record(cudaErrorInvalidValue);
@@ -876,8 +894,9 @@ SIMTCUDA_API cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
 }
 
 namespace {
-// Stream attributes CUDA keeps per stream: the access policy window (a hint
-// here: the device's L2 sets no lines aside) and the synchronisation policy.
+// Stream attributes CUDA keeps per stream: the access policy window (handed
+// to libsimtgpu where the device has persisting lines; elsewhere a hint kept
+// and ignored, as CUDA does on a V100) and the synchronisation policy.
 struct StreamAttributes {
     cudaAccessPolicyWindow window{};
     cudaSynchronizationPolicy sync_policy = cudaSyncPolicyAuto;
@@ -911,11 +930,25 @@ SIMTCUDA_API cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamA
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     StreamAttributes &a = stream_attributes()[stream];
     switch (attr) {
-    case cudaStreamAttributeAccessPolicyWindow:
-        if (cudaError_t err = check_access_policy_window(value->accessPolicyWindow))
+    case cudaStreamAttributeAccessPolicyWindow: {
+        const cudaAccessPolicyWindow &w = value->accessPolicyWindow;
+        if (cudaError_t err = check_access_policy_window(w))
             return record(err);
-        a.window = value->accessPolicyWindow;
+        simtgpuDeviceProperties p{};
+        simtgpuDeviceGetProperties(&p, current_device());
+        if (p.l2_window_max != 0) {
+            // num_bytes above accessPolicyMaxWindowSize: cudaErrorInvalidValue.
+            const simtgpuAccessPolicyWindow window{
+                simtgpuDevicePtr(reinterpret_cast<uintptr_t>(w.base_ptr)), w.num_bytes,
+                w.hitRatio, simtgpuAccessProperty(w.hitProp), simtgpuAccessProperty(w.missProp),
+                0};
+            if (cudaError_t err =
+                    record(simtgpuStreamSetAccessPolicyWindow(ctx, to_stream(stream), &window)))
+                return err;
+        }
+        a.window = w;
         return cudaSuccess;
+    }
     case cudaStreamAttributeSynchronizationPolicy:
         if (value->syncPolicy < cudaSyncPolicyAuto ||
             value->syncPolicy > cudaSyncPolicyBlockingSync)
@@ -951,8 +984,7 @@ SIMTCUDA_API cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamA
 
 SIMTCUDA_API cudaError_t cudaCtxResetPersistingL2Cache(void) {
     CONTEXT(ctx);
-    (void)ctx;
-    return cudaSuccess; // no line is ever persisting
+    return record(simtgpuCtxResetPersistingL2Cache(ctx)); // a no-op without a set-aside
 }
 
 SIMTCUDA_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {

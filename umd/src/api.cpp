@@ -1,11 +1,14 @@
 // The C entry points of simtgpu.h: argument checks, then the Context.
 #include "driver.h"
 
+#include "simtgpu/counters.h"
 #include "simtgpu/hw.h"
 #include "simtgpu/occupancy.h"
 #include "uapi/drm/simtgpu_drm.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -97,6 +100,9 @@ simtgpuResult probe(const DeviceNode &node, DeviceEntry *entry, std::unique_ptr<
         {SIMTGPU_PARAM_L2_SIZE, &p.l2_size},
         {SIMTGPU_PARAM_MEM_BUS_WIDTH, &p.mem_bus_width},
         {SIMTGPU_PARAM_MEM_CLOCK_KHZ, &p.mem_clock_khz},
+        // uAPI 1.7, likewise: no persisting L2 lines.
+        {SIMTGPU_PARAM_L2_PERSISTING_MAX, &p.l2_persisting_max},
+        {SIMTGPU_PARAM_L2_WINDOW_MAX, &p.l2_window_max},
     };
     for (auto &f : memory) {
         int rc = get(f.param, &v);
@@ -168,6 +174,11 @@ template <typename T> void put_packet(std::vector<uint32_t> &ib, uint32_t opcode
     size_t at = ib.size();
     ib.resize(at + sizeof(T) / 4);
     std::memcpy(&ib[at], &body, sizeof(T));
+}
+
+// A hit ratio in [0, 1] in SIMTGPU_L2_HIT_RATIO_ONE-ths, rounded.
+uint32_t l2_hit_ratio(float ratio) {
+    return uint32_t(std::lround(double(ratio) * SIMTGPU_L2_HIT_RATIO_ONE));
 }
 
 std::vector<uint32_t> copy_packet(uint64_t src, uint64_t dst, uint64_t bytes) {
@@ -347,6 +358,23 @@ SIMTGPU_API simtgpuResult simtgpuCtxSetLimit(simtgpuContext ctx, simtgpuLimit li
             return fail(SIMTGPU_ERROR_INVALID_VALUE, "printf buffer size must be 4 KiB..1 GiB");
         c.printf_bytes = value;
         return SIMTGPU_SUCCESS;
+    case SIMTGPU_LIMIT_PERSISTING_L2_CACHE_SIZE: {
+        const uint32_t max = c.props().l2_persisting_max;
+        if (max == 0)
+            return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
+                        "the device has no persisting L2 lines (l2_persisting_max is 0)");
+        if (value > max)
+            return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                        "persisting L2 set-aside " + std::to_string(value) +
+                            " exceeds the device's " + std::to_string(max) + " bytes");
+        std::vector<uint32_t> ib;
+        put_packet(ib, SIMTGPU_PKT_L2_POLICY, simtgpu_pkt_l2_policy{0, 0, 0, 0, 0, 0, value},
+                   SIMTGPU_PKTF_L2_SET_ASIDE | SIMTGPU_PKTF_L2_RESET);
+        if (simtgpuResult r = c.submit(*c.stream(nullptr), ib, {}))
+            return r;
+        c.l2_set_aside = value;
+        return SIMTGPU_SUCCESS;
+    }
     }
     return fail(SIMTGPU_ERROR_INVALID_VALUE, "unknown limit");
 }
@@ -358,6 +386,9 @@ SIMTGPU_API simtgpuResult simtgpuCtxGetLimit(simtgpuContext ctx, simtgpuLimit li
     switch (limit) {
     case SIMTGPU_LIMIT_STACK_SIZE: *value = ctx->impl->stack_floor; return SIMTGPU_SUCCESS;
     case SIMTGPU_LIMIT_PRINTF_FIFO_SIZE: *value = ctx->impl->printf_bytes; return SIMTGPU_SUCCESS;
+    case SIMTGPU_LIMIT_PERSISTING_L2_CACHE_SIZE:
+        *value = ctx->impl->l2_set_aside;
+        return SIMTGPU_SUCCESS;
     }
     return fail(SIMTGPU_ERROR_INVALID_VALUE, "unknown limit");
 }
@@ -906,6 +937,15 @@ SIMTGPU_API simtgpuResult simtgpuLaunchKernel(simtgpuFunction f, unsigned gx, un
     launch.report_va = param_bo.va + report_offset;
     launch.arch = f->module->image.arch;
     std::vector<uint32_t> ib;
+    if (s.l2_window.bytes) {
+        // The window holds for the launches after it in this indirect
+        // buffer: this one.
+        const simtgpuAccessPolicyWindow &w = s.l2_window;
+        put_packet(ib, SIMTGPU_PKT_L2_POLICY,
+                   simtgpu_pkt_l2_policy{w.base, w.bytes, l2_hit_ratio(w.hit_ratio),
+                                         uint32_t(w.hit_prop), uint32_t(w.miss_prop), 0, 0},
+                   SIMTGPU_PKTF_L2_WINDOW);
+    }
     put_packet(ib, SIMTGPU_PKT_LAUNCH, launch);
     return c.submit_launch(s, ib, param_bo, k.name, report_offset);
 }
@@ -929,6 +969,67 @@ SIMTGPU_API simtgpuResult simtgpuStreamCreate(simtgpuStream *stream, simtgpuCont
     CHECK_ARG(!(flags & ~SIMTGPU_STREAM_NON_BLOCKING), "unknown stream flags");
     LOCK(ctx->impl);
     return ctx->impl->create_stream(flags, priority, stream);
+}
+
+SIMTGPU_API simtgpuResult simtgpuStreamSetAccessPolicyWindow(
+    simtgpuContext ctx, simtgpuStream stream, const simtgpuAccessPolicyWindow *window) {
+    CHECK_ARG(ctx && window, "ctx or window is NULL");
+    LOCK(ctx->impl);
+    Context &c = *ctx->impl;
+    CHECK_ARG(!stream || stream->ctx == &c, "the stream belongs to another context");
+    const simtgpuAccessPolicyWindow &w = *window;
+    const uint32_t max = c.props().l2_window_max;
+    auto property = [](simtgpuAccessProperty p) {
+        return p == SIMTGPU_ACCESS_PROPERTY_NORMAL || p == SIMTGPU_ACCESS_PROPERTY_STREAMING ||
+               p == SIMTGPU_ACCESS_PROPERTY_PERSISTING;
+    };
+    if (w.bytes > max)
+        return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                    "access policy window of " + std::to_string(w.bytes) +
+                        " bytes exceeds the device's maximum of " + std::to_string(max));
+    if (w.bytes && w.base + w.bytes < w.base)
+        return fail(SIMTGPU_ERROR_INVALID_VALUE, "access policy window wraps around");
+    if (!(w.hit_ratio >= 0.0f && w.hit_ratio <= 1.0f))
+        return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                    "hit_ratio " + std::to_string(w.hit_ratio) + " is outside [0, 1]");
+    if (!property(w.hit_prop) || !property(w.miss_prop) || w.reserved)
+        return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                    "unknown access property (or reserved is not 0)");
+    c.stream(stream)->l2_window = w;
+    return SIMTGPU_SUCCESS;
+}
+
+SIMTGPU_API simtgpuResult simtgpuStreamGetAccessPolicyWindow(simtgpuContext ctx,
+                                                            simtgpuStream stream,
+                                                            simtgpuAccessPolicyWindow *window) {
+    CHECK_ARG(ctx && window, "ctx or window is NULL");
+    LOCK(ctx->impl);
+    CHECK_ARG(!stream || stream->ctx == ctx->impl.get(), "the stream belongs to another context");
+    *window = ctx->impl->stream(stream)->l2_window;
+    return SIMTGPU_SUCCESS;
+}
+
+SIMTGPU_API simtgpuResult simtgpuCtxReadCounters(simtgpuContext ctx, uint64_t *values,
+                                                size_t count) {
+    CHECK_ARG(ctx && (values || !count), "ctx or values is NULL");
+    LOCK(ctx->impl);
+    std::vector<uint64_t> all(SIMTGPU_NUM_COUNTERS);
+    if (transport_read_counters(ctx->impl->transport(), all.data()) != 0)
+        return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
+                    "the driver serves no counters (no sysfs counters/ directory)");
+    std::copy_n(all.begin(), std::min<size_t>(count, all.size()), values);
+    return SIMTGPU_SUCCESS;
+}
+
+SIMTGPU_API simtgpuResult simtgpuCtxResetPersistingL2Cache(simtgpuContext ctx) {
+    CHECK_ARG(ctx, "ctx is NULL");
+    LOCK(ctx->impl);
+    Context &c = *ctx->impl;
+    if (c.props().l2_persisting_max == 0)
+        return SIMTGPU_SUCCESS; // no persisting line can exist
+    std::vector<uint32_t> ib;
+    put_packet(ib, SIMTGPU_PKT_L2_POLICY, simtgpu_pkt_l2_policy{}, SIMTGPU_PKTF_L2_RESET);
+    return c.submit(*c.stream(nullptr), ib, {});
 }
 
 SIMTGPU_API simtgpuResult simtgpuStreamDestroy(simtgpuStream stream) {

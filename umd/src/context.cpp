@@ -1145,6 +1145,12 @@ simtgpuResult Context::check_queue(simtgpuStream_st &s) {
         }
         return poison(SIMTGPU_ERROR_LAUNCH_FAILED, "bad named barrier: " + what + where);
     }
+    case SIMTGPU_EXC_BAD_L2_POLICY:
+        // libsimtgpu checks the values first: reaching here means a device
+        // whose limits differ from those it reported.
+        return poison(SIMTGPU_ERROR_INVALID_VALUE,
+                      "the device refused an L2 access policy (reason " +
+                          std::to_string(f.detail) + ", hw.h SIMTGPU_L2_POLICY_ERR_*)");
     default:
         return poison(SIMTGPU_ERROR_LAUNCH_FAILED,
                       "the device reported exception kind " + std::to_string(f.kind) + " (detail " +

@@ -80,6 +80,7 @@ struct simtgpuStream_st {
     std::deque<simtgpu::umd::Submission> inflight;
     std::vector<uint32_t> pending_waits; // syncobjs the next submission waits for
     simtgpu::umd::Bo env;                // launch env + printf buffer, on first launch
+    simtgpuAccessPolicyWindow l2_window{}; // bytes 0: none (simtgpuStreamSetAccessPolicyWindow)
 };
 
 struct simtgpuEvent_st {
@@ -188,6 +189,7 @@ public:
     // Limits (simtgpuCtxSetLimit).
     uint64_t printf_bytes = 1 << 20; // CUDA's default printf FIFO
     uint32_t stack_floor = 0;
+    uint64_t l2_set_aside = 0; // SIMTGPU_LIMIT_PERSISTING_L2_CACHE_SIZE
     bool launched = false; // printf_bytes is fixed from the first launch
 
 private:

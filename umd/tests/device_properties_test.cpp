@@ -30,6 +30,8 @@ TEST(DeviceProperties, LibsimtgpuReportsThePreset) {
     EXPECT_EQ(p.l2_size, want.l2_bytes);
     EXPECT_EQ(p.mem_bus_width, want.bus_width_bits);
     EXPECT_EQ(p.mem_clock_khz, want.mem_clock_khz);
+    EXPECT_EQ(p.l2_persisting_max, want.l2_persisting_max);
+    EXPECT_EQ(p.l2_window_max, want.l2_window_max);
 }
 
 TEST(DeviceProperties, CudaDevicePropAndAttributesReportThePreset) {
@@ -47,6 +49,8 @@ TEST(DeviceProperties, CudaDevicePropAndAttributesReportThePreset) {
     EXPECT_EQ(prop.l2CacheSize, int(want.l2_bytes));
     EXPECT_EQ(prop.memoryBusWidth, int(want.bus_width_bits));
     EXPECT_EQ(prop.memoryClockRate, int(want.mem_clock_khz));
+    EXPECT_EQ(prop.persistingL2CacheMaxSize, int(want.l2_persisting_max));
+    EXPECT_EQ(prop.accessPolicyMaxWindowSize, int(want.l2_window_max));
     const struct {
         cudaDeviceAttr attr;
         int want;
@@ -57,12 +61,32 @@ TEST(DeviceProperties, CudaDevicePropAndAttributesReportThePreset) {
         {cudaDevAttrL2CacheSize, int(want.l2_bytes), "L2CacheSize"},
         {cudaDevAttrGlobalMemoryBusWidth, int(want.bus_width_bits), "GlobalMemoryBusWidth"},
         {cudaDevAttrMemoryClockRate, int(want.mem_clock_khz), "MemoryClockRate"},
+        {cudaDevAttrMaxPersistingL2CacheSize, int(want.l2_persisting_max),
+         "MaxPersistingL2CacheSize"},
+        {cudaDevAttrMaxAccessPolicyWindowSize, int(want.l2_window_max),
+         "MaxAccessPolicyWindowSize"},
     };
     for (const auto &a : attrs) {
         int value = -1;
         ASSERT_EQ(cudaDeviceGetAttribute(&value, a.attr, 0), cudaSuccess) << a.name;
         EXPECT_EQ(value, a.want) << a.name;
     }
+}
+
+// The A100's figures (NVIDIA's whitepaper; cudaGetDeviceProperties on an
+// A100 40 GB): 108 SMs, 40 MiB of L2 of which 30 MiB may persist, windows
+// up to 134213632 bytes.
+TEST(DeviceProperties, AmpereIsAnA100) {
+    const ExpectedDevice want = expected_device();
+    if (want.name != "ampere")
+        GTEST_SKIP() << "the ampere preset only (this device: " << want.name << ")";
+    cudaDeviceProp prop{};
+    ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+    EXPECT_EQ(prop.multiProcessorCount, 108);
+    EXPECT_EQ(prop.l2CacheSize, 41943040);
+    EXPECT_EQ(prop.persistingL2CacheMaxSize, 31457280);
+    EXPECT_EQ(prop.accessPolicyMaxWindowSize, 134213632);
+    EXPECT_EQ(prop.clockRate, 1410000);
 }
 
 // deviceQuery's "Memory Bandwidth": double data rate over the bus. A V100's

@@ -1,6 +1,7 @@
 // libsimtgpu's C API on the transport SIMTGPU_TRANSPORT selects (ctest: the
 // in-process simulator; the guest suite: the render node). Every expected
 // value is computed here on the CPU.
+#include "simtgpu/counters.h"
 #include "simtgpu/hw.h"
 #include "simtgpu/simtgpu.h"
 #include "test_support.h"
@@ -761,6 +762,60 @@ TEST_F(DriverApi, LimitsApplyBeforeTheFirstLaunch) {
 // A context destroyed with everything still alive and work still queued, as
 // the CUDA runtime's exit-time shutdown does it: the work finishes (its printf
 // is printed), then streams, events, modules and memory go, in that order.
+// Persisting L2 lines: the limits the device reports bound the window and
+// the set-aside; a device without them (every preset but ampere) refuses a
+// set-aside and any window, and a reset there has nothing to do.
+TEST_F(DriverApi, L2AccessPolicyFollowsTheDevicesLimits) {
+    simtgpuStream s = nullptr;
+    ASSERT_OK(simtgpuStreamCreate(&s, ctx_, 0, 0));
+    simtgpuAccessPolicyWindow w{};
+    ASSERT_OK(simtgpuStreamGetAccessPolicyWindow(ctx_, s, &w));
+    EXPECT_EQ(w.bytes, 0u);
+    simtgpuDevicePtr p = alloc(1 << 16);
+    w = simtgpuAccessPolicyWindow{p, 1 << 16, 0.5f, SIMTGPU_ACCESS_PROPERTY_PERSISTING,
+                                  SIMTGPU_ACCESS_PROPERTY_STREAMING, 0};
+    size_t limit = 1;
+    if (props_.l2_persisting_max == 0) {
+        EXPECT_EQ(props_.l2_window_max, 0u);
+        EXPECT_EQ(simtgpuStreamSetAccessPolicyWindow(ctx_, s, &w), SIMTGPU_ERROR_INVALID_VALUE);
+        EXPECT_EQ(simtgpuCtxSetLimit(ctx_, SIMTGPU_LIMIT_PERSISTING_L2_CACHE_SIZE, 1),
+                  SIMTGPU_ERROR_NOT_SUPPORTED);
+        ASSERT_OK(simtgpuCtxGetLimit(ctx_, SIMTGPU_LIMIT_PERSISTING_L2_CACHE_SIZE, &limit));
+        EXPECT_EQ(limit, 0u);
+    } else {
+        ASSERT_OK(simtgpuStreamSetAccessPolicyWindow(ctx_, s, &w));
+        simtgpuAccessPolicyWindow back{};
+        ASSERT_OK(simtgpuStreamGetAccessPolicyWindow(ctx_, s, &back));
+        EXPECT_EQ(back.base, p);
+        EXPECT_EQ(back.hit_ratio, 0.5f);
+        simtgpuAccessPolicyWindow big = w;
+        big.bytes = uint64_t(props_.l2_window_max) + 1;
+        EXPECT_EQ(simtgpuStreamSetAccessPolicyWindow(ctx_, s, &big), SIMTGPU_ERROR_INVALID_VALUE);
+        EXPECT_EQ(simtgpuCtxSetLimit(ctx_, SIMTGPU_LIMIT_PERSISTING_L2_CACHE_SIZE,
+                                     size_t(props_.l2_persisting_max) + 1),
+                  SIMTGPU_ERROR_INVALID_VALUE);
+        ASSERT_OK(simtgpuCtxSetLimit(ctx_, SIMTGPU_LIMIT_PERSISTING_L2_CACHE_SIZE, 1 << 20));
+        ASSERT_OK(simtgpuCtxGetLimit(ctx_, SIMTGPU_LIMIT_PERSISTING_L2_CACHE_SIZE, &limit));
+        EXPECT_EQ(limit, 1u << 20);
+        ASSERT_OK(simtgpuCtxSynchronize(ctx_)); // the device took the packet
+    }
+    simtgpuAccessPolicyWindow bad = w;
+    bad.hit_ratio = 1.5f;
+    EXPECT_EQ(simtgpuStreamSetAccessPolicyWindow(ctx_, s, &bad), SIMTGPU_ERROR_INVALID_VALUE);
+    bad = w;
+    bad.hit_prop = simtgpuAccessProperty(3);
+    EXPECT_EQ(simtgpuStreamSetAccessPolicyWindow(ctx_, s, &bad), SIMTGPU_ERROR_INVALID_VALUE);
+    ASSERT_OK(simtgpuCtxResetPersistingL2Cache(ctx_));
+    ASSERT_OK(simtgpuCtxSynchronize(ctx_));
+    // The counters read back, in counters.h's order and growing.
+    uint64_t a[SIMTGPU_NUM_COUNTERS] = {}, b[SIMTGPU_NUM_COUNTERS] = {};
+    ASSERT_OK(simtgpuCtxReadCounters(ctx_, a, SIMTGPU_NUM_COUNTERS));
+    ASSERT_OK(simtgpuMemsetD32(ctx_, p, 7, 16));
+    ASSERT_OK(simtgpuCtxReadCounters(ctx_, b, SIMTGPU_NUM_COUNTERS));
+    EXPECT_GT(b[SIMTGPU_COUNTER_packets], a[SIMTGPU_COUNTER_packets]);
+    ASSERT_OK(simtgpuStreamDestroy(s));
+}
+
 TEST_F(DriverApi, DestroyingAContextWithLiveStreamsAndQueuedWork) {
     std::vector<simtgpuStream> streams(3);
     ASSERT_OK(simtgpuStreamCreate(&streams[0], ctx_, 0, 0));

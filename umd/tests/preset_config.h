@@ -23,6 +23,8 @@ struct ExpectedDevice {
     // The memory hierarchy; 0 under the functional model, which has none.
     uint64_t l2_bytes = 0;
     uint32_t bus_width_bits = 0, mem_clock_khz = 0;
+    // Persisting L2 lines (the ampere preset); 0 elsewhere.
+    uint32_t l2_persisting_max = 0, l2_window_max = 0;
     std::string error; // non-empty: the file could not be read
 };
 
@@ -69,6 +71,8 @@ inline ExpectedDevice expected_device() {
         d.l2_bytes = m.at("l2").at("size_bytes").get<uint64_t>();
         d.bus_width_bits = m.at("dram").at("bus_width_bits").get<uint32_t>();
         d.mem_clock_khz = m.at("dram").at("clock_khz").get<uint32_t>();
+        d.l2_persisting_max = m.at("l2").value("persisting_max_bytes", 0u);
+        d.l2_window_max = m.at("l2").value("access_window_max_bytes", 0u);
     }
     return d;
 }

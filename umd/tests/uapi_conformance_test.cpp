@@ -241,11 +241,11 @@ uint64_t job_timeout_ms(bool in_process) {
 
 TEST_F(Uapi, GetParam) {
     // Every parameter answers; the one after the last is refused.
-    for (uint32_t param = 0; param <= SIMTGPU_PARAM_MANAGED_TO_HOST; ++param) {
+    for (uint32_t param = 0; param <= SIMTGPU_PARAM_L2_WINDOW_MAX; ++param) {
         drm_simtgpu_get_param any{param, 0, 0};
         EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &any), 0) << "param " << param;
     }
-    drm_simtgpu_get_param past{SIMTGPU_PARAM_MANAGED_TO_HOST + 1, 0, 0};
+    drm_simtgpu_get_param past{SIMTGPU_PARAM_L2_WINDOW_MAX + 1, 0, 0};
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &past), -EINVAL);
     drm_simtgpu_get_param p{SIMTGPU_PARAM_UAPI_VERSION, 0, 0};
     ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &p), 0);
@@ -290,6 +290,8 @@ TEST_F(Uapi, GetParamAnswersTheDevicesConfiguration) {
         {SIMTGPU_PARAM_L2_SIZE, want.l2_bytes, "L2_SIZE"},
         {SIMTGPU_PARAM_MEM_BUS_WIDTH, want.bus_width_bits, "MEM_BUS_WIDTH"},
         {SIMTGPU_PARAM_MEM_CLOCK_KHZ, want.mem_clock_khz, "MEM_CLOCK_KHZ"},
+        {SIMTGPU_PARAM_L2_PERSISTING_MAX, want.l2_persisting_max, "L2_PERSISTING_MAX"},
+        {SIMTGPU_PARAM_L2_WINDOW_MAX, want.l2_window_max, "L2_WINDOW_MAX"},
     };
     for (const auto &p : params) {
         drm_simtgpu_get_param g{p.param, 0, 0};

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define SIMTGPU_UAPI_VERSION_MAJOR 1
-#define SIMTGPU_UAPI_VERSION_MINOR 6
+#define SIMTGPU_UAPI_VERSION_MINOR 7
 
 #define DRM_SIMTGPU_GET_PARAM 0x00
 #define DRM_SIMTGPU_BO_CREATE 0x01
@@ -122,6 +122,14 @@ enum drm_simtgpu_param {
 	SIMTGPU_PARAM_MANAGED_GPU_FAULTS = 24,
 	SIMTGPU_PARAM_MANAGED_TO_VRAM = 25,
 	SIMTGPU_PARAM_MANAGED_TO_HOST = 26,
+	/* 1.7: L2 access management (SIMTGPU_REG_L2_PERSISTING_MAX and
+	 * SIMTGPU_REG_L2_WINDOW_MAX): the most bytes of L2 that may be set
+	 * aside for persisting lines and the largest access policy window of
+	 * SIMTGPU_PKT_L2_POLICY; 0 where the device has none. An older driver
+	 * answers -EINVAL.
+	 */
+	SIMTGPU_PARAM_L2_PERSISTING_MAX = 27,
+	SIMTGPU_PARAM_L2_WINDOW_MAX = 28,
 };
 
 struct drm_simtgpu_get_param {

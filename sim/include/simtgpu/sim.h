@@ -90,7 +90,7 @@ typedef struct simtgpu_sim_config {
 	 * different contexts, as under MPS) (docs/simulator.md) */
 	const char *sm_sharing;
 	/* ABI 4: a configuration file (a path) or a preset name ("functional",
-	 * "teaching", "volta"; docs/timing.md), read first; the fields above
+	 * "teaching", "volta", "ampere"; docs/timing.md), read first; the fields above
 	 * that are non-zero then override it. NULL = the fields alone. A
 	 * struct_size of ABI 3's struct, without this field, is still
 	 * accepted. */

@@ -30,6 +30,8 @@ std::optional<uint32_t> required_body(uint32_t opcode) {
         return body_dwords<simtgpu_pkt_copy>();
     case SIMTGPU_PKT_FILL:
         return body_dwords<simtgpu_pkt_fill>();
+    case SIMTGPU_PKT_L2_POLICY:
+        return body_dwords<simtgpu_pkt_l2_policy>();
     case SIMTGPU_PKT_FENCE:
         return body_dwords<simtgpu_pkt_fence>();
     case SIMTGPU_PKT_TIMESTAMP:
@@ -45,6 +47,8 @@ uint32_t allowed_flags(uint32_t opcode) {
         return SIMTGPU_PKTF_IRQ | SIMTGPU_PKTF_PHYSICAL;
     case SIMTGPU_PKT_TIMESTAMP:
         return SIMTGPU_PKTF_PHYSICAL;
+    case SIMTGPU_PKT_L2_POLICY:
+        return SIMTGPU_PKTF_L2_WINDOW | SIMTGPU_PKTF_L2_SET_ASIDE | SIMTGPU_PKTF_L2_RESET;
     default:
         return 0;
     }
@@ -115,6 +119,7 @@ RingStep CommandProcessor::advance(const RingSetup &setup, const DwordSource &ri
         cursor.ring_packet_dwords = 0;
         cursor.in_ib = false;
         cursor.ib.clear();
+        cursor.l2_window = {};
         ++cursor.packets_completed;
         ++counters_.packets;
     };
@@ -239,9 +244,11 @@ CommandProcessor::Step CommandProcessor::execute(const DwordSource &src, bool pr
             step.exception = packet_exception(SIMTGPU_EXC_BAD_PACKET, header);
         return step;
     }
-    const bool needs_privilege = opcode == SIMTGPU_PKT_SET_CONTEXT ||
-                                 opcode == SIMTGPU_PKT_INDIRECT ||
-                                 (flags & SIMTGPU_PKTF_PHYSICAL);
+    // PHYSICAL is FENCE's and TIMESTAMP's flag; other opcodes use the bit otherwise.
+    const bool physical = (opcode == SIMTGPU_PKT_FENCE || opcode == SIMTGPU_PKT_TIMESTAMP) &&
+                          (flags & SIMTGPU_PKTF_PHYSICAL);
+    const bool needs_privilege =
+        opcode == SIMTGPU_PKT_SET_CONTEXT || opcode == SIMTGPU_PKT_INDIRECT || physical;
     if (needs_privilege && !privileged) {
         step.exception = packet_exception(SIMTGPU_EXC_PRIVILEGED_PACKET, header);
         return step;
@@ -268,7 +275,10 @@ CommandProcessor::Step CommandProcessor::execute(const DwordSource &src, bool pr
         result = indirect(header, body, cursor);
         break;
     case SIMTGPU_PKT_LAUNCH:
-        result = launch(body, setup, context);
+        result = launch(body, setup, context, cursor.l2_window);
+        break;
+    case SIMTGPU_PKT_L2_POLICY:
+        result = l2_policy(header, body, cursor);
         break;
     case SIMTGPU_PKT_COPY:
         result = copy(body, context);
@@ -315,6 +325,7 @@ CommandProcessor::Step CommandProcessor::indirect(uint32_t header, const uint32_
     cursor.ib = std::move(ib);
     cursor.ib_at = 0;
     cursor.in_ib = true;
+    cursor.l2_window = {};
     step.indirect = true;
     return step;
 }
@@ -347,7 +358,8 @@ std::optional<Exception> CommandProcessor::refuse_launch(const simtgpu_pkt_launc
 }
 
 CommandProcessor::Step CommandProcessor::launch(const uint32_t *body, const RingSetup &setup,
-                                                const RingContext &context) {
+                                                const RingContext &context,
+                                                const mem::L2AccessWindow &l2_window) {
     Step step;
     const auto p = decode<simtgpu_pkt_launch>(body);
     auto memory = std::make_unique<ContextMemory>(
@@ -383,6 +395,7 @@ CommandProcessor::Step CommandProcessor::launch(const uint32_t *body, const Ring
     grid->context_id = context.id;
     grid->memory = std::move(memory);
     grid->sm_allowed = setup.sm_allowed;
+    grid->l2_window = l2_window;
     const simtgpu_sm_resources resources{config_.warps_per_sm, config_.warp_size,
                                          config_.ctas_per_sm, config_.shared_bytes_per_sm};
     grid->ctas_per_sm =
@@ -461,6 +474,49 @@ CommandProcessor::Step CommandProcessor::fill(uint32_t header, const uint32_t *b
     counters_.dma_bytes += memory.dma_bytes();
     counters_.cycles += p.bytes / kCopyBytesPerCycle;
     counters_.sample_cycles += p.bytes / kCopyBytesPerCycle;
+    return step;
+}
+
+// L2 access management: every value is checked before anything changes.
+CommandProcessor::Step CommandProcessor::l2_policy(uint32_t header, const uint32_t *body,
+                                                   RingCursor &cursor) {
+    Step step;
+    const auto p = decode<simtgpu_pkt_l2_policy>(body);
+    const uint32_t flags = SIMTGPU_PKT_FLAGS(header);
+    const auto &l2 = config_.memory.l2;
+    const bool supported = config_.model == Model::timing && l2.persisting_max_bytes != 0;
+    auto bad = [&](uint32_t why) {
+        step.exception = packet_exception(SIMTGPU_EXC_BAD_L2_POLICY, why);
+        return step;
+    };
+    auto property = [](uint32_t v) {
+        return v == SIMTGPU_L2_PROP_NORMAL || v == SIMTGPU_L2_PROP_STREAMING ||
+               v == SIMTGPU_L2_PROP_PERSISTING;
+    };
+    if (flags == 0 || p.reserved)
+        return bad(SIMTGPU_L2_POLICY_ERR_FLAGS);
+    if (!supported)
+        return bad(SIMTGPU_L2_POLICY_ERR_UNSUPPORTED);
+    if (flags & SIMTGPU_PKTF_L2_WINDOW) {
+        if (p.bytes > l2.access_window_max_bytes || p.base_va + p.bytes < p.base_va)
+            return bad(SIMTGPU_L2_POLICY_ERR_WINDOW);
+        if (p.hit_ratio > SIMTGPU_L2_HIT_RATIO_ONE)
+            return bad(SIMTGPU_L2_POLICY_ERR_HIT_RATIO);
+        if (!property(p.hit_prop) || !property(p.miss_prop))
+            return bad(SIMTGPU_L2_POLICY_ERR_PROPERTY);
+    }
+    if ((flags & SIMTGPU_PKTF_L2_SET_ASIDE) && p.set_aside_bytes > l2.persisting_max_bytes)
+        return bad(SIMTGPU_L2_POLICY_ERR_SET_ASIDE);
+
+    if (flags & SIMTGPU_PKTF_L2_WINDOW)
+        cursor.l2_window = p.bytes == 0 ? mem::L2AccessWindow{}
+                                        : mem::L2AccessWindow{p.base_va, p.bytes, p.hit_ratio,
+                                                              mem::L2Property(p.hit_prop),
+                                                              mem::L2Property(p.miss_prop)};
+    if (flags & SIMTGPU_PKTF_L2_SET_ASIDE)
+        scheduler_.set_l2_set_aside(p.set_aside_bytes);
+    if (flags & SIMTGPU_PKTF_L2_RESET)
+        scheduler_.reset_persisting_l2();
     return step;
 }
 

@@ -47,6 +47,9 @@ struct RingCursor {
     Grid *grid = nullptr;
     uint64_t packets_completed = 0;
     uint64_t grids_progress = 0; // of grids already finished
+    // L2_POLICY's window for the launches that follow; none at the start
+    // and the end of every indirect buffer.
+    mem::L2AccessWindow l2_window;
     // PROGRESS: packets, and what Grid::progress() counts.
     uint64_t progress() const {
         return packets_completed + grids_progress + (grid ? grid->progress() : 0);
@@ -120,12 +123,14 @@ private:
     Step execute(const DwordSource &src, bool privileged, const RingSetup &setup,
                  RingCursor &cursor);
     Step indirect(uint32_t header, const uint32_t *body, RingCursor &cursor);
-    Step launch(const uint32_t *body, const RingSetup &setup, const RingContext &context);
+    Step launch(const uint32_t *body, const RingSetup &setup, const RingContext &context,
+                const mem::L2AccessWindow &l2_window);
     std::optional<Exception> refuse_launch(const simtgpu_pkt_launch &p,
                                            const RingSetup &setup) const;
     std::optional<Exception> write_report(const LaunchOutcome &outcome, uint64_t report_va,
                                           ContextMemory &memory);
     Step copy(const uint32_t *body, const RingContext &context);
+    Step l2_policy(uint32_t header, const uint32_t *body, RingCursor &cursor);
     Step fill(uint32_t header, const uint32_t *body, const RingContext &context);
     Step write_u64(uint32_t header, uint64_t addr, uint64_t value, const RingContext &context);
 

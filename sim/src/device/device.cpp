@@ -355,6 +355,7 @@ void Device::publish_locked() {
         published_.memory += published_.per_sm_memory[i];
     }
     published_.temperature_mc = uint32_t(std::lround(temperature_mc_));
+    published_.l2_set_aside = scheduler_.l2_set_aside();
 }
 
 // ------------------------------------------------ interrupts, exceptions ---
@@ -668,6 +669,15 @@ uint64_t Device::mmio_read(uint64_t offset, unsigned size) {
         return config_.model == Model::timing ? config_.memory.dram.bus_width_bits : 0;
     case SIMTGPU_REG_MEM_CLOCK_KHZ:
         return config_.model == Model::timing ? config_.memory.dram.clock_khz : 0;
+    case SIMTGPU_REG_L2_PERSISTING_MAX:
+        return config_.model == Model::timing ? uint32_t(config_.memory.l2.persisting_max_bytes)
+                                              : 0;
+    case SIMTGPU_REG_L2_WINDOW_MAX:
+        return config_.model == Model::timing
+                   ? uint32_t(config_.memory.l2.access_window_max_bytes)
+                   : 0;
+    case SIMTGPU_REG_L2_SET_ASIDE:
+        return uint32_t(published_.l2_set_aside);
     case SIMTGPU_REG_IRQ_STATUS:
         return irq_status_;
     case SIMTGPU_REG_IRQ_MASK:

@@ -51,6 +51,7 @@ struct DeviceStats {
     std::vector<SmStats> per_sm;
     std::vector<mem::MemoryCounters> per_sm_memory;
     uint32_t temperature_mc = 0; // millidegrees Celsius
+    uint64_t l2_set_aside = 0;   // bytes of L2 set aside for persisting lines
     CounterValues values() const;
 };
 

@@ -6,6 +6,7 @@
 #include "core/launch.h"
 #include "core/livelock.h"
 #include "device/mmu.h"
+#include "mem/l2_access_policy.h"
 
 #include <cstdint>
 #include <memory>
@@ -43,6 +44,7 @@ struct Grid {
     uint64_t dma_counted = 0;              // of memory->dma_bytes()
     std::vector<bool> sm_allowed;         // the ring's SM mask at launch
     uint32_t ctas_per_sm = 0;             // the occupancy rule's answer
+    mem::L2AccessWindow l2_window;        // L2_POLICY's window at launch (bytes 0: none)
     uint64_t next_cta = 0, total_ctas = 0;
     uint32_t resident_ctas = 0;
     GridState state = GridState::Running;

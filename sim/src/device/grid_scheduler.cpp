@@ -120,7 +120,30 @@ Grid *GridScheduler::add(std::unique_ptr<Grid> grid, uint64_t now) {
     if (memory_)
         memory_->invalidate_l1(); // Volta's L1 is not coherent: a kernel starts cold
     grids_.push_back(std::move(grid));
+    if (grids_.back()->l2_window.bytes)
+        update_l2_windows();
     return grids_.back().get();
+}
+
+void GridScheduler::update_l2_windows() {
+    if (!memory_)
+        return;
+    std::vector<mem::L2AccessWindow> windows;
+    for (auto &g : grids_)
+        if (g->l2_window.bytes && std::find(windows.begin(), windows.end(), g->l2_window) ==
+                                      windows.end())
+            windows.push_back(g->l2_window);
+    memory_->set_l2_windows(std::move(windows));
+}
+
+void GridScheduler::set_l2_set_aside(uint64_t bytes) {
+    if (memory_)
+        memory_->set_l2_set_aside(bytes);
+}
+
+void GridScheduler::reset_persisting_l2() {
+    if (memory_)
+        memory_->reset_persisting_l2();
 }
 
 const GridScheduler::Attachment *GridScheduler::attachment(uint32_t sm, const Grid &grid) const {
@@ -494,7 +517,10 @@ void GridScheduler::trace_to(trace::TraceWriter *writer) {
 }
 
 void GridScheduler::retire(Grid *grid) {
+    const bool windowed = grid->l2_window.bytes != 0;
     std::erase_if(grids_, [grid](auto &g) { return g.get() == grid; });
+    if (windowed)
+        update_l2_windows();
 }
 
 SmStats GridScheduler::total_stats() const {

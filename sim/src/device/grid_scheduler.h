@@ -76,6 +76,15 @@ public:
     void replay(bool cancel, uint32_t cancel_context);
     void invalidate_tlbs(); // TLB_INVALIDATE
 
+    // L2 access management (hw.h SIMTGPU_PKT_L2_POLICY), timing model only:
+    // the set-aside for persisting lines (back to 0 at reset()), and every
+    // persisting line back to normal. Grids carry their window (Grid::l2_window).
+    void set_l2_set_aside(uint64_t bytes);
+    uint64_t l2_set_aside() const { return memory_ ? memory_->l2_set_aside() : 0; }
+    void reset_persisting_l2();
+    // The memory system (timing model; null in the functional one), for tests.
+    const mem::MemorySystem *memory_system() const { return memory_.get(); }
+
     void park(Grid &grid);   // Running -> Draining -> Parked
     void resume(Grid &grid); // Draining or Parked -> Running
     void abort(Grid &grid);  // drop its CTAs; Done
@@ -120,6 +129,7 @@ private:
     void collect(uint32_t sm, const SmRunResult &r);
     uint64_t step_functional();
     void make_memory_system();
+    void update_l2_windows(); // the memory system's windows: those of grids_
     void settle(Grid &grid, uint64_t now);
     void trace_grid(const Grid &grid, uint64_t now, const char *how);
 

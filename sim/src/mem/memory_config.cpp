@@ -167,6 +167,13 @@ std::string relations(const MemoryConfig &c) {
         return "memory.l2.size_bytes = " + n(c.l2.size_bytes) +
                " must be a multiple of memory.l1.line_bytes * assoc * slices = " +
                n(l2_slice_way_bytes);
+    if (c.l2.persisting_max_bytes > c.l2.size_bytes)
+        return "memory.l2.persisting_max_bytes = " + n(c.l2.persisting_max_bytes) +
+               " exceeds memory.l2.size_bytes = " + n(c.l2.size_bytes);
+    if ((c.l2.persisting_max_bytes == 0) != (c.l2.access_window_max_bytes == 0))
+        return "memory.l2.persisting_max_bytes (" + n(c.l2.persisting_max_bytes) +
+               ") and memory.l2.access_window_max_bytes (" + n(c.l2.access_window_max_bytes) +
+               ") must both be 0 (no persisting lines) or both above 0";
     if (c.l2.hit_latency <= l1.hit_latency)
         return "memory.l2.hit_latency = " + n(c.l2.hit_latency) +
                " must exceed memory.l1.hit_latency = " + n(l1.hit_latency) +
@@ -229,12 +236,18 @@ Expected<MemoryConfig> MemoryConfig::from_json(const json &memory, const std::st
     r.unsigned_field(shared, "memory.shared", "bank_bytes", c.shared.bank_bytes, 1, 16);
     r.unsigned_field(shared, "memory.shared", "latency", c.shared.latency, 1, kMaxLatency);
 
-    const json *l2 =
-        r.object(memory, "memory.l2", "l2", {"size_bytes", "assoc", "slices", "hit_latency"});
+    const json *l2 = r.object(memory, "memory.l2", "l2",
+                              {"size_bytes", "assoc", "slices", "hit_latency",
+                               "persisting_max_bytes", "access_window_max_bytes"});
     r.unsigned_field(l2, "memory.l2", "size_bytes", c.l2.size_bytes, 4096, 1ull << 32);
     r.unsigned_field(l2, "memory.l2", "assoc", c.l2.assoc, 1, 64);
     r.unsigned_field(l2, "memory.l2", "slices", c.l2.slices, 1, 256);
     r.unsigned_field(l2, "memory.l2", "hit_latency", c.l2.hit_latency, 2, kMaxLatency);
+    // Both reach 32-bit registers (hw.h: L2_PERSISTING_MAX, L2_WINDOW_MAX).
+    r.unsigned_field(l2, "memory.l2", "persisting_max_bytes", c.l2.persisting_max_bytes, 0,
+                     UINT32_MAX);
+    r.unsigned_field(l2, "memory.l2", "access_window_max_bytes", c.l2.access_window_max_bytes, 0,
+                     UINT32_MAX);
 
     const json *dram =
         r.object(memory, "memory.dram", "dram",

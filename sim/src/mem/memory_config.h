@@ -51,6 +51,11 @@ struct MemoryConfig {
         uint32_t assoc = 16;
         uint32_t slices = 32;
         uint32_t hit_latency = 212; // cycles, issue to data, of an L2 hit
+        // L2 access management (CUDA's persisting lines, l2_access_policy.h):
+        // the most bytes of L2 a driver may set aside for persisting lines,
+        // and the largest access policy window. 0 and 0: none (a V100).
+        uint64_t persisting_max_bytes = 0;
+        uint64_t access_window_max_bytes = 0;
     } l2;
 
     struct Dram {

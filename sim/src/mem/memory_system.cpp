@@ -52,6 +52,7 @@ MemorySystem::MemorySystem(const MemoryConfig &config, uint32_t num_sms, uint32_
       l1_(num_sms, SectoredCache(l1_sets_, config.l1.assoc)), l1_mshrs_used_(num_sms, 0),
       lsu_free_(num_sms, 0), l1_version_(num_sms, 0), last_refusal_(num_sms),
       l2_(config.l2.slices * l2_sets_per_slice_, config.l2.assoc),
+      l2_policy_(config.l2.slices * l2_sets_per_slice_, config.l2.assoc, config.l1.line_bytes),
       slice_port_free_(config.l2.slices, 0), slice_atomic_free_(config.l2.slices, 0),
       dram_(config, sm_clock_khz) {
     dram_return_ =
@@ -386,10 +387,10 @@ void MemorySystem::to_dram(uint64_t line, uint32_t slice, bool write, uint32_t s
         schedule(wake, EventKind::dram_wake, where.channel);
 }
 
-// A line for `set`, its dirty sectors written back; kNone if every line
-// waits on a fill.
-uint32_t MemorySystem::l2_allocate(uint32_t set, uint32_t sm, uint64_t now) {
-    uint32_t index = l2_.victim(set);
+// A line for `set`, its dirty sectors written back, given the property
+// `incoming`; kNone if every line it may replace waits on a fill.
+uint32_t MemorySystem::l2_allocate(uint32_t set, uint32_t sm, uint64_t now, L2Property incoming) {
+    uint32_t index = l2_policy_.victim(l2_, set, incoming);
     if (index == kNone)
         return kNone;
     CacheLine &l = l2_.line(index);
@@ -401,7 +402,34 @@ uint32_t MemorySystem::l2_allocate(uint32_t set, uint32_t sm, uint64_t now) {
         }
     }
     l = CacheLine{};
+    // Persisting only within the set's limit (a persisting line replaced
+    // makes room; an empty or normal one does not).
+    l.property = uint8_t(l2_policy_.admit(l2_, set, incoming, false));
     return index;
+}
+
+L2Property MemorySystem::l2_classify(const L2Request &r, uint32_t set, uint32_t index, bool hit) {
+    L2Property property = L2Property::normal;
+    if (!l2_policy_.classify(r.line, property))
+        return L2Property::normal;
+    if (property == L2Property::persisting && l2_policy_.set_aside_bytes() != 0) {
+        MemoryCounters &c = counters_[r.sm];
+        (hit ? c.l2_persisting_sector_hits : c.l2_persisting_sector_misses) += 1;
+    }
+    if (index == kNone) // victim() makes room within the set-aside, if there is one here
+        return property == L2Property::persisting && l2_policy_.limit(set) == 0
+                   ? L2Property::normal
+                   : property;
+    CacheLine &l = l2_.line(index);
+    l.property = uint8_t(l2_policy_.admit(
+        l2_, set, property, l.property == uint8_t(L2Property::persisting)));
+    return L2Property(l.property);
+}
+
+L2Property MemorySystem::l2_line_property(uint64_t address) const {
+    const uint64_t line = address / config_.l1.line_bytes;
+    const uint32_t index = l2_.find(l2_set(line, slice_of_line(line)), line);
+    return index == kNone ? L2Property::normal : L2Property(l2_.line(index).property);
 }
 
 void MemorySystem::l2_service(uint32_t request, uint64_t now) {
@@ -416,7 +444,8 @@ void MemorySystem::l2_service(uint32_t request, uint64_t now) {
         // sector (the coalescer sends whole sectors).
         bool hit = index != kNone && (l2_.line(index).valid & bit);
         (hit ? c.l2_sector_hits : c.l2_sector_misses) += 1;
-        if (index == kNone && (index = l2_allocate(set, r.sm, now)) != kNone)
+        const L2Property incoming = l2_classify(r, set, index, hit);
+        if (index == kNone && (index = l2_allocate(set, r.sm, now, incoming)) != kNone)
             l2_.line(index).tag = r.line;
         if (index == kNone) {
             to_dram(r.line, r.slice, true, r.sm, 0, now);
@@ -429,7 +458,9 @@ void MemorySystem::l2_service(uint32_t request, uint64_t now) {
         return;
     }
 
-    if (index != kNone && (l2_.line(index).valid & bit)) {
+    const bool hit = index != kNone && (l2_.line(index).valid & bit);
+    const L2Property incoming = l2_classify(r, set, index, hit);
+    if (hit) {
         ++c.l2_sector_hits;
         l2_.touch(index);
         if (r.kind == L2Kind::atomic)
@@ -439,7 +470,7 @@ void MemorySystem::l2_service(uint32_t request, uint64_t now) {
         return;
     }
     ++c.l2_sector_misses;
-    if (index == kNone && (index = l2_allocate(set, r.sm, now)) != kNone)
+    if (index == kNone && (index = l2_allocate(set, r.sm, now, incoming)) != kNone)
         l2_.line(index).tag = r.line;
     if (index == kNone) {
         to_dram(r.line, r.slice, false, r.sm, kUncached | request, now);

@@ -30,6 +30,7 @@
 #include "mem/coalescer.h"
 #include "mem/dram.h"
 #include "mem/event_wheel.h"
+#include "mem/l2_access_policy.h"
 #include "mem/memory_config.h"
 #include "mem/memory_counters.h"
 #include "mem/sectored_cache.h"
@@ -74,6 +75,19 @@ public:
     // Drops every SM's L1 data, as Volta does when a kernel starts (L1 is
     // not coherent); fills in flight still arrive and are kept.
     void invalidate_l1();
+
+    // L2 access management (l2_access_policy.h): the set-aside for
+    // persisting lines (at most l2.persisting_max_bytes: the caller checks),
+    // the access policy windows of the grids in flight, and a reset of every
+    // persisting line to normal.
+    void set_l2_set_aside(uint64_t bytes) { l2_policy_.set_aside(bytes); }
+    uint64_t l2_set_aside() const { return l2_policy_.set_aside_bytes(); }
+    void set_l2_windows(std::vector<L2AccessWindow> windows) {
+        l2_policy_.set_windows(std::move(windows));
+    }
+    void reset_persisting_l2() { l2_policy_.reset_lines(l2_); }
+    // The property of the L2 line holding `address` (tests), normal if none.
+    L2Property l2_line_property(uint64_t address) const;
 
     // The earliest cycle at which something happens (kNever when idle).
     uint64_t next_event_cycle() const;
@@ -150,7 +164,11 @@ private:
     void l2_fill(uint32_t request, uint64_t now);
     void perform(uint32_t request, uint64_t now);
     void respond(uint32_t request, uint64_t now);
-    uint32_t l2_allocate(uint32_t set, uint32_t sm, uint64_t now);
+    uint32_t l2_allocate(uint32_t set, uint32_t sm, uint64_t now, L2Property incoming);
+    // The access's window property applied at L2: counts persisting sectors,
+    // gives a line it hits the property; returns the property a missing line
+    // is inserted with.
+    L2Property l2_classify(const L2Request &r, uint32_t set, uint32_t index, bool hit);
     void to_dram(uint64_t line, uint32_t slice, bool write, uint32_t sm, uint64_t payload,
                  uint64_t now);
     uint32_t l2_set(uint64_t line, uint32_t slice) const;
@@ -185,6 +203,7 @@ private:
     std::vector<uint64_t> l1_version_; // per SM: bumped by each such change
     std::vector<Refusal> last_refusal_;
     SectoredCache l2_;
+    L2AccessPolicy l2_policy_;
     std::vector<uint64_t> slice_port_free_;
     std::vector<uint64_t> slice_atomic_free_;
     Dram dram_;

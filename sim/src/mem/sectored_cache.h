@@ -20,6 +20,7 @@ struct CacheLine {
     uint8_t pending = 0;
     uint8_t dirty = 0;
     uint8_t merged = 0; // L1: warp accesses waiting on this line
+    uint8_t property = 0; // L2: its mem::L2Property (l2_access_policy.h)
 };
 
 class SectoredCache {

@@ -505,7 +505,13 @@ static void test_get_param(void)
 	CHECK((get_param(fd, SIMTGPU_PARAM_MEM_BUS_WIDTH) == 0) ==
 	      (get_param(fd, SIMTGPU_PARAM_MEM_CLOCK_KHZ) == 0));
 
-	p.param = SIMTGPU_PARAM_MANAGED_TO_HOST + 1; /* the last one + 1 */
+	/* Persisting L2 lines (1.7): a set-aside and a window, or neither. */
+	CHECK((get_param(fd, SIMTGPU_PARAM_L2_PERSISTING_MAX) == 0) ==
+	      (get_param(fd, SIMTGPU_PARAM_L2_WINDOW_MAX) == 0));
+	CHECK(get_param(fd, SIMTGPU_PARAM_L2_PERSISTING_MAX) <=
+	      get_param(fd, SIMTGPU_PARAM_L2_SIZE));
+
+	p.param = SIMTGPU_PARAM_L2_WINDOW_MAX + 1; /* the last one + 1 */
 	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_GET_PARAM, &p), EINVAL);
 	p.param = 0xffffffff;
 	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_GET_PARAM, &p), EINVAL);

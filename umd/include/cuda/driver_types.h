@@ -476,9 +476,10 @@ enum cudaLimit {
     cudaLimitPersistingL2CacheSize = 0x06
 };
 
-/* L2 access policy windows (stream and kernel-node attributes): hints that
- * simtgpu accepts and checks; its L2 sets no lines aside (persistingL2CacheMaxSize
- * is 0), docs/cuda-runtime.md. */
+/* L2 access policy windows (stream attributes): the timing model keeps
+ * persisting lines where the device has a set-aside (persistingL2CacheMaxSize
+ * above 0: the ampere preset); elsewhere they are hints, checked and kept.
+ * docs/cuda-runtime.md. */
 enum cudaAccessProperty {
     cudaAccessPropertyNormal = 0,
     cudaAccessPropertyStreaming = 1,
@@ -654,7 +655,7 @@ struct cudaDeviceProp {
     int cooperativeMultiDeviceLaunch; /* 0: one device per launch */
     size_t sharedMemPerBlockOptin;
     int maxBlocksPerMultiProcessor;
-    int persistingL2CacheMaxSize; /* 0: no persisting L2 lines */
+    int persistingL2CacheMaxSize; /* 0: no persisting L2 lines (all but ampere) */
     int accessPolicyMaxWindowSize;
     size_t reservedSharedMemPerBlock;
 };

@@ -109,7 +109,13 @@ typedef struct simtgpuDeviceProperties {
     uint32_t l2_size;       /* bytes */
     uint32_t mem_bus_width; /* bits */
     uint32_t mem_clock_khz;
-    uint32_t reserved2;
+    /* L2 access management (uAPI 1.7): the most bytes of L2 that may be set
+     * aside for persisting lines (SIMTGPU_LIMIT_PERSISTING_L2_CACHE_SIZE)
+     * and the largest access policy window; 0 where the device has none or
+     * the driver is older. */
+    uint32_t l2_persisting_max;
+    uint32_t l2_window_max;
+    uint32_t reserved3;
 } simtgpuDeviceProperties;
 
 SIMTGPU_API simtgpuResult simtgpuDeviceGetProperties(simtgpuDeviceProperties *props,
@@ -150,6 +156,12 @@ typedef enum simtgpuLimit {
     /* Bytes of each stream's device printf buffer (default 1 MiB). Only
      * settable before the context's first launch: INVALID_VALUE after. */
     SIMTGPU_LIMIT_PRINTF_FIFO_SIZE = 1,
+    /* Bytes of L2 set aside for persisting lines, device-wide, at most
+     * l2_persisting_max (INVALID_VALUE above; NOT_SUPPORTED on a device
+     * whose l2_persisting_max is 0). Setting it also makes every
+     * persisting line normal. Takes effect in stream order on the default
+     * stream. */
+    SIMTGPU_LIMIT_PERSISTING_L2_CACHE_SIZE = 2,
 } simtgpuLimit;
 SIMTGPU_API simtgpuResult simtgpuCtxSetLimit(simtgpuContext ctx, simtgpuLimit limit,
                                             size_t value);
@@ -301,6 +313,42 @@ SIMTGPU_API simtgpuResult simtgpuLaunchKernel(simtgpuFunction function, unsigned
 SIMTGPU_API simtgpuResult simtgpuStreamCreate(simtgpuStream *stream, simtgpuContext ctx,
                                              unsigned flags, int priority);
 SIMTGPU_API simtgpuResult simtgpuStreamDestroy(simtgpuStream stream);
+
+/* L2 access management, as CUDA's cudaAccessPolicyWindow: kernels launched
+ * on `stream` afterwards mark their accesses to [base, base + bytes) as
+ * hit_prop for a hit_ratio fraction of its lines (chosen by address) and
+ * miss_prop for the others. bytes = 0 removes the window. INVALID_VALUE for
+ * bytes above the device's l2_window_max, a hit_ratio outside [0, 1] or an
+ * unknown property. docs/umd.md. */
+typedef enum simtgpuAccessProperty {
+    SIMTGPU_ACCESS_PROPERTY_NORMAL = 0,     /* SIMTGPU_L2_PROP_NORMAL */
+    SIMTGPU_ACCESS_PROPERTY_STREAMING = 1,  /* first to be replaced */
+    SIMTGPU_ACCESS_PROPERTY_PERSISTING = 2, /* kept in the set-aside */
+} simtgpuAccessProperty;
+typedef struct simtgpuAccessPolicyWindow {
+    simtgpuDevicePtr base;
+    uint64_t bytes;
+    float hit_ratio;
+    simtgpuAccessProperty hit_prop;
+    simtgpuAccessProperty miss_prop;
+    uint32_t reserved; /* 0 */
+} simtgpuAccessPolicyWindow;
+SIMTGPU_API simtgpuResult simtgpuStreamSetAccessPolicyWindow(simtgpuContext ctx,
+                                                            simtgpuStream stream,
+                                                            const simtgpuAccessPolicyWindow *window);
+SIMTGPU_API simtgpuResult simtgpuStreamGetAccessPolicyWindow(simtgpuContext ctx,
+                                                            simtgpuStream stream,
+                                                            simtgpuAccessPolicyWindow *window);
+/* The device's counters now (include/simtgpu/counters.h, in its order: the
+ * in-process device's counter block, or the kernel driver's sysfs
+ * counters/), device-wide: the first `count` of them (at most
+ * SIMTGPU_NUM_COUNTERS). NOT_SUPPORTED where they cannot be read (an older
+ * driver). */
+SIMTGPU_API simtgpuResult simtgpuCtxReadCounters(simtgpuContext ctx, uint64_t *values,
+                                                size_t count);
+/* Makes every persisting L2 line normal (cudaCtxResetPersistingL2Cache), in
+ * order on the default stream; nothing to do on a device without any. */
+SIMTGPU_API simtgpuResult simtgpuCtxResetPersistingL2Cache(simtgpuContext ctx);
 SIMTGPU_API simtgpuResult simtgpuStreamSynchronize(simtgpuContext ctx, simtgpuStream stream);
 /* SUCCESS when idle, NOT_READY while work is pending. */
 SIMTGPU_API simtgpuResult simtgpuStreamQuery(simtgpuContext ctx, simtgpuStream stream);

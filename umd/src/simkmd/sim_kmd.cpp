@@ -867,6 +867,12 @@ int SimDevice::get_param(FileState *f, drm_simtgpu_get_param *a) {
     case SIMTGPU_PARAM_MEM_CLOCK_KHZ:
         a->value = reg(SIMTGPU_REG_MEM_CLOCK_KHZ);
         return 0;
+    case SIMTGPU_PARAM_L2_PERSISTING_MAX:
+        a->value = reg(SIMTGPU_REG_L2_PERSISTING_MAX);
+        return 0;
+    case SIMTGPU_PARAM_L2_WINDOW_MAX:
+        a->value = reg(SIMTGPU_REG_L2_WINDOW_MAX);
+        return 0;
     case SIMTGPU_PARAM_NUM_QUEUES_MAX: a->value = SIMTGPU_MAX_QUEUES_PER_FILE; return 0;
     case SIMTGPU_PARAM_CGROUP_VRAM_MAX: a->value = dmem_max(); return 0;
     case SIMTGPU_PARAM_CGROUP_VRAM_CURRENT: a->value = dmem_current(); return 0;
