@@ -180,7 +180,8 @@ int main(int argc, char **argv)
 
 	// Concurrency: each kernel one block per SM on half the SMs.
 	if (sms >= 2) {
-		const int half = sms / 2, iterations = 20000;
+		const int half = sms / 2;
+		int iterations = 20000;
 		unsigned *out_a, *out_b;
 		CHECK_CUDA(cudaMalloc(&out_a, half * threads * sizeof(unsigned)));
 		CHECK_CUDA(cudaMalloc(&out_b, half * threads * sizeof(unsigned)));
@@ -191,7 +192,20 @@ int main(int argc, char **argv)
 			CHECK_CUDA(cudaStreamSynchronize(s));
 			return elapsed_ms(ev[4], ev[5]);
 		};
-		const float a_ms = alone(a, out_a), b_ms = alone(b, out_b);
+		// Each kernel must run long enough in host time for the second launch to
+		// reach the device while the first runs: a guest under TCG takes
+		// milliseconds to submit one, the fast functional model less to run it.
+		float a_ms = 0;
+		for (;;) {
+			const auto start = std::chrono::steady_clock::now();
+			a_ms = alone(a, out_a);
+			const std::chrono::duration<double> wall =
+				std::chrono::steady_clock::now() - start;
+			if (wall.count() >= 0.25 || iterations >= 64 * 20000)
+				break;
+			iterations *= 2;
+		}
+		const float b_ms = alone(b, out_b);
 		CHECK_CUDA(cudaEventRecord(ev[4], a));
 		CHECK_CUDA(cudaEventRecord(ev[6], b));
 		spin<<<half, threads, 0, a>>>(out_a, iterations);
