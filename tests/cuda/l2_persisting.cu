@@ -7,7 +7,8 @@
 // the same sequence without the window (after cudaCtxResetPersistingL2Cache)
 // must miss L2 at least 90% of hot's sectors more often. Every read's sum is checked against the CPU's. The limits must be
 // refused as CUDA refuses them (cudaErrorInvalidValue above
-// persistingL2CacheMaxSize or accessPolicyMaxWindowSize).
+// persistingL2CacheMaxSize or accessPolicyMaxWindowSize), and after
+// cudaDeviceReset the set-aside must be 0 again (no persisting hits).
 // On a device without persisting lines (persistingL2CacheMaxSize 0: every
 // preset but ampere) the calls must behave as on a V100 (a set-aside above 0
 // refused, a window kept as a hint, the reset a no-op) and the sums be right.
@@ -206,6 +207,28 @@ int main()
 	ok = expect(without.l2_misses >= with.l2_misses + hot_sectors * 9 / 10,
 		    "the window saved at least 90% of hot's L2 misses") &&
 	     ok;
-	CHECK_CUDA(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
+
+	// cudaDeviceReset gives the set-aside back: in the next context a
+	// window over lines read twice finds none to persist in.
+	CHECK_CUDA(cudaDeviceReset());
+	CHECK_CUDA(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
+	ok = expect(limit == 0, "no set-aside after cudaDeviceReset") && ok;
+	if (cuCtxGetCurrent(&cu) != CUDA_SUCCESS || !cu) {
+		std::printf("FAIL: cuCtxGetCurrent after cudaDeviceReset\n");
+		return 1;
+	}
+	ctx = reinterpret_cast<simtgpuContext>(cu);
+	CHECK_CUDA(cudaMalloc(&g_out, sizeof(*g_out)));
+	CHECK_CUDA(cudaStreamCreate(&s));
+	hot = make_array(hot_bytes, 1);
+	CHECK_CUDA(set_window(s, hot.dev, hot_bytes));
+	ok = read(hot, s) && ok;
+	const Counters before = read_counters(ctx);
+	ok = read(hot, s) && ok;
+	const Counters after = read_counters(ctx);
+	ok = expect(after.v[SIMTGPU_COUNTER_l2_persisting_sector_hits] ==
+			    before.v[SIMTGPU_COUNTER_l2_persisting_sector_hits],
+		    "no persisting hits after cudaDeviceReset") &&
+	     ok;
 	return report("l2_persisting", ok);
 }

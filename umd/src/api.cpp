@@ -309,9 +309,30 @@ SIMTGPU_API simtgpuResult simtgpuCtxCreate(simtgpuContext *ctx, unsigned flags,
     return SIMTGPU_SUCCESS;
 }
 
+namespace {
+// Sets the device's persisting L2 set-aside and turns every persisting line
+// back into a normal one (the device has one set-aside, which the context
+// that set it owns).
+simtgpuResult set_l2_set_aside(Context &c, size_t value) {
+    std::vector<uint32_t> ib;
+    put_packet(ib, SIMTGPU_PKT_L2_POLICY, simtgpu_pkt_l2_policy{0, 0, 0, 0, 0, 0, value},
+               SIMTGPU_PKTF_L2_SET_ASIDE | SIMTGPU_PKTF_L2_RESET);
+    if (simtgpuResult r = c.submit(*c.stream(nullptr), ib, {}))
+        return r;
+    c.l2_set_aside = value;
+    return SIMTGPU_SUCCESS;
+}
+} // namespace
+
 SIMTGPU_API simtgpuResult simtgpuCtxDestroy(simtgpuContext ctx) {
     if (!ctx)
         return fail(SIMTGPU_ERROR_INVALID_HANDLE, "ctx is NULL");
+    // As CUDA's context teardown (cudaDeviceReset): the next context starts
+    // with no set-aside. A failure here is the device's, already reported.
+    if (ctx->impl->l2_set_aside) {
+        LOCK(ctx->impl);
+        set_l2_set_aside(*ctx->impl, 0);
+    }
     delete ctx;
     return SIMTGPU_SUCCESS;
 }
@@ -367,13 +388,7 @@ SIMTGPU_API simtgpuResult simtgpuCtxSetLimit(simtgpuContext ctx, simtgpuLimit li
             return fail(SIMTGPU_ERROR_INVALID_VALUE,
                         "persisting L2 set-aside " + std::to_string(value) +
                             " exceeds the device's " + std::to_string(max) + " bytes");
-        std::vector<uint32_t> ib;
-        put_packet(ib, SIMTGPU_PKT_L2_POLICY, simtgpu_pkt_l2_policy{0, 0, 0, 0, 0, 0, value},
-                   SIMTGPU_PKTF_L2_SET_ASIDE | SIMTGPU_PKTF_L2_RESET);
-        if (simtgpuResult r = c.submit(*c.stream(nullptr), ib, {}))
-            return r;
-        c.l2_set_aside = value;
-        return SIMTGPU_SUCCESS;
+        return set_l2_set_aside(c, value);
     }
     }
     return fail(SIMTGPU_ERROR_INVALID_VALUE, "unknown limit");
