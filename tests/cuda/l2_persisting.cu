@@ -8,7 +8,9 @@
 // must miss L2 at least 90% of hot's sectors more often. Every read's sum is checked against the CPU's. The limits must be
 // refused as CUDA refuses them (cudaErrorInvalidValue above
 // persistingL2CacheMaxSize or accessPolicyMaxWindowSize), and after
-// cudaDeviceReset the set-aside must be 0 again (no persisting hits).
+// cudaDeviceReset the set-aside must be 0 again (no persisting hits). A
+// window given as one launch's attribute (cudaLaunchKernelEx) must hold for
+// that launch only.
 // On a device without persisting lines (persistingL2CacheMaxSize 0: every
 // preset but ampere) the calls must behave as on a V100 (a set-aside above 0
 // refused, a window kept as a hint, the reset a no-op) and the sums be right.
@@ -93,6 +95,33 @@ static bool read(const Array &a, cudaStream_t stream)
 	CHECK_CUDA(cudaMemsetAsync(g_out, 0, sizeof(*g_out), stream));
 	sum_words<<<g_blocks, 256, 0, stream>>>(a.dev, a.words, g_out);
 	CHECK_CUDA(cudaGetLastError());
+	CHECK_CUDA(cudaStreamSynchronize(stream));
+	unsigned long long got = 0;
+	CHECK_CUDA(cudaMemcpy(&got, g_out, sizeof(got), cudaMemcpyDeviceToHost));
+	if (got != a.sum)
+		std::printf("FAIL: sum %llu, the CPU's %llu\n", got, a.sum);
+	return got == a.sum;
+}
+
+// read() with a persisting window over the whole array as the launch's own
+// attribute (cudaLaunchKernelEx), not the stream's.
+static bool read_in_launch_window(const Array &a, cudaStream_t stream)
+{
+	CHECK_CUDA(cudaMemsetAsync(g_out, 0, sizeof(*g_out), stream));
+	cudaLaunchAttribute window{};
+	window.id = cudaLaunchAttributeAccessPolicyWindow;
+	window.val.accessPolicyWindow.base_ptr = a.dev;
+	window.val.accessPolicyWindow.num_bytes = a.words * sizeof(uint4);
+	window.val.accessPolicyWindow.hitRatio = 1.0f;
+	window.val.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+	window.val.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+	cudaLaunchConfig_t config{};
+	config.gridDim = dim3(unsigned(g_blocks));
+	config.blockDim = dim3(256);
+	config.stream = stream;
+	config.attrs = &window;
+	config.numAttrs = 1;
+	CHECK_CUDA(cudaLaunchKernelEx(&config, sum_words, (const uint4 *)a.dev, a.words, g_out));
 	CHECK_CUDA(cudaStreamSynchronize(stream));
 	unsigned long long got = 0;
 	CHECK_CUDA(cudaMemcpy(&got, g_out, sizeof(got), cudaMemcpyDeviceToHost));
@@ -207,6 +236,27 @@ int main()
 	ok = expect(without.l2_misses >= with.l2_misses + hot_sectors * 9 / 10,
 		    "the window saved at least 90% of hot's L2 misses") &&
 	     ok;
+
+	// A window as a launch attribute holds for that launch only: its second
+	// read of hot hits persisting lines, a plain read after it none.
+	{
+		CHECK_CUDA(cudaCtxResetPersistingL2Cache());
+		ok = read_in_launch_window(hot, s) && ok;
+		const Counters first = read_counters(ctx);
+		ok = read_in_launch_window(hot, s) && ok;
+		const Counters second = read_counters(ctx);
+		ok = read(hot, s) && ok;
+		const Counters plain = read_counters(ctx);
+		const uint64_t hits = second.v[SIMTGPU_COUNTER_l2_persisting_sector_hits] -
+				      first.v[SIMTGPU_COUNTER_l2_persisting_sector_hits];
+		std::printf("launch attribute window: %llu persisting hits\n",
+			    (unsigned long long)hits);
+		ok = expect(hits >= hot_sectors * 9 / 10, "the launch's window made hot persist") && ok;
+		ok = expect(plain.v[SIMTGPU_COUNTER_l2_persisting_sector_hits] ==
+				    second.v[SIMTGPU_COUNTER_l2_persisting_sector_hits],
+			    "the launch's window ended with it") &&
+		     ok;
+	}
 
 	// cudaDeviceReset gives the set-aside back: in the next context a
 	// window over lines read twice finds none to persist in.

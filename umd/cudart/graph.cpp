@@ -28,6 +28,9 @@ struct CUgraphNode_st {
     size_t shared = 0;
     std::vector<unsigned char> params;
     std::vector<size_t> param_offsets;
+    // Its launch attributes (cudaLaunchKernelEx captured, or
+    // cudaGraphKernelNodeSetAttribute), one per id, checked when set.
+    std::vector<cudaLaunchAttribute> attrs;
     // Memcpy / memset.
     void *dst = nullptr;
     const void *src = nullptr;
@@ -257,12 +260,14 @@ cudaError_t capture_refuse(cudaStream_t stream) {
 }
 
 cudaError_t capture_kernel(const void *func, simtgpuFunction f, dim3 grid, dim3 block, void **args,
-                           size_t shared, cudaStream_t stream) {
+                           size_t shared, cudaStream_t stream,
+                           const std::vector<cudaLaunchAttribute> &attrs) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     auto node = std::make_unique<CUgraphNode_st>();
     if (cudaError_t err = fill_kernel_node(node.get(), func, f, grid, block, shared, args))
         return invalidate(capture_of(stream), err);
+    node->attrs = attrs;
     return add(stream, std::move(node));
 }
 
@@ -672,7 +677,8 @@ cudaError_t run_nodes(std::vector<CUgraphNode_st> &nodes, cudaStream_t stream) {
             std::vector<void *> args;
             for (size_t offset : n.param_offsets)
                 args.push_back(n.params.data() + offset);
-            err = cudaLaunchKernel(n.func, n.grid, n.block, args.data(), n.shared, stream);
+            err = launch_with_attributes(n.func, n.grid, n.block, args.data(), n.shared, stream,
+                                         n.attrs);
             break;
         }
         case cudaGraphNodeTypeMemcpy:
@@ -1141,6 +1147,51 @@ cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodePa
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     return kernel_node(pNodeParams, node);
+}
+
+SIMTCUDA_API cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t node,
+                                                         cudaKernelNodeAttrID attr,
+                                                         cudaKernelNodeAttrValue *value) {
+    if (!node || !value || node->type != cudaGraphNodeTypeKernel)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    if (attr < cudaLaunchAttributeIgnore || attr > cudaLaunchAttributeLaunchCompletionEvent)
+        return record(cudaErrorInvalidValue); // not an id of driver_types.h
+    *value = cudaLaunchAttributeValue{}; // never set: the default
+    for (const cudaLaunchAttribute &a : node->attrs)
+        if (a.id == attr)
+            *value = a.val;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node,
+                                                         cudaKernelNodeAttrID attr,
+                                                         const cudaKernelNodeAttrValue *value) {
+    if (!node || !value || node->type != cudaGraphNodeTypeKernel)
+        return record(cudaErrorInvalidValue);
+    LaunchAttributes check;
+    if (cudaError_t err = add_launch_attribute(attr, *value, &check))
+        return record(err);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    std::erase_if(node->attrs, [attr](const cudaLaunchAttribute &a) { return a.id == attr; });
+    cudaLaunchAttribute a{};
+    a.id = attr;
+    a.val = *value;
+    node->attrs.push_back(a);
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t dst,
+                                                           cudaGraphNode_t src) {
+    if (!dst || !src || dst->type != cudaGraphNodeTypeKernel ||
+        src->type != cudaGraphNodeTypeKernel)
+        return record(cudaErrorInvalidValue);
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    dst->attrs = src->attrs;
+    return cudaSuccess;
 }
 
 SIMTCUDA_API cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph) {

@@ -53,6 +53,13 @@ struct Runtime {
     std::vector<bool> fault_reported;
     // By device: recorded after each cooperative launch, waited for by the next.
     std::vector<simtgpuEvent> coop_events;
+    // By (device, libsimtgpu priority): the stream that runs launches whose
+    // priority attribute differs from their stream's, and its two events.
+    struct PriorityLane {
+        simtgpuStream stream = nullptr;
+        simtgpuEvent before = nullptr, after = nullptr;
+    };
+    std::map<std::pair<int, int>, PriorityLane> priority_lanes;
     // By device: the device-side malloc heap (0 until an image needs it) and
     // its size, cudaLimitMallocHeapSize.
     std::vector<uint64_t> malloc_heaps;
@@ -83,6 +90,26 @@ void set_current_device(int device);
 cudaError_t function_for(const void *func, simtgpuFunction *out);
 // cudaErrorInvalidValue for a window CUDA refuses (hit ratio, properties).
 cudaError_t check_access_policy_window(const cudaAccessPolicyWindow &w);
+
+// What a launch's attributes (cudaLaunchKernelEx, a graph kernel node) ask
+// of it.
+struct LaunchAttributes {
+    bool cooperative = false;
+    bool has_window = false; // else the stream's
+    cudaAccessPolicyWindow window{};
+    bool has_priority = false; // else the stream's
+    int priority = 0;
+};
+// Checks one attribute and adds it to `out`: cudaErrorInvalidValue for a
+// bad value or unknown id, cudaErrorNotSupported (with a line on stderr
+// naming it) for one the device cannot honour.
+cudaError_t add_launch_attribute(cudaLaunchAttributeID id, const cudaLaunchAttributeValue &value,
+                                 LaunchAttributes *out);
+// A launch with attributes, as cudaLaunchKernelExC makes it (on a capturing
+// stream: a node that keeps them).
+cudaError_t launch_with_attributes(const void *func, dim3 grid, dim3 block, void **args,
+                                   size_t shared, cudaStream_t stream,
+                                   const std::vector<cudaLaunchAttribute> &attrs);
 
 // The module of a fat binary on the current device, loaded on first use.
 cudaError_t module_for(FatBinary &fatbin, simtgpuModule *out);
@@ -116,7 +143,8 @@ bool is_capturing(cudaStream_t stream);
 // Work that cannot be captured: the capture is invalidated.
 cudaError_t capture_refuse(cudaStream_t stream);
 cudaError_t capture_kernel(const void *func, simtgpuFunction f, dim3 grid, dim3 block, void **args,
-                           size_t shared, cudaStream_t stream);
+                           size_t shared, cudaStream_t stream,
+                           const std::vector<cudaLaunchAttribute> &attrs = {});
 cudaError_t capture_memcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
                            cudaStream_t stream);
 cudaError_t capture_memset(void *dst, int value, size_t bytes, cudaStream_t stream);

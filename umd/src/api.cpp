@@ -310,6 +310,29 @@ SIMTGPU_API simtgpuResult simtgpuCtxCreate(simtgpuContext *ctx, unsigned flags,
 }
 
 namespace {
+// An access policy window as the device takes it, or INVALID_VALUE naming
+// what is wrong with it.
+simtgpuResult check_window(Context &c, const simtgpuAccessPolicyWindow &w) {
+    const uint32_t max = c.props().l2_window_max;
+    auto property = [](simtgpuAccessProperty p) {
+        return p == SIMTGPU_ACCESS_PROPERTY_NORMAL || p == SIMTGPU_ACCESS_PROPERTY_STREAMING ||
+               p == SIMTGPU_ACCESS_PROPERTY_PERSISTING;
+    };
+    if (w.bytes > max)
+        return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                    "access policy window of " + std::to_string(w.bytes) +
+                        " bytes exceeds the device's maximum of " + std::to_string(max));
+    if (w.bytes && w.base + w.bytes < w.base)
+        return fail(SIMTGPU_ERROR_INVALID_VALUE, "access policy window wraps around");
+    if (!(w.hit_ratio >= 0.0f && w.hit_ratio <= 1.0f))
+        return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                    "hit_ratio " + std::to_string(w.hit_ratio) + " is outside [0, 1]");
+    if (!property(w.hit_prop) || !property(w.miss_prop) || w.reserved)
+        return fail(SIMTGPU_ERROR_INVALID_VALUE,
+                    "unknown access property (or reserved is not 0)");
+    return SIMTGPU_SUCCESS;
+}
+
 // Sets the device's persisting L2 set-aside and turns every persisting line
 // back into a normal one (the device has one set-aside, which the context
 // that set it owns).
@@ -885,10 +908,24 @@ SIMTGPU_API simtgpuResult simtgpuLaunchKernel(simtgpuFunction f, unsigned gx, un
                                              unsigned gz, unsigned bx, unsigned by, unsigned bz,
                                              unsigned dynamic_shared, simtgpuStream stream,
                                              void **params, void **extra) {
-    CHECK_ARG(f, "function is NULL");
     CHECK_ARG(!extra, "extra must be NULL");
+    const simtgpuLaunchConfig config{{gx, gy, gz}, {bx, by, bz}, dynamic_shared, stream, nullptr};
+    return simtgpuLaunchKernelEx(f, &config, params);
+}
+
+SIMTGPU_API simtgpuResult simtgpuLaunchKernelEx(simtgpuFunction f,
+                                               const simtgpuLaunchConfig *config, void **params) {
+    CHECK_ARG(f && config, "function or config is NULL");
+    const unsigned gx = config->grid[0], gy = config->grid[1], gz = config->grid[2];
+    const unsigned bx = config->block[0], by = config->block[1], bz = config->block[2];
+    const unsigned dynamic_shared = config->dynamic_shared;
     Context &c = *f->module->ctx;
     LOCK(&c);
+    CHECK_ARG(!config->stream || config->stream->ctx == &c,
+              "the stream belongs to another context");
+    if (config->l2_window)
+        if (simtgpuResult r = check_window(c, *config->l2_window))
+            return r;
     if (simtgpuResult r = c.sticky_error())
         return fail(r, "the context has a sticky error from an earlier failure");
     const KernelInfo &k = *f->info;
@@ -924,7 +961,7 @@ SIMTGPU_API simtgpuResult simtgpuLaunchKernel(simtgpuFunction f, unsigned gx, un
                         std::to_string(p.arch));
     CHECK_ARG(params || k.params.empty(), "kernel " + k.name + " takes parameters: params is NULL");
 
-    simtgpuStream_st &s = *c.stream(stream);
+    simtgpuStream_st &s = *c.stream(config->stream);
     if (simtgpuResult r = c.ensure_env(s))
         return r;
     c.launched = true;
@@ -952,10 +989,10 @@ SIMTGPU_API simtgpuResult simtgpuLaunchKernel(simtgpuFunction f, unsigned gx, un
     launch.report_va = param_bo.va + report_offset;
     launch.arch = f->module->image.arch;
     std::vector<uint32_t> ib;
-    if (s.l2_window.bytes) {
+    const simtgpuAccessPolicyWindow &w = config->l2_window ? *config->l2_window : s.l2_window;
+    if (w.bytes) {
         // The window holds for the launches after it in this indirect
         // buffer: this one.
-        const simtgpuAccessPolicyWindow &w = s.l2_window;
         put_packet(ib, SIMTGPU_PKT_L2_POLICY,
                    simtgpu_pkt_l2_policy{w.base, w.bytes, l2_hit_ratio(w.hit_ratio),
                                          uint32_t(w.hit_prop), uint32_t(w.miss_prop), 0, 0},
@@ -986,31 +1023,21 @@ SIMTGPU_API simtgpuResult simtgpuStreamCreate(simtgpuStream *stream, simtgpuCont
     return ctx->impl->create_stream(flags, priority, stream);
 }
 
+SIMTGPU_API simtgpuResult simtgpuStreamGetPriority(simtgpuStream stream, int *priority) {
+    CHECK_ARG(stream && priority, "stream or priority is NULL");
+    *priority = stream->priority;
+    return SIMTGPU_SUCCESS;
+}
+
 SIMTGPU_API simtgpuResult simtgpuStreamSetAccessPolicyWindow(
     simtgpuContext ctx, simtgpuStream stream, const simtgpuAccessPolicyWindow *window) {
     CHECK_ARG(ctx && window, "ctx or window is NULL");
     LOCK(ctx->impl);
     Context &c = *ctx->impl;
     CHECK_ARG(!stream || stream->ctx == &c, "the stream belongs to another context");
-    const simtgpuAccessPolicyWindow &w = *window;
-    const uint32_t max = c.props().l2_window_max;
-    auto property = [](simtgpuAccessProperty p) {
-        return p == SIMTGPU_ACCESS_PROPERTY_NORMAL || p == SIMTGPU_ACCESS_PROPERTY_STREAMING ||
-               p == SIMTGPU_ACCESS_PROPERTY_PERSISTING;
-    };
-    if (w.bytes > max)
-        return fail(SIMTGPU_ERROR_INVALID_VALUE,
-                    "access policy window of " + std::to_string(w.bytes) +
-                        " bytes exceeds the device's maximum of " + std::to_string(max));
-    if (w.bytes && w.base + w.bytes < w.base)
-        return fail(SIMTGPU_ERROR_INVALID_VALUE, "access policy window wraps around");
-    if (!(w.hit_ratio >= 0.0f && w.hit_ratio <= 1.0f))
-        return fail(SIMTGPU_ERROR_INVALID_VALUE,
-                    "hit_ratio " + std::to_string(w.hit_ratio) + " is outside [0, 1]");
-    if (!property(w.hit_prop) || !property(w.miss_prop) || w.reserved)
-        return fail(SIMTGPU_ERROR_INVALID_VALUE,
-                    "unknown access property (or reserved is not 0)");
-    c.stream(stream)->l2_window = w;
+    if (simtgpuResult r = check_window(c, *window))
+        return r;
+    c.stream(stream)->l2_window = *window;
     return SIMTGPU_SUCCESS;
 }
 

@@ -776,6 +776,7 @@ simtgpuResult Context::create_stream(unsigned flags, int priority, simtgpuStream
     simtgpuStream_st &s = streams_.emplace_back();
     s.ctx = this;
     s.flags = flags;
+    s.priority = std::clamp(priority, -1, 1);
     s.queue_id = create.queue_id;
     *out = &s;
     return SIMTGPU_SUCCESS;

@@ -77,6 +77,7 @@ struct simtgpuStream_st {
     simtgpu::umd::Context *ctx = nullptr;
     uint32_t queue_id = 0;
     unsigned flags = 0;
+    int priority = 0; // 1 high, 0 normal, -1 low (simtgpuStreamCreate's)
     std::deque<simtgpu::umd::Submission> inflight;
     std::vector<uint32_t> pending_waits; // syncobjs the next submission waits for
     simtgpu::umd::Bo env;                // launch env + printf buffer, on first launch

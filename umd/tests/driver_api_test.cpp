@@ -206,6 +206,62 @@ TEST_F(DriverApi, VectorAddMatchesTheCpu) {
         ASSERT_EQ(c[i], a[i] + b[i]) << i;
 }
 
+// simtgpuLaunchKernelEx: the launch of simtgpuLaunchKernel from a config,
+// with a window of its own checked as a stream's and never becoming the
+// stream's.
+TEST_F(DriverApi, LaunchKernelExRunsWithItsOwnWindow) {
+    const uint32_t n = 1000;
+    std::vector<float> a(n), b(n), c(n, -1.f);
+    for (uint32_t i = 0; i < n; ++i) {
+        a[i] = float(i) * 0.5f;
+        b[i] = float(i) - 300.f;
+    }
+    simtgpuDevicePtr da = alloc(n * 4), db = alloc(n * 4), dc = alloc(n * 4);
+    ASSERT_OK(simtgpuMemcpyHtoD(ctx_, da, a.data(), n * 4));
+    ASSERT_OK(simtgpuMemcpyHtoD(ctx_, db, b.data(), n * 4));
+    void *params[] = {&da, &db, &dc, const_cast<uint32_t *>(&n)};
+    simtgpuStream s = nullptr;
+    ASSERT_OK(simtgpuStreamCreate(&s, ctx_, 0, 0));
+    simtgpuLaunchConfig config{{(n + 127) / 128, 1, 1}, {128, 1, 1}, 0, s, nullptr};
+    EXPECT_EQ(simtgpuLaunchKernelEx(kernel("vec_add"), nullptr, params),
+              SIMTGPU_ERROR_INVALID_VALUE);
+    simtgpuAccessPolicyWindow window{da, n * 4, 1.5f, SIMTGPU_ACCESS_PROPERTY_PERSISTING,
+                                     SIMTGPU_ACCESS_PROPERTY_STREAMING, 0};
+    config.l2_window = &window;
+    EXPECT_EQ(simtgpuLaunchKernelEx(kernel("vec_add"), &config, params),
+              SIMTGPU_ERROR_INVALID_VALUE); // hit_ratio above 1
+    window.hit_ratio = 1.0f;
+    if (props_.l2_window_max == 0) // no windows on this device: only "none"
+        EXPECT_EQ(simtgpuLaunchKernelEx(kernel("vec_add"), &config, params),
+                  SIMTGPU_ERROR_INVALID_VALUE);
+    else
+        ASSERT_OK(simtgpuLaunchKernelEx(kernel("vec_add"), &config, params));
+    window.bytes = 0;
+    ASSERT_OK(simtgpuLaunchKernelEx(kernel("vec_add"), &config, params));
+    ASSERT_OK(simtgpuCtxSynchronize(ctx_));
+    ASSERT_OK(simtgpuMemcpyDtoH(ctx_, c.data(), dc, n * 4));
+    for (uint32_t i = 0; i < n; ++i)
+        ASSERT_EQ(c[i], a[i] + b[i]) << i;
+    simtgpuAccessPolicyWindow stream_window{};
+    ASSERT_OK(simtgpuStreamGetAccessPolicyWindow(ctx_, s, &stream_window));
+    EXPECT_EQ(stream_window.bytes, 0u);
+    ASSERT_OK(simtgpuStreamDestroy(s));
+}
+
+TEST_F(DriverApi, StreamPriorityReadsBackClamped) {
+    const int asked[] = {1, 0, -1, 5, -5}, kept[] = {1, 0, -1, 1, -1};
+    for (size_t i = 0; i < std::size(asked); ++i) {
+        simtgpuStream s = nullptr;
+        ASSERT_OK(simtgpuStreamCreate(&s, ctx_, 0, asked[i]));
+        int priority = 99;
+        ASSERT_OK(simtgpuStreamGetPriority(s, &priority));
+        EXPECT_EQ(priority, kept[i]) << asked[i];
+        ASSERT_OK(simtgpuStreamDestroy(s));
+    }
+    int priority = 0;
+    EXPECT_EQ(simtgpuStreamGetPriority(nullptr, &priority), SIMTGPU_ERROR_INVALID_VALUE);
+}
+
 // Every launch asks the device for its launch report: per kernel, launches,
 // device cycles (within the events around them) and thread instructions
 // (an affine function of the kernel's loop count, so equal steps add equal

@@ -41,6 +41,18 @@ static inline __host__ cudaError_t cudaLaunchCooperativeKernel(const T *func, di
                                          stream);
 }
 
+/* The arguments converted to the kernel's parameter types, as CUDA's
+ * template does, then cudaLaunchKernelExC. */
+template <typename... ExpTypes, typename... ActTypes>
+static inline __host__ cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config,
+                                                      void (*kernel)(ExpTypes...),
+                                                      ActTypes &&...args) {
+    return [&](ExpTypes... coerced) {
+        void *params[] = {(void *)&coerced..., nullptr};
+        return ::cudaLaunchKernelExC(config, (const void *)kernel, params);
+    }(static_cast<ActTypes &&>(args)...);
+}
+
 template <class T>
 static inline __host__ cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src,
                                                       size_t count, size_t offset = 0,

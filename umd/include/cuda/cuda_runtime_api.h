@@ -191,6 +191,16 @@ extern __host__ cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
                                                          struct cudaKernelNodeParams *pNodeParams);
 extern __host__ cudaError_t cudaGraphKernelNodeSetParams(
     cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams);
+/* A kernel node's launch attributes (as cudaLaunchKernelEx's), kept with the
+ * node and applied each time the graph runs it. */
+extern __host__ cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode,
+                                                            cudaKernelNodeAttrID attr,
+                                                            cudaKernelNodeAttrValue *value_out);
+extern __host__ cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode,
+                                                            cudaKernelNodeAttrID attr,
+                                                            const cudaKernelNodeAttrValue *value);
+extern __host__ cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst,
+                                                              cudaGraphNode_t hSrc);
 extern __host__ cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph);
 extern __host__ cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes,
                                                   size_t *pNumRootNodes);
@@ -376,6 +386,7 @@ extern __host__ cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStre
                                                    const cudaStreamAttrValue *value);
 extern __host__ cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
                                                    cudaStreamAttrValue *value);
+extern __host__ cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority);
 extern __host__ cudaError_t cudaCtxResetPersistingL2Cache(void);
 
 /* Events. */
@@ -398,6 +409,10 @@ extern __host__ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim
 extern __host__ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
                                                         dim3 blockDim, void **args,
                                                         size_t sharedMem, cudaStream_t stream);
+/* A launch with attributes (cudaLaunchConfig_t, driver_types.h): what each
+ * attribute does here is in docs/cuda-runtime.md. */
+extern __host__ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
+                                                void **args);
 extern __host__ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
                                                   const void *func);
 extern __host__ cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config);

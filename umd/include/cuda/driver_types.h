@@ -501,21 +501,84 @@ enum cudaSynchronizationPolicy {
     cudaSyncPolicyBlockingSync = 4
 };
 
+/* Launch, stream and graph kernel node attributes (CUDA 12's numbering).
+ * cudaLaunchKernelEx takes Ignore, AccessPolicyWindow, Cooperative,
+ * SynchronizationPolicy, ClusterDimension 1x1x1 (the device has no thread
+ * block clusters), ClusterSchedulingPolicyPreference,
+ * ProgrammaticStreamSerialization (launches stay serialised, which it
+ * permits) and Priority; the others are refused (cudaErrorNotSupported).
+ * docs/cuda-runtime.md. */
 enum cudaLaunchAttributeID {
     cudaLaunchAttributeIgnore = 0,
     cudaLaunchAttributeAccessPolicyWindow = 1,
     cudaLaunchAttributeCooperative = 2,
     cudaLaunchAttributeSynchronizationPolicy = 3,
-    cudaLaunchAttributePriority = 8
+    cudaLaunchAttributeClusterDimension = 4,
+    cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
+    cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+    cudaLaunchAttributeProgrammaticEvent = 7,
+    cudaLaunchAttributePriority = 8,
+    cudaLaunchAttributeMemSyncDomainMap = 9,
+    cudaLaunchAttributeMemSyncDomain = 10,
+    cudaLaunchAttributeLaunchCompletionEvent = 12
 };
+
+enum cudaClusterSchedulingPolicy {
+    cudaClusterSchedulingPolicyDefault = 0,
+    cudaClusterSchedulingPolicySpread = 1,
+    cudaClusterSchedulingPolicyLoadBalancing = 2
+};
+
+typedef enum cudaLaunchMemSyncDomain {
+    cudaLaunchMemSyncDomainDefault = 0,
+    cudaLaunchMemSyncDomainRemote = 1
+} cudaLaunchMemSyncDomain;
+
+typedef struct cudaLaunchMemSyncDomainMap_st {
+    unsigned char default_;
+    unsigned char remote;
+} cudaLaunchMemSyncDomainMap;
 
 union cudaLaunchAttributeValue {
     char pad[64];
     struct cudaAccessPolicyWindow accessPolicyWindow;
     int cooperative;
     enum cudaSynchronizationPolicy syncPolicy;
+    struct {
+        unsigned int x, y, z;
+    } clusterDim;
+    enum cudaClusterSchedulingPolicy clusterSchedulingPolicyPreference;
+    int programmaticStreamSerializationAllowed;
+    struct {
+        struct CUevent_st *event;
+        int flags;
+        int triggerAtBlockStart;
+    } programmaticEvent;
     int priority;
+    cudaLaunchMemSyncDomainMap memSyncDomainMap;
+    cudaLaunchMemSyncDomain memSyncDomain;
+    struct {
+        struct CUevent_st *event;
+        int flags;
+    } launchCompletionEvent;
 };
+
+typedef struct cudaLaunchAttribute_st {
+    enum cudaLaunchAttributeID id;
+    char pad[8 - sizeof(enum cudaLaunchAttributeID)];
+    union cudaLaunchAttributeValue val;
+} cudaLaunchAttribute;
+
+/* cudaLaunchKernelEx's launch: geometry, dynamic shared memory, stream and
+ * numAttrs attributes. */
+typedef struct cudaLaunchConfig_st {
+    dim3 gridDim;
+    dim3 blockDim;
+    size_t dynamicSmemBytes;
+    cudaStream_t stream;
+    cudaLaunchAttribute *attrs;
+    unsigned int numAttrs;
+} cudaLaunchConfig_t;
 
 typedef enum cudaLaunchAttributeID cudaStreamAttrID;
 typedef union cudaLaunchAttributeValue cudaStreamAttrValue;

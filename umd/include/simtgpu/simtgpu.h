@@ -313,6 +313,9 @@ SIMTGPU_API simtgpuResult simtgpuLaunchKernel(simtgpuFunction function, unsigned
 SIMTGPU_API simtgpuResult simtgpuStreamCreate(simtgpuStream *stream, simtgpuContext ctx,
                                              unsigned flags, int priority);
 SIMTGPU_API simtgpuResult simtgpuStreamDestroy(simtgpuStream stream);
+/* The priority the stream was created with, as simtgpuStreamCreate takes it
+ * (clamped: 1 high, 0 normal, -1 low). */
+SIMTGPU_API simtgpuResult simtgpuStreamGetPriority(simtgpuStream stream, int *priority);
 
 /* L2 access management, as CUDA's cudaAccessPolicyWindow: kernels launched
  * on `stream` afterwards mark their accesses to [base, base + bytes) as
@@ -339,6 +342,20 @@ SIMTGPU_API simtgpuResult simtgpuStreamSetAccessPolicyWindow(simtgpuContext ctx,
 SIMTGPU_API simtgpuResult simtgpuStreamGetAccessPolicyWindow(simtgpuContext ctx,
                                                             simtgpuStream stream,
                                                             simtgpuAccessPolicyWindow *window);
+
+/* A launch with what simtgpuLaunchKernel takes as arguments, and a window of
+ * its own (cuLaunchKernelEx's access policy window attribute): l2_window
+ * NULL takes the stream's (simtgpuStreamSetAccessPolicyWindow); otherwise
+ * *l2_window holds for this launch only (bytes 0: none), checked as
+ * simtgpuStreamSetAccessPolicyWindow checks a window. */
+typedef struct simtgpuLaunchConfig {
+    unsigned grid[3], block[3];
+    unsigned dynamic_shared;
+    simtgpuStream stream;
+    const simtgpuAccessPolicyWindow *l2_window;
+} simtgpuLaunchConfig;
+SIMTGPU_API simtgpuResult simtgpuLaunchKernelEx(simtgpuFunction function,
+                                               const simtgpuLaunchConfig *config, void **params);
 /* The device's counters now (include/simtgpu/counters.h, in its order: the
  * in-process device's counter block, or the kernel driver's sysfs
  * counters/), device-wide: the first `count` of them (at most
