@@ -127,13 +127,16 @@ for category in $categories; do
             guest_dirs+=("${dir%/}")
             continue
         fi
+        started=$SECONDS
         (cd "$dir" && timeout "$run_timeout" "$work/$name") >"$log.run" 2>&1
         rc=$?
+        took="$((SECONDS - started)) s"
         last=$(tail -n1 "$log.run" | cut -c1-120)
         case $rc in
-        0) report "$name" passed ;;
-        2) report "$name" waived "run (exit 2): $last" ;;
-        *) report "$name" FAILED "run (exit $rc): $last" ;;
+        0) report "$name" passed "$took" ;;
+        2) report "$name" waived "$took, run (exit 2): $last" ;;
+        124) report "$name" FAILED "$took, run (timed out: CUDA_SAMPLES_TIMEOUT=$run_timeout): $last" ;;
+        *) report "$name" FAILED "$took, run (exit $rc): $last" ;;
         esac
     done
 done
@@ -145,12 +148,14 @@ if [ -n "$guest" ] && [ ${#guest_names[@]} -gt 0 ]; then
         echo '# Written by scripts/cuda-samples.sh --guest: runs the built samples on the kernel driver.'
         echo "grep -q '^simtgpu ' /proc/modules || modprobe simtgpu || { echo 'cuda-samples: cannot load simtgpu.ko'; exit 1; }"
         echo 'run() {'
+        echo '    started=$(date +%s)'
         echo '    (cd "$2" && SIMTGPU_TRANSPORT=drm timeout '"$run_timeout"' "$3") >"$3.log.run" 2>&1'
         echo '    rc=$?'
-        echo '    if [ $rc -eq 0 ]; then echo "cuda-samples-result: $1 passed"'
-        echo '    elif [ $rc -eq 2 ]; then echo "cuda-samples-result: $1 waived run (exit 2): $(tail -n1 "$3.log.run" | cut -c1-120)"'
-        echo '    elif [ $rc -eq 124 ] || [ $rc -eq 143 ]; then echo "cuda-samples-result: $1 FAILED run (timeout, exit $rc): $(tail -n1 "$3.log.run" | cut -c1-100)"'
-        echo '    else echo "cuda-samples-result: $1 FAILED run (exit $rc): $(tail -n1 "$3.log.run" | cut -c1-120)"; fi'
+        echo '    took="$(( $(date +%s) - started )) s"'
+        echo '    if [ $rc -eq 0 ]; then echo "cuda-samples-result: $1 passed $took"'
+        echo '    elif [ $rc -eq 2 ]; then echo "cuda-samples-result: $1 waived $took, run (exit 2): $(tail -n1 "$3.log.run" | cut -c1-120)"'
+        echo '    elif [ $rc -eq 124 ] || [ $rc -eq 143 ]; then echo "cuda-samples-result: $1 FAILED $took, run (timeout, exit $rc): $(tail -n1 "$3.log.run" | cut -c1-100)"'
+        echo '    else echo "cuda-samples-result: $1 FAILED $took, run (exit $rc): $(tail -n1 "$3.log.run" | cut -c1-120)"; fi'
         echo '}'
         for i in "${!guest_names[@]}"; do
             printf 'run %q %q %q\n' "${guest_names[$i]}" "${guest_dirs[$i]}" "$work/${guest_names[$i]}"
@@ -164,7 +169,7 @@ if [ -n "$guest" ] && [ ${#guest_names[@]} -gt 0 ]; then
         line=$(grep -a "^cuda-samples-result: $name " "$work/guest.log" | tail -n1 | tr -d '\r')
         line=${line#cuda-samples-result: $name }
         case $line in
-        passed) report "$name" passed "(guest)" ;;
+        passed*) report "$name" passed "(guest) ${line#passed }" ;;
         waived*) report "$name" waived "(guest) ${line#waived }" ;;
         FAILED*) report "$name" FAILED "(guest) ${line#FAILED }" ;;
         *) report "$name" FAILED "(guest) not run: the guest ended first ($work/guest.log)" ;;
