@@ -471,6 +471,8 @@ static const struct drm_ioctl_desc simtgpu_ioctls[] = {
 			  simtgpu_ioctl_queue_get_state, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(SIMTGPU_BO_USERPTR, simtgpu_ioctl_bo_userptr,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMTGPU_MANAGED_PREFETCH,
+			  simtgpu_ioctl_managed_prefetch, DRM_RENDER_ALLOW),
 };
 
 static const struct drm_driver simtgpu_drm_driver = {

@@ -395,6 +395,8 @@ struct simtgpu_bo *simtgpu_managed_create(struct drm_device *dev,
 					  struct drm_file *file, u64 size,
 					  u32 flags, u64 fixed_va);
 int simtgpu_managed_mmap(struct simtgpu_bo *bo, struct vm_area_struct *vma);
+int simtgpu_ioctl_managed_prefetch(struct drm_device *dev, void *data,
+				   struct drm_file *file);
 void simtgpu_managed_release(struct simtgpu_bo *bo);
 void simtgpu_managed_fault_irq(struct simtgpu_device *sdev);
 void simtgpu_managed_debugfs_show(struct simtgpu_device *sdev,

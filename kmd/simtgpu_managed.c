@@ -342,6 +342,68 @@ int simtgpu_managed_mmap(struct simtgpu_bo *bo, struct vm_area_struct *vma)
 	return 0;
 }
 
+/* -------------------------------------------------------- prefetch --- */
+
+/**
+ * simtgpu_ioctl_managed_prefetch - MANAGED_PREFETCH: move the pages of a
+ * managed BO in a range to VRAM (or home) now, as the GPU's (or the CPU's)
+ * faults would one at a time, so that the accesses after it take none.
+ * What the caller's earlier GPU work does to the pages it has waited for:
+ * the pages only change place, never contents, so even a running kernel
+ * still reads and writes them right (through a fault, at worst).
+ */
+int simtgpu_ioctl_managed_prefetch(struct drm_device *dev, void *data,
+				   struct drm_file *file)
+{
+	struct drm_simtgpu_managed_prefetch *args = data;
+	bool to_host = args->flags & SIMTGPU_PREFETCH_TO_HOST;
+	struct drm_gem_object *obj;
+	unsigned long first, last, index;
+	struct simtgpu_bo *bo;
+	int idx, ret = 0;
+
+	if (args->extensions || (args->flags & ~SIMTGPU_PREFETCH_TO_HOST) ||
+	    !args->size)
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	bo = to_simtgpu_bo(obj);
+	if (!bo->managed || args->offset >= obj->size ||
+	    args->size > obj->size - args->offset) {
+		ret = -EINVAL;
+		goto out_put;
+	}
+	if (!drm_dev_enter(dev, &idx)) {
+		ret = -ENODEV;
+		goto out_put;
+	}
+	first = args->offset >> PAGE_SHIFT;
+	last = (args->offset + args->size - 1) >> PAGE_SHIFT;
+	args->moved = 0;
+	mutex_lock(&bo->managed->lock);
+	for (index = first; index <= last && !ret; ++index) {
+		struct simtgpu_managed_page *mp = &bo->managed->pages[index];
+
+		if (to_host ? !mp->vram : mp->vram || mp->dma)
+			continue; /* already there */
+		ret = to_host ? simtgpu_managed_to_host(bo, index) :
+				simtgpu_managed_to_gpu(bo, index);
+		if (!ret)
+			args->moved++;
+		if (fatal_signal_pending(current))
+			ret = -EINTR;
+	}
+	mutex_unlock(&bo->managed->lock);
+	drm_dev_exit(idx);
+	if (ret)
+		drm_dbg_driver(dev, "prefetch of BO %u stopped at page %lu: %d\n",
+			       args->handle, index - 1, ret);
+out_put:
+	drm_gem_object_put(obj);
+	return ret;
+}
+
 /* ------------------------------------------------------- GPU faults --- */
 
 /*

@@ -8,7 +8,10 @@
 // the kernel touched went to VRAM (ceil(bytes / 4096) pages), none came
 // back until the host read them, and then all of them did. Elsewhere (the
 // in-process transport, which maps host memory for the device instead) the
-// counters must stay 0 and only the values are checked.
+// counters must stay 0 and only the values are checked. Then prefetches
+// (cudaMemPrefetchAsync): to the device, after which a kernel takes no GPU
+// fault, and home, after which the host's reads move nothing; every page
+// moves each time.
 // simtcc-flags: -lsimtgpu
 #include <chrono>
 #include <vector>
@@ -199,6 +202,64 @@ int main()
 			    props.transport);
 		ok = expect(s5.gpu_faults == 0 && s5.pages_to_vram == 0 && s5.pages_to_host == 0,
 			    "no migration counted where nothing migrates") &&
+		     ok;
+	}
+
+	// Prefetches: to the device before a kernel, which then takes no fault;
+	// home before the host reads, which then moves nothing.
+	for (size_t i = 0; i < kN; ++i) {
+		v[i] = float(i % 1000) * 0.5f;
+		want[i] = 2.f * v[i] + 3.f;
+	}
+	const simtgpuManagedStats s6 = stats(ctx);
+	CHECK_CUDA(cudaMemPrefetchAsync(v, kN * sizeof(float), 0, 0));
+	const simtgpuManagedStats s7 = stats(ctx);
+	affine<<<blocks, 256>>>(v, kN, 2.f, 3.f);
+	CHECK_LAUNCH();
+	const simtgpuManagedStats s8 = stats(ctx);
+	CHECK_CUDA(cudaMemPrefetchAsync(v, kN * sizeof(float), cudaCpuDeviceId, 0));
+	const simtgpuManagedStats s9 = stats(ctx);
+	for (size_t i = 0; i < kN; ++i)
+		if (v[i] != want[i]) {
+			std::printf("after prefetches: v[%zu] = %g, want %g\n", i, v[i], want[i]);
+			ok = false;
+			break;
+		}
+	const simtgpuManagedStats s10 = stats(ctx);
+	ok = expect(cudaMemPrefetchAsync(out, kN * sizeof(float), 0, 0) == cudaErrorInvalidValue,
+		    "a prefetch of device memory is refused") &&
+	     ok;
+	cudaGetLastError();
+	std::printf("managed_migration: prefetch to the device %llu pages, kernel %llu GPU "
+		    "faults, prefetch home %llu pages, host read %llu more\n",
+		    (unsigned long long)(s7.pages_to_vram - s6.pages_to_vram),
+		    (unsigned long long)(s8.gpu_faults - s7.gpu_faults),
+		    (unsigned long long)(s9.pages_to_host - s8.pages_to_host),
+		    (unsigned long long)(s10.pages_to_host - s9.pages_to_host));
+	if (migrates) {
+		ok = expect(s7.pages_to_vram - s6.pages_to_vram == kPages,
+			    "the prefetch moved every page to VRAM") &&
+		     ok;
+		ok = expect(s8.gpu_faults == s7.gpu_faults && s8.pages_to_vram == s7.pages_to_vram,
+			    "the kernel after the prefetch took no fault") &&
+		     ok;
+		ok = expect(s9.pages_to_host - s8.pages_to_host == kPages,
+			    "the prefetch home moved every page back") &&
+		     ok;
+		ok = expect(s10.pages_to_host == s9.pages_to_host,
+			    "the host's read after it moved nothing") &&
+		     ok;
+		// libsimtgpu's own call says how many moved: none are left to move.
+		size_t moved = 1;
+		if (simtgpuMemPrefetchManaged(ctx, v, kN * sizeof(float), 1, nullptr, &moved) !=
+		    SIMTGPU_SUCCESS) {
+			std::printf("FAIL: simtgpuMemPrefetchManaged: %s\n", simtgpuGetErrorDetail());
+			ok = false;
+		}
+		ok = expect(moved == 0, "a second prefetch home moves nothing") && ok;
+	} else {
+		ok = expect(s10.pages_to_vram == 0 && s10.pages_to_host == 0,
+			    "prefetches move nothing where nothing migrates") &&
 		     ok;
 	}
 	CHECK_CUDA(cudaEventDestroy(e0));

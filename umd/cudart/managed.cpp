@@ -153,15 +153,26 @@ SIMTCUDA_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned 
 
 namespace {
 // Managed memory is where every processor can reach it (each page moves on
-// its first touch, or is shared over the bus): prefetches and advice only
-// have their arguments checked, and move nothing ahead of time.
+// its first touch, or is shared over the bus): advice only has its
+// arguments checked and moves nothing ahead of time.
 cudaError_t check_range(const void *devPtr, size_t count) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     return devPtr && count && find_managed(devPtr, count) ? cudaSuccess : cudaErrorInvalidValue;
 }
+
+bool is_migrating(const void *devPtr, size_t count) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    const Managed *m = find_managed(devPtr, count);
+    return m && m->migrating;
+}
 } // namespace
 
+// A prefetch moves the pages of a managed BO where they are asked for, in
+// the stream's order (simtgpuMemPrefetchManaged waits for the stream's work
+// before it). Mapped host memory (the in-process transport's managed
+// memory) is reachable from everywhere: nothing to move.
 SIMTCUDA_API cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice,
                                               cudaStream_t stream) {
     CONTEXT(ctx);
@@ -170,7 +181,15 @@ SIMTCUDA_API cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, 
     if (cudaError_t err = record(simtgpuStreamQuery(ctx, to_stream(stream)));
         err != cudaSuccess && err != cudaErrorNotReady)
         return err;
-    return record(check_range(devPtr, count));
+    if (cudaError_t err = check_range(devPtr, count))
+        return record(err);
+    if (!is_migrating(devPtr, count) || is_capturing(stream))
+        return cudaSuccess; // a captured prefetch is a hint the graph drops
+    const int to_host = dstDevice == cudaCpuDeviceId;
+    if (dstDevice != cudaCpuDeviceId && dstDevice != current_device())
+        return cudaSuccess; // another device's memory would be a peer's: a hint
+    return record(
+        simtgpuMemPrefetchManaged(ctx, devPtr, count, to_host, to_stream(stream), nullptr));
 }
 
 SIMTCUDA_API cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t count,

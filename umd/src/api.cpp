@@ -563,6 +563,37 @@ SIMTGPU_API simtgpuResult simtgpuMemFreeManaged(simtgpuContext ctx, void *ptr) {
     return ctx->impl->managed_free(ptr);
 }
 
+SIMTGPU_API simtgpuResult simtgpuMemPrefetchManaged(simtgpuContext ctx, const void *ptr,
+                                                   size_t bytes, int to_host,
+                                                   simtgpuStream stream, size_t *moved) {
+    CHECK_ARG(ctx && ptr && bytes, "ctx or ptr is NULL, or bytes is 0");
+    CHECK_ARG(to_host == 0 || to_host == 1, "to_host must be 0 or 1");
+    LOCK(ctx->impl);
+    Context &c = *ctx->impl;
+    CHECK_ARG(!stream || stream->ctx == &c, "the stream belongs to another context");
+    const uint64_t va = reinterpret_cast<uint64_t>(ptr);
+    Bo *bo = c.find_device(va, bytes);
+    if (!bo || bo->kind != BoKind::Managed)
+        return bad_range("managed memory", va, bytes);
+    if ((c.props().uapi_version >> 16) == 1 && (c.props().uapi_version & 0xffff) < 8)
+        return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
+                    "the kernel driver's uAPI predates MANAGED_PREFETCH (1.8): load the "
+                    "simtgpu.ko built with this library");
+    // The stream's work first, as CUDA orders a prefetch in its stream.
+    if (simtgpuResult r = c.synchronize(*c.stream(stream)))
+        return r;
+    drm_simtgpu_managed_prefetch prefetch{};
+    prefetch.handle = bo->handle;
+    prefetch.flags = to_host ? SIMTGPU_PREFETCH_TO_HOST : 0;
+    prefetch.offset = va - bo->va;
+    prefetch.size = bytes;
+    if (int rc = transport_ioctl(c.transport(), DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &prefetch))
+        return fail_errno(rc, "MANAGED_PREFETCH");
+    if (moved)
+        *moved = size_t(prefetch.moved);
+    return SIMTGPU_SUCCESS;
+}
+
 SIMTGPU_API simtgpuResult simtgpuCtxGetManagedStats(simtgpuContext ctx,
                                                    simtgpuManagedStats *stats) {
     CHECK_ARG(ctx && stats, "ctx or stats is NULL");

@@ -333,6 +333,61 @@ TEST_F(Uapi, ManagedBo) {
     EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
 }
 
+// MANAGED_PREFETCH (1.8): its checks, the same on both sides; on the kernel
+// driver, a managed BO's pages go to VRAM and home, each once, and a page
+// already there does not move again.
+TEST_F(Uapi, ManagedPrefetch) {
+    drm_simtgpu_bo_create plain{};
+    plain.size = SIMTGPU_PAGE_SIZE;
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &plain), 0);
+    drm_simtgpu_managed_prefetch p{};
+    p.handle = plain.handle;
+    p.size = SIMTGPU_PAGE_SIZE;
+    p.flags = 2;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), -EINVAL) << "unknown flag";
+    p.flags = 0;
+    p.size = 0;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), -EINVAL) << "size 0";
+    p.size = SIMTGPU_PAGE_SIZE;
+    p.extensions = 1;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), -EINVAL) << "extensions";
+    p.extensions = 0;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), -EINVAL) << "a BO that is not managed";
+    p.handle = 0xdead;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), -ENOENT) << "no such BO";
+    drm_gem_close close{plain.handle, 0};
+    EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
+
+    drm_simtgpu_get_param caps{SIMTGPU_PARAM_CAPS, 0, 0};
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &caps), 0);
+    if (in_process() || !(caps.value & SIMTGPU_CAP_REPLAYABLE_FAULTS))
+        return; // no managed BO can exist
+    drm_simtgpu_bo_create c{};
+    c.size = 3 * SIMTGPU_PAGE_SIZE;
+    c.flags = SIMTGPU_BO_MANAGED;
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &c), 0);
+    p = drm_simtgpu_managed_prefetch{};
+    p.handle = c.handle;
+    p.offset = SIMTGPU_PAGE_SIZE;
+    p.size = 2 * SIMTGPU_PAGE_SIZE + 1;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), -EINVAL) << "past the BO's end";
+    p.offset = 1; // touches pages 0 and 1
+    p.size = SIMTGPU_PAGE_SIZE;
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), 0);
+    EXPECT_EQ(p.moved, 2u);
+    p.offset = 0;
+    p.size = 3 * SIMTGPU_PAGE_SIZE;
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), 0);
+    EXPECT_EQ(p.moved, 1u) << "only page 2 was still home";
+    p.flags = SIMTGPU_PREFETCH_TO_HOST;
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), 0);
+    EXPECT_EQ(p.moved, 3u);
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), 0);
+    EXPECT_EQ(p.moved, 0u) << "every page was home";
+    close = drm_gem_close{c.handle, 0};
+    EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
+}
+
 TEST_F(Uapi, BoCreateInfoAndValidation) {
     drm_simtgpu_bo_create c{};
     c.size = 1;

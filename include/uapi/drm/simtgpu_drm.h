@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define SIMTGPU_UAPI_VERSION_MAJOR 1
-#define SIMTGPU_UAPI_VERSION_MINOR 7
+#define SIMTGPU_UAPI_VERSION_MINOR 8
 
 #define DRM_SIMTGPU_GET_PARAM 0x00
 #define DRM_SIMTGPU_BO_CREATE 0x01
@@ -39,6 +39,7 @@ extern "C" {
 #define DRM_SIMTGPU_QUEUE_DESTROY 0x07
 #define DRM_SIMTGPU_QUEUE_GET_STATE 0x08
 #define DRM_SIMTGPU_BO_USERPTR 0x09 /* 1.3 */
+#define DRM_SIMTGPU_MANAGED_PREFETCH 0x0a /* 1.8 */
 
 #define DRM_IOCTL_SIMTGPU_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_GET_PARAM, \
@@ -70,6 +71,9 @@ extern "C" {
 #define DRM_IOCTL_SIMTGPU_BO_USERPTR \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_BO_USERPTR, \
 		 struct drm_simtgpu_bo_userptr)
+#define DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_MANAGED_PREFETCH, \
+		 struct drm_simtgpu_managed_prefetch)
 
 /* GET_PARAM: read one device or driver property. */
 enum drm_simtgpu_param {
@@ -117,7 +121,8 @@ enum drm_simtgpu_param {
 	SIMTGPU_PARAM_MEM_CLOCK_KHZ = 23,
 	/* 1.6: managed memory (SIMTGPU_BO_MANAGED) of this file so far: GPU
 	 * page faults serviced, pages migrated to VRAM, pages migrated back
-	 * to host memory by CPU faults. An older driver answers -EINVAL.
+	 * to host memory by CPU faults (and, from 1.8, by MANAGED_PREFETCH
+	 * either way). An older driver answers -EINVAL.
 	 */
 	SIMTGPU_PARAM_MANAGED_GPU_FAULTS = 24,
 	SIMTGPU_PARAM_MANAGED_TO_VRAM = 25,
@@ -195,6 +200,25 @@ struct drm_simtgpu_bo_userptr {
 	__u64 gpu_va; /* out: GPU virtual address of user_ptr;
 		       * in with SIMTGPU_BO_FIXED_VA (1.5)
 		       */
+	__u64 extensions; /* in: must be 0 */
+};
+
+/* MANAGED_PREFETCH (1.8): move the pages of a managed BO that [offset,
+ * offset + size) touches to VRAM (flags 0: the GPU's accesses then take no
+ * fault) or home to host memory (SIMTGPU_PREFETCH_TO_HOST: the CPU's then
+ * take none), now, as the GPU and CPU faults would one page at a time
+ * (cudaMemPrefetchAsync). Pages already there stay; a page that finds VRAM
+ * full is mapped over the bus instead, as on a fault. Ordering against the
+ * GPU's work is the caller's: userspace waits for the work before it.
+ */
+#define SIMTGPU_PREFETCH_TO_HOST (1u << 0)
+
+struct drm_simtgpu_managed_prefetch {
+	__u32 handle; /* in: a SIMTGPU_BO_MANAGED BO */
+	__u32 flags; /* in: SIMTGPU_PREFETCH_TO_HOST or 0 */
+	__u64 offset; /* in: bytes into the BO */
+	__u64 size; /* in: bytes, > 0, within the BO */
+	__u64 moved; /* out: pages moved (not those already there) */
 	__u64 extensions; /* in: must be 0 */
 };
 

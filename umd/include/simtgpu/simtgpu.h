@@ -222,6 +222,16 @@ SIMTGPU_API int simtgpuMemIsHostAllocated(simtgpuContext ctx, const void *ptr);
  * Copies and fills that touch it are done by the CPU. docs/umd.md. */
 SIMTGPU_API simtgpuResult simtgpuMemAllocManaged(simtgpuContext ctx, void **ptr, size_t bytes);
 SIMTGPU_API simtgpuResult simtgpuMemFreeManaged(simtgpuContext ctx, void *ptr);
+/* Moves the pages of managed memory that [ptr, ptr + bytes) touches to VRAM
+ * (to_host 0) or home to host memory (to_host 1) once `stream`'s earlier
+ * work is done (this waits for it), so that the accesses after it take no
+ * page faults: cudaMemPrefetchAsync (uAPI 1.8's MANAGED_PREFETCH). *moved
+ * (may be NULL): the pages that moved. INVALID_VALUE for a range that is
+ * not within one simtgpuMemAllocManaged allocation; NOT_SUPPORTED under a
+ * kernel driver older than uAPI 1.8. */
+SIMTGPU_API simtgpuResult simtgpuMemPrefetchManaged(simtgpuContext ctx, const void *ptr,
+                                                   size_t bytes, int to_host,
+                                                   simtgpuStream stream, size_t *moved);
 /* What managed memory of this context did so far, as the kernel driver
  * counts it: GPU page faults serviced, pages moved to VRAM (by GPU faults)
  * and back to host memory (by CPU faults). All 0 on the in-process

@@ -482,6 +482,7 @@ private:
     int bo_mmap_offset(FileState *f, drm_simtgpu_bo_mmap_offset *a);
     int bo_info(FileState *f, drm_simtgpu_bo_info *a);
     int bo_userptr(FileState *f, drm_simtgpu_bo_userptr *a);
+    int managed_prefetch(FileState *f, drm_simtgpu_managed_prefetch *a);
     int place(FileState *f, uint32_t flags, uint64_t fixed_va, uint64_t span, uint64_t *va);
     int gem_close(FileState *f, drm_gem_close *a, std::unique_lock<std::mutex> &lock);
     int submit(FileState *f, drm_simtgpu_submit *a);
@@ -795,6 +796,8 @@ int SimDevice::ioctl(FileState *f, unsigned long request, void *arg) {
         return bo_info(f, static_cast<drm_simtgpu_bo_info *>(arg));
     case DRM_IOCTL_SIMTGPU_BO_USERPTR:
         return bo_userptr(f, static_cast<drm_simtgpu_bo_userptr *>(arg));
+    case DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH:
+        return managed_prefetch(f, static_cast<drm_simtgpu_managed_prefetch *>(arg));
     case DRM_IOCTL_SIMTGPU_SUBMIT:
         return submit(f, static_cast<drm_simtgpu_submit *>(arg));
     case DRM_IOCTL_SIMTGPU_WAIT_BO:
@@ -1049,6 +1052,14 @@ int SimDevice::bo_info(FileState *f, drm_simtgpu_bo_info *a) {
     a->size = it->second->size;
     a->gpu_va = it->second->va;
     return 0;
+}
+
+// kmd's checks, in its order; since no BO here is managed (bo_create),
+// every BO that exists is -EINVAL.
+int SimDevice::managed_prefetch(FileState *f, drm_simtgpu_managed_prefetch *a) {
+    if (a->extensions || (a->flags & ~SIMTGPU_PREFETCH_TO_HOST) || !a->size)
+        return -EINVAL;
+    return f->bos.count(a->handle) ? -EINVAL : -ENOENT;
 }
 
 int SimDevice::gem_close(FileState *f, drm_gem_close *a, std::unique_lock<std::mutex> &lock) {
