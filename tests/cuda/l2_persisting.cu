@@ -89,23 +89,10 @@ static Array make_array(size_t bytes, uint32_t seed)
 static unsigned long long *g_out;
 static int g_blocks;
 
-// Reads the array on `stream`; false if its sum is not the CPU's.
-static bool read(const Array &a, cudaStream_t stream)
-{
-	CHECK_CUDA(cudaMemsetAsync(g_out, 0, sizeof(*g_out), stream));
-	sum_words<<<g_blocks, 256, 0, stream>>>(a.dev, a.words, g_out);
-	CHECK_CUDA(cudaGetLastError());
-	CHECK_CUDA(cudaStreamSynchronize(stream));
-	unsigned long long got = 0;
-	CHECK_CUDA(cudaMemcpy(&got, g_out, sizeof(got), cudaMemcpyDeviceToHost));
-	if (got != a.sum)
-		std::printf("FAIL: sum %llu, the CPU's %llu\n", got, a.sum);
-	return got == a.sum;
-}
-
-// read() with a persisting window over the whole array as the launch's own
-// attribute (cudaLaunchKernelEx), not the stream's.
-static bool read_in_launch_window(const Array &a, cudaStream_t stream)
+// Reads the array on `stream`; false if its sum is not the CPU's. With
+// launch_window, the launch has a persisting window over the whole array as
+// its own attribute (cudaLaunchKernelEx), not the stream's.
+static bool read(const Array &a, cudaStream_t stream, bool launch_window = false)
 {
 	CHECK_CUDA(cudaMemsetAsync(g_out, 0, sizeof(*g_out), stream));
 	cudaLaunchAttribute window{};
@@ -120,7 +107,7 @@ static bool read_in_launch_window(const Array &a, cudaStream_t stream)
 	config.blockDim = dim3(256);
 	config.stream = stream;
 	config.attrs = &window;
-	config.numAttrs = 1;
+	config.numAttrs = launch_window ? 1 : 0;
 	CHECK_CUDA(cudaLaunchKernelEx(&config, sum_words, (const uint4 *)a.dev, a.words, g_out));
 	CHECK_CUDA(cudaStreamSynchronize(stream));
 	unsigned long long got = 0;
@@ -241,9 +228,9 @@ int main()
 	// read of hot hits persisting lines, a plain read after it none.
 	{
 		CHECK_CUDA(cudaCtxResetPersistingL2Cache());
-		ok = read_in_launch_window(hot, s) && ok;
+		ok = read(hot, s, true) && ok;
 		const Counters first = read_counters(ctx);
-		ok = read_in_launch_window(hot, s) && ok;
+		ok = read(hot, s, true) && ok;
 		const Counters second = read_counters(ctx);
 		ok = read(hot, s) && ok;
 		const Counters plain = read_counters(ctx);

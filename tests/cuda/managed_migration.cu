@@ -47,6 +47,17 @@ static bool expect(bool cond, const char *what)
 	return cond;
 }
 
+// Whether got[0..kN) is want's, naming the first element that is not.
+static bool same(const char *what, const float *got, const std::vector<float> &want)
+{
+	for (size_t i = 0; i < kN; ++i)
+		if (got[i] != want[i]) {
+			std::printf("%s[%zu] = %g, want %g\n", what, i, got[i], want[i]);
+			return false;
+		}
+	return true;
+}
+
 static simtgpuManagedStats stats(simtgpuContext ctx)
 {
 	simtgpuManagedStats s{};
@@ -106,12 +117,7 @@ int main()
 	const simtgpuManagedStats s2 = stats(ctx);
 
 	t0 = std::chrono::steady_clock::now();
-	for (size_t i = 0; i < kN; ++i)
-		if (v[i] != want[i]) {
-			std::printf("v[%zu] = %g, want %g\n", i, v[i], want[i]);
-			ok = false;
-			break;
-		}
+	ok = same("v", v, want) && ok;
 	const double host_read_ms = ms_since(t0);
 	const simtgpuManagedStats s3 = stats(ctx);
 
@@ -143,12 +149,7 @@ int main()
 	CHECK_CUDA(cudaEventElapsedTime(&resident_device_ms, e1, e2));
 	std::vector<float> got(kN);
 	CHECK_CUDA(cudaMemcpy(got.data(), out, kN * sizeof(float), cudaMemcpyDeviceToHost));
-	for (size_t i = 0; i < kN; ++i)
-		if (got[i] != want[i]) {
-			std::printf("out[%zu] = %g, want %g\n", i, got[i], want[i]);
-			ok = false;
-			break;
-		}
+	ok = same("out", got.data(), want) && ok;
 	// The second kernel only read: the host's copy of out moved nothing back.
 	const simtgpuManagedStats s5 = stats(ctx);
 
@@ -158,12 +159,8 @@ int main()
 	CHECK_CUDA(cudaMemcpyAsync(out, v, kN * sizeof(float), cudaMemcpyHostToDevice, 0));
 	CHECK_CUDA(cudaMemcpy(got.data(), out, kN * sizeof(float), cudaMemcpyDeviceToHost));
 	for (size_t i = 0; i < kN; ++i)
-		if (got[i] != float(int(i % 100000) - 50000) * 0.25f + 1.f) {
-			std::printf("async copy: out[%zu] = %g, want %g\n", i, got[i],
-				    float(int(i % 100000) - 50000) * 0.25f + 1.f);
-			ok = false;
-			break;
-		}
+		want[i] = float(int(i % 100000) - 50000) * 0.25f + 1.f;
+	ok = same("async copy: out", got.data(), want) && ok;
 
 	const uint64_t to_vram1 = s2.pages_to_vram - s1.pages_to_vram;
 	const uint64_t faults1 = s2.gpu_faults - s1.gpu_faults;
@@ -219,12 +216,7 @@ int main()
 	const simtgpuManagedStats s8 = stats(ctx);
 	CHECK_CUDA(cudaMemPrefetchAsync(v, kN * sizeof(float), cudaCpuDeviceId, 0));
 	const simtgpuManagedStats s9 = stats(ctx);
-	for (size_t i = 0; i < kN; ++i)
-		if (v[i] != want[i]) {
-			std::printf("after prefetches: v[%zu] = %g, want %g\n", i, v[i], want[i]);
-			ok = false;
-			break;
-		}
+	ok = same("after prefetches: v", v, want) && ok;
 	const simtgpuManagedStats s10 = stats(ctx);
 	ok = expect(cudaMemPrefetchAsync(out, kN * sizeof(float), 0, 0) == cudaErrorInvalidValue,
 		    "a prefetch of device memory is refused") &&
