@@ -1420,35 +1420,38 @@ SIMTCUDA_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
                                                          dynamicSMemSize);
 }
 
-SIMTCUDA_API cudaError_t __simtcudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize,
-                                                                  const void *func,
-                                                                  size_t dynamicSMemSize,
-                                                                  int blockSizeLimit) {
-    if (!minGridSize || !blockSize)
+// The most dynamic shared memory a block may use with numBlocks blocks of
+// blockSize threads on one SM: the occupancy rule's answer, searched, within
+// what a launch of the kernel accepts (the opt-in limit).
+SIMTCUDA_API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
+                                                                   const void *func,
+                                                                   int numBlocks, int blockSize) {
+    if (!dynamicSmemSize || numBlocks <= 0 || blockSize <= 0)
         return record(cudaErrorInvalidValue);
     simtgpuFunction f;
     if (cudaError_t err = function_for(func, &f))
         return err;
-    simtgpuDeviceProperties p;
-    simtgpuDeviceGetProperties(&p, current_device());
-    int max_threads = 0;
-    simtgpuFuncGetAttribute(&max_threads, SIMTGPU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
-    if (blockSizeLimit > 0)
-        max_threads = std::min(max_threads, blockSizeLimit);
-    // As CUDA: the block size (a multiple of the warp size, largest first
-    // on ties) that keeps the most threads resident on an SM.
-    int best_threads = -1, best_block = 0, best_blocks = 0;
-    for (int block = max_threads - max_threads % int(p.warp_size); block > 0;
-         block -= int(p.warp_size)) {
+    auto fits = [&](size_t bytes, bool *ok) {
         int blocks = 0;
-        simtgpuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, block, dynamicSMemSize);
-        if (blocks * block > best_threads) {
-            best_threads = blocks * block;
-            best_block = block;
-            best_blocks = blocks;
-        }
+        simtgpuResult r =
+            simtgpuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, blockSize, bytes);
+        *ok = r == SIMTGPU_SUCCESS && blocks >= numBlocks;
+        return r;
+    };
+    bool ok = false;
+    if (simtgpuResult r = fits(0, &ok))
+        return record(r); // a block size the kernel cannot take
+    size_t lo = 0, hi = size_t(max_dynamic_shared(func, f)); // lo always fits
+    if (!ok)
+        hi = 0;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo + 1) / 2;
+        fits(mid, &ok);
+        if (ok)
+            lo = mid;
+        else
+            hi = mid - 1;
     }
-    *blockSize = best_block;
-    *minGridSize = best_blocks * int(p.num_sms);
+    *dynamicSmemSize = lo;
     return cudaSuccess;
 }

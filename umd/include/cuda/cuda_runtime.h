@@ -245,13 +245,86 @@ static inline __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor
 }
 
 template <class T>
+static inline __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *numBlocks, T func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
+    return ::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+        numBlocks, (const void *)func, blockSize, dynamicSMemSize, flags);
+}
+
+template <class T>
+static inline __host__ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(
+    size_t *dynamicSmemSize, T func, int numBlocks, int blockSize) {
+    return ::cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, (const void *)func,
+                                                       numBlocks, blockSize);
+}
+
+/* The block size (a multiple of the warp size, the largest on ties, at most
+ * blockSizeLimit when above 0) that keeps the most threads resident on an
+ * SM, each block size with the dynamic shared memory blockSizeToDynamicSMemSize
+ * gives it; minGridSize: the blocks that fill every SM at that occupancy. As
+ * CUDA's templates: the rest of the family below calls this one. */
+template <typename UnaryFunction, class T>
+static inline __host__ cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
+    int *minGridSize, int *blockSize, T func, UnaryFunction blockSizeToDynamicSMemSize,
+    int blockSizeLimit = 0, unsigned int flags = 0) {
+    if (!minGridSize || !blockSize || !func)
+        return cudaErrorInvalidValue;
+    int device = 0, warp = 0, sms = 0;
+    struct cudaFuncAttributes attr;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (err == cudaSuccess)
+        err = ::cudaFuncGetAttributes(&attr, (const void *)func);
+    if (err != cudaSuccess)
+        return err;
+    int limit = attr.maxThreadsPerBlock;
+    if (blockSizeLimit > 0 && blockSizeLimit < limit)
+        limit = blockSizeLimit;
+    int best_threads = -1, best_block = 0, best_blocks = 0;
+    for (int block = limit - limit % warp; block > 0; block -= warp) {
+        int blocks = 0;
+        err = ::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+            &blocks, (const void *)func, block, blockSizeToDynamicSMemSize(block), flags);
+        if (err != cudaSuccess)
+            return err;
+        if (blocks * block > best_threads) {
+            best_threads = blocks * block;
+            best_block = block;
+            best_blocks = blocks;
+        }
+    }
+    *blockSize = best_block;
+    *minGridSize = best_blocks * sms;
+    return cudaSuccess;
+}
+
+template <typename UnaryFunction, class T>
+static inline __host__ cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(
+    int *minGridSize, int *blockSize, T func, UnaryFunction blockSizeToDynamicSMemSize,
+    int blockSizeLimit = 0) {
+    return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
+        minGridSize, blockSize, func, blockSizeToDynamicSMemSize, blockSizeLimit, 0);
+}
+
+template <class T>
+static inline __host__ cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(
+    int *minGridSize, int *blockSize, T func, size_t dynamicSMemSize = 0, int blockSizeLimit = 0,
+    unsigned int flags = 0) {
+    return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
+        minGridSize, blockSize, func, [dynamicSMemSize](int) { return dynamicSMemSize; },
+        blockSizeLimit, flags);
+}
+
+template <class T>
 static inline __host__ cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize,
                                                                       int *blockSize, T func,
                                                                       size_t dynamicSMemSize = 0,
                                                                       int blockSizeLimit = 0) {
-    return ::__simtcudaOccupancyMaxPotentialBlockSize(minGridSize, blockSize,
-                                                      (const void *)func, dynamicSMemSize,
-                                                      blockSizeLimit);
+    return cudaOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func,
+                                                       dynamicSMemSize, blockSizeLimit, 0);
 }
 
 #if defined(__CUDA__) && defined(__clang__)

@@ -426,13 +426,10 @@ extern __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n
                                                                           size_t dynamicSMemSize);
 extern __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags);
-/* The largest block size reaching the best occupancy (cuda_runtime.h wraps
- * it as the cudaOccupancyMaxPotentialBlockSize template). */
-extern __host__ cudaError_t __simtcudaOccupancyMaxPotentialBlockSize(int *minGridSize,
-                                                                     int *blockSize,
-                                                                     const void *func,
-                                                                     size_t dynamicSMemSize,
-                                                                     int blockSizeLimit);
+extern __host__ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
+                                                                      const void *func,
+                                                                      int numBlocks,
+                                                                      int blockSize);
 
 /* Profiler: the simulator counts all the time, so these only check state. */
 extern __host__ cudaError_t cudaProfilerStart(void);

@@ -272,6 +272,47 @@ static void launch_errors_attributes_and_occupancy() {
     CHECK_OK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block_size, uses_shared, 0, 256));
     CHECK(block_size > 0 && block_size <= 256 && block_size % prop.warpSize == 0);
     CHECK(min_grid > 0 && min_grid % prop.multiProcessorCount == 0);
+    // The family's definition, stated here by brute force: with each block
+    // size's own dynamic shared memory, the block size (the largest on ties)
+    // with the most resident threads, and the grid that fills every SM.
+    auto smem_of = [](int block) { return size_t(block) * 8 * sizeof(float); };
+    int best_threads = -1, best_block = 0, best_blocks = 0;
+    for (int b = 256; b > 0; b -= prop.warpSize) {
+        int n = 0;
+        CHECK_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, uses_shared, b, smem_of(b)));
+        if (n * b > best_threads) {
+            best_threads = n * b;
+            best_block = b;
+            best_blocks = n;
+        }
+    }
+    CHECK_OK(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&min_grid, &block_size, uses_shared,
+                                                            smem_of, 256));
+    CHECK(block_size == best_block && min_grid == best_blocks * prop.multiProcessorCount);
+    int with_flags_grid = 0, with_flags_block = 0;
+    CHECK_OK(cudaOccupancyMaxPotentialBlockSizeWithFlags(&with_flags_grid, &with_flags_block,
+                                                         uses_shared, 0, 256, 0));
+    CHECK_OK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block_size, uses_shared, 0, 256));
+    CHECK(with_flags_grid == min_grid && with_flags_block == block_size);
+    CHECK_EQ_ERR(cudaOccupancyMaxPotentialBlockSizeWithFlags(&min_grid, &block_size, uses_shared,
+                                                             0, 256, 2),
+                 cudaErrorInvalidValue);
+    cudaGetLastError();
+    // Dynamic shared memory left per block: one block may take all that a
+    // launch accepts; two share the SM's.
+    const size_t launch_max = prop.sharedMemPerBlock - attr.sharedSizeBytes;
+    size_t dyn = 0;
+    CHECK_OK(cudaOccupancyAvailableDynamicSMemPerBlock(&dyn, uses_shared, 1, 256));
+    CHECK(dyn == std::min(launch_max, prop.sharedMemPerMultiprocessor - attr.sharedSizeBytes));
+    CHECK_OK(cudaOccupancyAvailableDynamicSMemPerBlock(&dyn, uses_shared, 2, 256));
+    const size_t half = prop.sharedMemPerMultiprocessor / 2 / 256 * 256; // 256-byte units
+    CHECK(dyn == std::min(launch_max, half - attr.sharedSizeBytes));
+    int n = 0;
+    CHECK_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, uses_shared, 256, dyn));
+    CHECK(n >= 2);
+    CHECK_EQ_ERR(cudaOccupancyAvailableDynamicSMemPerBlock(&dyn, uses_shared, 0, 256),
+                 cudaErrorInvalidValue);
+    cudaGetLastError();
 
     // After a reset the context is new: memory is gone, kernels load again.
     CHECK_OK(cudaDeviceReset());
