@@ -14,6 +14,19 @@ passed=0
 failed=0
 skipped=0
 failed_suites=()
+# The failing checks' own lines, repeated at the end so that a log's tail
+# (all CI keeps) names them.
+failed_checks=()
+
+# note_failures SUITE LOG: remembers LOG's failure lines (ctest's
+# "N - NAME (Failed)", a check's "FAIL NAME", a script's "guest-tests: ...").
+note_failures() {
+	local name=$1 log=$2 check
+	while IFS= read -r check; do
+		failed_checks+=("$name: $check")
+	done < <(grep -aE '^[[:space:]]*[0-9]+ - .* \((Failed|Timeout|SEGFAULT|Subprocess aborted|Not Run|Exception)\)$|^FAIL |^guest-tests: |^[A-Za-z0-9_-]+: exited [0-9]+ without a result line' "$log" |
+		tr -d '\r' | sed -E 's/^[[:space:]]+//')
+}
 
 # ctest prints "N% tests passed, F tests failed out of T", where T counts
 # the skipped tests too, each listed as "  N - NAME (Skipped)".
@@ -25,6 +38,7 @@ run_ctest() {
 	local line total bad skips
 	line=$(grep -E 'tests failed out of [0-9]+' "$log" | tail -n 1)
 	skips=$(grep -cE '^[[:space:]]*[0-9]+ - .* \(Skipped\)$' "$log")
+	note_failures "$name" "$log"
 	rm -f "$log"
 	if [[ -z "$line" ]]; then
 		echo "$name: ctest did not report a result"
@@ -51,6 +65,7 @@ run_counted() {
 	local status=${PIPESTATUS[0]}
 	local line
 	line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	note_failures "$name" "$log"
 	rm -f "$log"
 	if [[ -z "$line" ]]; then
 		echo "$name: exited $status without a result line"
@@ -81,6 +96,7 @@ run_counted style "$top/scripts/check-style.sh"
 
 echo
 if ((${#failed_suites[@]})); then
+	((${#failed_checks[@]} == 0)) || printf 'failed: %s\n' "${failed_checks[@]}"
 	echo "failing suites: ${failed_suites[*]}"
 fi
 echo "summary: $passed passed, $failed failed, $skipped skipped"

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Test of scripts/run-tests.sh, the summary of `make test`, on stand-in
+# suites: a ctest with one failing test, a guest suite with one failing check
+# and a style suite that passes. The counts must add up and the end of the
+# output (all a CI log keeps) must name each failure.
+#   run_tests_test.sh
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tree=$(mktemp -d /tmp/run-tests-test.XXXXXX)
+trap 'rm -rf "$tree"' EXIT
+failures=0
+check() { # DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
+}
+
+mkdir -p "$tree/scripts" "$tree/bin" "$tree/unit" "$tree/san"
+cp "$top/scripts/run-tests.sh" "$tree/scripts/"
+# ctest as the real one prints it: a failing test in the unit build only.
+cat >"$tree/bin/ctest" <<'SH'
+#!/bin/sh
+case "$2" in
+*/unit)
+	printf '67%% tests passed, 1 tests failed out of 3\n\n'
+	printf 'The following tests FAILED:\n\t  2 - sim.Broken (Failed)\n' ;;
+*)
+	printf '100%% tests passed, 0 tests failed out of 2\n\n'
+	printf 'The following tests did not run:\n\t  1 - sim.NeedsKvm (Skipped)\n' ;;
+esac
+SH
+# The guest suite's output comes from a serial console: CR LF line ends.
+cat >"$tree/scripts/guest-tests.sh" <<'SH'
+#!/bin/sh
+printf 'ok   device: probe\r\nFAIL sharing: fair shares GPU time 1,3 within tolerance\r\n'
+printf 'guest: 4 passed, 1 failed\n'
+exit 1
+SH
+cat >"$tree/scripts/check-style.sh" <<'SH'
+#!/bin/sh
+echo "style: 2 passed, 0 failed"
+SH
+chmod +x "$tree/bin/ctest" "$tree/scripts/"*.sh
+
+PATH="$tree/bin:$PATH" "$tree/scripts/run-tests.sh" "$tree/unit" "$tree/san" >"$tree/out" 2>&1
+status=$?
+tail_lines=$(tail -n 4 "$tree/out")
+check "exits non-zero on a failure" test "$status" -ne 0
+check "counts every suite" grep -qx 'summary: 9 passed, 2 failed, 1 skipped' "$tree/out"
+check "the tail names the failing unit test" grep -qx 'failed: unit: 2 - sim.Broken (Failed)' <<<"$tail_lines"
+check "the tail names the failing guest check" \
+	grep -qx 'failed: guest: FAIL sharing: fair shares GPU time 1,3 within tolerance' <<<"$tail_lines"
+check "the tail names the failing suites" grep -qx 'failing suites: unit guest' <<<"$tail_lines"
+((failures == 0)) || cat "$tree/out"
+echo "$((failures == 0 ? 1 : 0)) passed, $failures failed"
+((failures == 0))
