@@ -25,6 +25,9 @@ using namespace llvm;
 namespace simtcc {
 namespace {
 
+// The shuffles' custom-0 R4 form, up to its funct2 (the mode).
+constexpr const char *kShuffleAsm = ".insn r4 0x0b, 2, ";
+
 // "file:line:column: " of an instruction, from its debug location (simtcc
 // always asks clang for location tracking), else the enclosing function.
 std::string where(const Instruction &inst)
@@ -216,7 +219,7 @@ private:
 
 	Value *customR4(IRBuilder<> &b, unsigned funct2, Value *rs1, Value *rs2, Value *rs3)
 	{
-		std::string text = (".insn r4 0x0b, 2, " + Twine(funct2) + ", $0, $1, $2, $3").str();
+		std::string text = (kShuffleAsm + Twine(funct2) + ", $0, $1, $2, $3").str();
 		auto *type = FunctionType::get(i64_, {i64_, i64_, i64_}, false);
 		return convergent(b.CreateCall(
 			type, InlineAsm::get(type, text, "=r,r,r,r,~{memory}", true), {rs1, rs2, rs3}));
@@ -391,8 +394,10 @@ private:
 		if (name.startswith("match.") || name.startswith("redux.sync."))
 			return lowerMatchOrRedux(call, b, name);
 		if (name.consume_front("shfl.")) {
-			// shfl[.sync].mode.{i32,f32}([mask,] value, b, c); the member
-			// mask is implied by the convergent group (docs/isa.md).
+			// shfl[.sync].mode.{i32,f32}([mask,] value, b, c). shfl.sync
+			// waits for its member mask as PTX's does (and as NVIDIA's
+			// WARPSYNC before a SHFL): warp.sync mask, then the shuffle,
+			// which has no mask of its own (docs/isa.md).
 			bool sync = name.consume_front("sync.");
 			if (!name.endswith(".i32") && !name.endswith(".f32"))
 				return unsupported(call); // the predicate-returning forms
@@ -405,6 +410,9 @@ private:
 			if (mode == ~0u)
 				return unsupported(call);
 			unsigned first = sync ? 1 : 0;
+			if (sync)
+				customR(b, SIMTGPU_F3_WARP, SIMTGPU_WARP_SYNC, false,
+					{toI64(b, call.getArgOperand(0))});
 			Value *value = toI64(b, call.getArgOperand(first), false);
 			Value *lane = toI64(b, call.getArgOperand(first + 1), false);
 			Value *clamp = toI64(b, call.getArgOperand(first + 2), false);
@@ -1111,6 +1119,37 @@ template <class Attributed> void signExtendI32(Attributed &f, FunctionType *type
 }
 
 } // namespace
+
+void mergeWarpSyncs(Module &module)
+{
+	const std::string warpSync = (".insn r 0x0b, " + Twine(SIMTGPU_F3_WARP) + ", " +
+				      Twine(SIMTGPU_WARP_SYNC) + ", x0,")
+					     .str();
+	auto asmText = [](const Instruction &inst) -> StringRef {
+		const auto *call = dyn_cast<CallBase>(&inst);
+		if (!call || !call->isInlineAsm())
+			return {};
+		return cast<InlineAsm>(call->getCalledOperand())->getAsmString();
+	};
+	std::vector<Instruction *> redundant;
+	for (Function &f : module)
+		for (BasicBlock &bb : f) {
+			Value *syncedMask = nullptr; // the last warp.sync's, if still in force
+			for (Instruction &inst : bb) {
+				StringRef text = asmText(inst);
+				if (text.startswith(warpSync)) {
+					Value *mask = cast<CallBase>(inst).getArgOperand(0);
+					if (mask == syncedMask)
+						redundant.push_back(&inst);
+					syncedMask = mask;
+				} else if (isa<CallBase>(inst) && !text.startswith(kShuffleAsm)) {
+					syncedMask = nullptr; // a call or another collective
+				}
+			}
+		}
+	for (Instruction *inst : redundant)
+		inst->eraseFromParent();
+}
 
 void lowerNativeAtomics(Module &module, const LoweringOptions &options)
 {

@@ -45,6 +45,13 @@ struct SharedLayout {
 // optimisation, just before code generation.
 void lowerNativeAtomics(llvm::Module &module, const LoweringOptions &options);
 
+// Drops a warp.sync that follows another with the same member mask in one
+// block with only straight-line code and shuffles between them (a 64-bit
+// value's shuffle is two shfl.sync of its halves, each lowered as warp.sync
+// and shuffle): the lanes the first released still run as one group. Runs
+// after optimisation, which inlines the halves into one block.
+void mergeWarpSyncs(llvm::Module &module);
+
 // Moves every global and pointer into address space 0. Shared variables
 // become constant addresses in the shared window.
 llvm::Expected<SharedLayout> flattenAddressSpaces(llvm::Module &module);

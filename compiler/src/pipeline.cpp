@@ -598,6 +598,7 @@ Expected<DeviceModule> Pipeline::lowerDevice(std::unique_ptr<Module> module)
 					   ? builder.buildO0DefaultPipeline(level)
 					   : builder.buildPerModuleDefaultPipeline(level);
 	passes.run(m, mam);
+	mergeWarpSyncs(m);
 	lowerNativeAtomics(m, LoweringOptions{arch});
 	return device;
 }

@@ -108,17 +108,57 @@ TEST(NvvmLowering, BarriersVotesAndShufflesBecomeCustomInstructions)
 	ASSERT_TRUE(module);
 	ASSERT_EQ(errorText(simtcc::lowerNvvmIntrinsics(*module, {})), "");
 	std::vector<std::string> strings = asmStrings(*module, "k");
-	ASSERT_EQ(strings.size(), 4u);
+	ASSERT_EQ(strings.size(), 5u);
 	EXPECT_EQ(strings[0], ".insn r 0x0b, 0, 0, x0, x0, x0"); // bar.sync
 	EXPECT_EQ(strings[1], ".insn r 0x0b, 1, 0, $0, $1, $2"); // vote.ballot
-	EXPECT_EQ(strings[2], ".insn r4 0x0b, 2, 3, $0, $1, $2, $3"); // shfl.bfly
-	EXPECT_EQ(strings[3], ".insn r 0x0b, 0, 1, $0, $1, x0"); // bar.popc
+	// shfl.sync waits for its member mask first, as PTX's does.
+	EXPECT_EQ(strings[2], ".insn r 0x0b, 3, 1, x0, $0, x0"); // warp.sync
+	EXPECT_EQ(strings[3], ".insn r4 0x0b, 2, 3, $0, $1, $2, $3"); // shfl.bfly
+	EXPECT_EQ(strings[4], ".insn r 0x0b, 0, 1, $0, $1, x0"); // bar.popc
 	// Convergent, so that no optimisation moves them across control flow.
 	for (Instruction &inst : module->getFunction("k")->getEntryBlock()) {
 		if (auto *call = dyn_cast<CallInst>(&inst); call && call->isInlineAsm()) {
 			EXPECT_TRUE(call->isConvergent());
 		}
 	}
+	EXPECT_FALSE(verifyModule(*module, &errs()));
+}
+
+// A 64-bit shuffle's two halves, then a second value's: one warp.sync
+// serves every shuffle of one mask in a block; another mask, a vote between
+// or a new block syncs again.
+TEST(NvvmLowering, ShufflesOfOneMaskInABlockShareAWarpSync)
+{
+	LLVMContext context;
+	auto module = parse(context, "",
+			    "  %lo = call i32 @llvm.nvvm.shfl.sync.down.i32(i32 -1, i32 1, i32 1, i32 31)\n"
+			    "  %hi = call i32 @llvm.nvvm.shfl.sync.down.i32(i32 -1, i32 2, i32 1, i32 31)\n"
+			    "  %s = add i32 %lo, %hi\n"
+			    "  %x = call i32 @llvm.nvvm.shfl.sync.down.i32(i32 -1, i32 %s, i32 2, i32 31)\n"
+			    "  %h = call i32 @llvm.nvvm.shfl.sync.down.i32(i32 65535, i32 %x, i32 1, i32 31)\n"
+			    "  %b = call i32 @llvm.nvvm.vote.ballot.sync(i32 65535, i1 true)\n"
+			    "  %y = call i32 @llvm.nvvm.shfl.sync.down.i32(i32 65535, i32 %b, i32 1, i32 31)\n"
+			    "  br label %next\n"
+			    "next:\n"
+			    "  %z = call i32 @llvm.nvvm.shfl.sync.down.i32(i32 65535, i32 %y, i32 1, i32 31)\n"
+			    "  store i32 %z, ptr %p",
+			    "declare i32 @llvm.nvvm.shfl.sync.down.i32(i32, i32, i32, i32)\n"
+			    "declare i32 @llvm.nvvm.vote.ballot.sync(i32, i1)");
+	ASSERT_TRUE(module);
+	ASSERT_EQ(errorText(simtcc::lowerNvvmIntrinsics(*module, {})), "");
+	simtcc::mergeWarpSyncs(*module);
+	std::string shapes;
+	for (Instruction &inst : instructions(*module->getFunction("k")))
+		if (auto *call = dyn_cast<CallInst>(&inst); call && call->isInlineAsm()) {
+			StringRef text = cast<InlineAsm>(call->getCalledOperand())->getAsmString();
+			shapes += text.startswith(".insn r 0x0b, 3, 1,")	? "S"
+				  : text.startswith(".insn r4 0x0b, 2, 2,") ? "d"
+				  : text.startswith(".insn r 0x0b, 1, 0,")  ? "v"
+									    : "?";
+		}
+	// -1: sync, 3 shuffles; 65535: sync, shuffle, vote, sync, shuffle;
+	// the next block: sync, shuffle.
+	EXPECT_EQ(shapes, "SdddSdvSdSd");
 	EXPECT_FALSE(verifyModule(*module, &errs()));
 }
 

@@ -44,6 +44,28 @@ __global__ void shuffle_after_break(const unsigned *limits, unsigned *sums, unsi
 	reversed[t] = __shfl_sync(0xffffffffu, sum, 31 - threadIdx.x % 32);
 }
 
+// Row sums by a shuffle reduction in a loop, lane 0 storing each row's sum
+// while the other lanes go round to the next row (jacobiCudaGraphs' shape;
+// clang lays the store out after the loop's back edge, so min-PC runs the
+// other lanes first). A 64-bit shuffle is two of its halves; the next row's
+// shuffles must wait for lane 0, which still has to read this row's.
+__global__ void row_sums(const double *values, int rows, double *sums, long long *wide_sums)
+{
+	const unsigned lane = threadIdx.x % 32, warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	for (int r = 0; r < rows; ++r) {
+		double s = values[(warp * rows + r) * 32 + lane];
+		long long w = (long long)s << 32 | lane;
+		for (int offset = 16; offset > 0; offset /= 2) {
+			s += __shfl_down_sync(0xffffffffu, s, offset);
+			w += __shfl_down_sync(0xffffffffu, w, offset);
+		}
+		if (lane == 0) {
+			sums[warp * rows + r] = s;
+			wide_sums[warp * rows + r] = w;
+		}
+	}
+}
+
 static unsigned host_steps(unsigned n)
 {
 	unsigned steps = 0;
@@ -70,9 +92,22 @@ int main()
 		limits[i] = rng.range(0, 200);
 	CHECK_CUDA(cudaMemcpy(dlimits, limits, sizeof(limits), cudaMemcpyHostToDevice));
 
+	const int rows = 8, row_warps = n / 32, cells = row_warps * rows * 32;
+	double *dvalues, *drow_sums;
+	long long *dwide_sums;
+	CHECK_CUDA(cudaMalloc(&dvalues, cells * sizeof(double)));
+	CHECK_CUDA(cudaMalloc(&drow_sums, row_warps * rows * sizeof(double)));
+	CHECK_CUDA(cudaMalloc(&dwide_sums, row_warps * rows * sizeof(long long)));
+	static double values[cells];
+	for (int i = 0; i < cells; ++i)
+		values[i] = rng.range(1, 1000);
+	CHECK_CUDA(cudaMemcpy(dvalues, values, sizeof(values), cudaMemcpyHostToDevice));
+
 	vote_after_loop<<<blocks, threads>>>(dballots, danys, dalls, dneighbours);
 	CHECK_LAUNCH();
 	shuffle_after_break<<<blocks, threads>>>(dlimits, dsums, dreversed);
+	CHECK_LAUNCH();
+	row_sums<<<blocks, threads>>>(dvalues, rows, drow_sums, dwide_sums);
 	CHECK_LAUNCH();
 
 	unsigned ballots[n], neighbours[n], sums[n], reversed[n];
@@ -84,7 +119,24 @@ int main()
 	CHECK_CUDA(cudaMemcpy(sums, dsums, sizeof(sums), cudaMemcpyDeviceToHost));
 	CHECK_CUDA(cudaMemcpy(reversed, dreversed, sizeof(reversed), cudaMemcpyDeviceToHost));
 
+	double device_row_sums[row_warps * rows];
+	long long wide_sums[row_warps * rows];
+	CHECK_CUDA(cudaMemcpy(device_row_sums, drow_sums, sizeof(device_row_sums), cudaMemcpyDeviceToHost));
+	CHECK_CUDA(cudaMemcpy(wide_sums, dwide_sums, sizeof(wide_sums), cudaMemcpyDeviceToHost));
+
 	bool ok = true;
+	for (int row = 0; row < row_warps * rows; ++row) {
+		double sum = 0; // whole numbers: exact in any order
+		for (int l = 0; l < 32; ++l)
+			sum += values[row * 32 + l];
+		const long long wide = (long long)sum << 32 | (31 * 32 / 2);
+		if (device_row_sums[row] != sum || wide_sums[row] != wide) {
+			std::printf("row %d: sum %g (expected %g), 64-bit sum 0x%llx (0x%llx)\n", row,
+				    device_row_sums[row], sum, (unsigned long long)wide_sums[row],
+				    (unsigned long long)wide);
+			ok = false;
+		}
+	}
 	unsigned host_sums[n];
 	for (int t = 0; t < n; ++t) {
 		unsigned m = t + 1, sum = 0;
