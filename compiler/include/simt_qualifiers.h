@@ -39,8 +39,9 @@
 #endif
 /* clang 15 and later read __noinline__ as a CUDA keyword, in __noinline__ f()
  * and in libstdc++'s __attribute__((__noinline__)) alike; a macro would break
- * the latter (<memory>, <functional>). */
-#if !defined(__noinline__) && __clang_major__ < 15
+ * the latter (<memory>, <functional>). A plain host compile (gcc, through
+ * vector_types.h) has no device code for it to qualify. */
+#if !defined(__noinline__) && defined(__clang__) && __clang_major__ < 15
 #define __noinline__ __attribute__((noinline))
 #endif
 /* A kernel parameter read in place from the parameter buffer, never copied:

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 namespace simtgpu::cudart {
 
@@ -1018,6 +1019,19 @@ SIMTCUDA_API cudaError_t cudaStreamQuery(cudaStream_t stream) {
     return record(simtgpuStreamQuery(ctx, to_stream(stream)));
 }
 
+// Host work in stream order runs on the driver's host-function thread, so
+// the calling thread goes on (simtgpuLaunchHostFunc); these carry CUDA's
+// function and its arguments there.
+struct HostCallback {
+    cudaStream_t stream;
+    cudaStreamCallback_t callback;
+    void *user_data;
+};
+struct HostFunction {
+    cudaHostFn_t fn;
+    void *user_data;
+};
+
 SIMTCUDA_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
                                                void *userData, unsigned int flags) {
     if (!callback || flags != 0)
@@ -1025,12 +1039,18 @@ SIMTCUDA_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCa
     CONTEXT(ctx);
     if (is_capturing(stream))
         return capture_refuse(stream); // as in CUDA: use cudaLaunchHostFunc in graphs
-    // The stream's status goes to the callback: a failed kernel's error, as CUDA passes it.
-    simtgpuResult r = simtgpuStreamSynchronize(ctx, to_stream(stream));
-    cudaError_t status = to_cuda(r);
-    if (status == cudaErrorInvalidResourceHandle)
-        return record(r); // not a stream of this context: nothing is called
-    callback(stream, status, userData);
+    // The stream's status goes to the callback: a failed kernel's error, as
+    // CUDA passes it, so it runs after errors too.
+    auto *call = new HostCallback{stream, callback, userData};
+    simtgpuResult r = simtgpuLaunchHostFunc(
+        ctx, to_stream(stream),
+        [](void *user, simtgpuResult status) {
+            std::unique_ptr<HostCallback> call(static_cast<HostCallback *>(user));
+            call->callback(call->stream, to_cuda(status), call->user_data);
+        },
+        call, SIMTGPU_HOST_FN_AFTER_ERROR);
+    if (r)
+        delete call;
     return record(r);
 }
 
@@ -1040,10 +1060,18 @@ SIMTCUDA_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn
     CONTEXT(ctx);
     if (is_capturing(stream))
         return capture_host(fn, userData, stream);
-    if (simtgpuResult r = simtgpuStreamSynchronize(ctx, to_stream(stream)))
-        return record(r); // CUDA does not run host functions after an error
-    fn(userData);
-    return record(cudaSuccess);
+    // CUDA does not run host functions after an error; nor does the driver.
+    auto *call = new HostFunction{fn, userData};
+    simtgpuResult r = simtgpuLaunchHostFunc(
+        ctx, to_stream(stream),
+        [](void *user, simtgpuResult) {
+            std::unique_ptr<HostFunction> call(static_cast<HostFunction *>(user));
+            call->fn(call->user_data);
+        },
+        call, 0);
+    if (r)
+        delete call;
+    return record(r);
 }
 
 SIMTCUDA_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,

@@ -1130,9 +1130,21 @@ SIMTGPU_API simtgpuResult simtgpuStreamWaitEvent(simtgpuContext ctx, simtgpuStre
     CHECK_ARG(ctx && event, "ctx or event is NULL");
     CHECK_ARG(flags == 0, "flags must be 0");
     LOCK(ctx->impl);
-    if (event->recorded)
-        ctx->impl->stream(stream)->pending_waits.push_back(event->syncobj);
+    if (event->recorded) {
+        simtgpuStream_st &s = *ctx->impl->stream(stream);
+        s.pending_waits.push_back(event->syncobj);
+        if (Context::pending(event->held)) // its record waits behind a host function
+            s.pending_after.push_back(event->held);
+    }
     return SIMTGPU_SUCCESS;
+}
+
+SIMTGPU_API simtgpuResult simtgpuLaunchHostFunc(simtgpuContext ctx, simtgpuStream stream,
+                                               simtgpuHostFn fn, void *user, unsigned flags) {
+    CHECK_ARG(ctx && fn, "ctx or fn is NULL");
+    CHECK_ARG(!(flags & ~SIMTGPU_HOST_FN_AFTER_ERROR), "unknown host function flags");
+    LOCK(ctx->impl);
+    return ctx->impl->launch_host_func(*ctx->impl->stream(stream), fn, user, flags);
 }
 
 SIMTGPU_API simtgpuResult simtgpuStreamGetFlags(simtgpuStream stream, unsigned *flags) {
@@ -1174,6 +1186,7 @@ SIMTGPU_API simtgpuResult simtgpuEventDestroy(simtgpuEvent event) {
     Context &c = *event->ctx;
     LOCK(&c);
     if (event->recorded) { // its timestamp BO may still be written
+        c.wait_held([event] { return !Context::pending(event->held); });
         bool signaled = false;
         c.wait_syncobj(event->syncobj, true, &signaled);
     }
@@ -1196,9 +1209,12 @@ SIMTGPU_API simtgpuResult simtgpuEventRecord(simtgpuEvent event, simtgpuStream s
         put_packet(ib, SIMTGPU_PKT_TIMESTAMP, simtgpu_pkt_timestamp{event->timestamp.va});
     else
         ib.push_back(SIMTGPU_PKT_HEADER(SIMTGPU_PKT_NOP, 0, 0));
-    if (simtgpuResult r = c.submit(*c.stream(stream), ib, {}, {event->syncobj}))
+    simtgpuStream_st &s = *c.stream(stream);
+    if (simtgpuResult r = c.submit(s, ib, {}, {event->syncobj}))
         return r;
     event->recorded = true;
+    // Held behind a host function, the record is the stream's last held work.
+    event->held = s.held.empty() ? HeldAfter{nullptr, 0} : HeldAfter{&s, s.held.back().seq};
     return SIMTGPU_SUCCESS;
 }
 
@@ -1209,6 +1225,7 @@ SIMTGPU_API simtgpuResult simtgpuEventSynchronize(simtgpuEvent event) {
     LOCK(&c);
     if (!event->recorded)
         return SIMTGPU_SUCCESS;
+    c.wait_held([event] { return !Context::pending(event->held); });
     bool signaled = false;
     if (simtgpuResult r = c.wait_syncobj(event->syncobj, true, &signaled))
         return r;
@@ -1224,6 +1241,8 @@ SIMTGPU_API simtgpuResult simtgpuEventQuery(simtgpuEvent event) {
     LOCK(&c);
     if (!event->recorded)
         return SIMTGPU_SUCCESS;
+    if (Context::pending(event->held))
+        return SIMTGPU_ERROR_NOT_READY;
     bool signaled = false;
     if (simtgpuResult r = c.wait_syncobj(event->syncobj, false, &signaled))
         return r;
@@ -1242,6 +1261,8 @@ SIMTGPU_API simtgpuResult simtgpuEventElapsedTime(float *ms, simtgpuEvent start,
     Context &c = *start->ctx;
     LOCK(&c);
     for (simtgpuEvent e : {start, end}) {
+        if (Context::pending(e->held))
+            return fail(SIMTGPU_ERROR_NOT_READY, "an event has not completed yet");
         bool signaled = false;
         if (simtgpuResult r = c.wait_syncobj(e->syncobj, false, &signaled))
             return r;

@@ -224,8 +224,20 @@ Context::~Context() {
     // Work still queued finishes first, as when a process closes its fd, and
     // the streams go before what their work and printf drain use (events'
     // timestamps, module images, memory). destroy_stream erases the stream
-    // from streams_, so take the front each time rather than iterate.
-    synchronize_all();
+    // from streams_, so take the front each time rather than iterate. Held
+    // work waits for its host functions, which run on their thread.
+    {
+        std::lock_guard<std::recursive_mutex> guard(mu_);
+        synchronize_all();
+    }
+    if (host_thread_.joinable()) {
+        {
+            std::lock_guard<std::mutex> guard(host_mu_);
+            host_thread_stop_ = true;
+        }
+        host_calls_changed_.notify_all();
+        host_thread_.join();
+    }
     while (!streams_.empty())
         destroy_stream(&streams_.front());
     destroy_stream(&default_stream_);
@@ -783,7 +795,22 @@ simtgpuResult Context::create_stream(unsigned flags, int priority, simtgpuStream
 }
 
 simtgpuResult Context::destroy_stream(simtgpuStream s) {
-    retire(*s, true);
+    drain(*s);
+    // Nothing of it is held now: no one needs to follow it any more.
+    auto forget = [s](std::vector<HeldAfter> &after) {
+        std::erase_if(after, [s](const HeldAfter &a) { return a.stream == s; });
+    };
+    auto forget_in = [&](simtgpuStream_st &other) {
+        forget(other.pending_after);
+        for (HeldWork &work : other.held)
+            forget(work.after);
+    };
+    forget_in(default_stream_);
+    for (auto &other : streams_)
+        forget_in(other);
+    for (auto &event : events)
+        if (event.held.stream == s)
+            event.held = {nullptr, 0};
     destroy_bo(s->env);
     if (s->queue_id) {
         drm_simtgpu_queue_destroy d{s->queue_id, 0};
@@ -841,7 +868,7 @@ simtgpuResult Context::submit_launch(simtgpuStream_st &s, const std::vector<uint
     const bool readable = transport_read_counters(*transport_, before.data()) == 0;
     if (simtgpuResult r = submit_work(s, packets, std::move(sub), {}))
         return r;
-    retire(s, true);
+    drain(s);
     if (readable && transport_read_counters(*transport_, after.data()) == 0) {
         std::vector<uint64_t> &sum = kernel_counters_[kernel];
         sum.resize(SIMTGPU_NUM_COUNTERS);
@@ -854,6 +881,171 @@ simtgpuResult Context::submit_launch(simtgpuStream_st &s, const std::vector<uint
 simtgpuResult Context::submit_work(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
                                    Submission sub,
                                    const std::vector<uint32_t> &extra_out_syncobjs) {
+    if (sticky_) {
+        for (auto &bo : sub.transient)
+            destroy_bo(bo);
+        return fail(sticky_, sticky_detail_);
+    }
+    std::vector<HeldAfter> after = held_before(s);
+    if (!s.held.empty() || !after.empty()) {
+        HeldWork work;
+        work.packets = packets;
+        work.sub = std::move(sub);
+        work.extra_out_syncobjs = extra_out_syncobjs;
+        hold(s, std::move(work), std::move(after));
+        return SIMTGPU_SUCCESS;
+    }
+    simtgpuResult r = submit_now(s, packets, std::move(sub), extra_out_syncobjs, s.pending_waits);
+    if (r == SIMTGPU_SUCCESS)
+        s.pending_waits.clear();
+    return r;
+}
+
+std::vector<HeldAfter> Context::held_before(simtgpuStream_st &s) {
+    std::vector<HeldAfter> after;
+    for (const HeldAfter &a : s.pending_after)
+        if (pending(a))
+            after.push_back(a);
+    auto last_of = [&](simtgpuStream_st &other) {
+        if (&other != &s && !other.held.empty())
+            after.push_back({&other, other.held.back().seq});
+    };
+    if (&s == &default_stream_) {
+        for (auto &other : streams_)
+            if (!(other.flags & SIMTGPU_STREAM_NON_BLOCKING))
+                last_of(other);
+    } else if (!(s.flags & SIMTGPU_STREAM_NON_BLOCKING)) {
+        last_of(default_stream_);
+    }
+    return after;
+}
+
+void Context::hold(simtgpuStream_st &s, HeldWork work, std::vector<HeldAfter> after) {
+    work.seq = s.next_seq++;
+    work.waits = std::move(s.pending_waits);
+    s.pending_waits.clear();
+    work.after = std::move(after);
+    s.pending_after.clear();
+    s.held.push_back(std::move(work));
+    pump();
+}
+
+void Context::pump() {
+    for (bool moved = true; moved;) {
+        moved = false;
+        auto serve = [&](simtgpuStream_st &s) {
+            while (!s.held.empty()) {
+                HeldWork &front = s.held.front();
+                if (front.started || std::any_of(front.after.begin(), front.after.end(), pending))
+                    return;
+                moved = true;
+                if (front.host_fn) {
+                    start_host_function(s, front);
+                    return;
+                }
+                HeldWork work = std::move(front);
+                s.held.pop_front();
+                s.flushed_seq = work.seq;
+                // A failure has no caller to go to: it is the context's
+                // error from now on (CUDA reports asynchronous errors so).
+                if (simtgpuResult r = submit_now(s, work.packets, std::move(work.sub),
+                                                 work.extra_out_syncobjs, work.waits))
+                    poison(r, last_detail_c());
+            }
+        };
+        serve(default_stream_);
+        for (auto &s : streams_)
+            serve(s);
+    }
+    held_moved_.notify_all();
+}
+
+simtgpuResult Context::launch_host_func(simtgpuStream_st &s, simtgpuHostFn fn, void *user,
+                                        unsigned flags) {
+    if (sticky_)
+        return fail(sticky_, sticky_detail_);
+    HeldWork work;
+    work.host_fn = fn;
+    work.user = user;
+    work.host_flags = flags;
+    hold(s, std::move(work), held_before(s));
+    return SIMTGPU_SUCCESS;
+}
+
+// A NOP on the stream, after the work before the function and the waits it
+// was given, signals the syncobj the host-function thread waits for.
+void Context::start_host_function(simtgpuStream_st &s, HeldWork &work) {
+    work.started = true;
+    uint32_t done = 0;
+    if (!sticky_) {
+        drm_syncobj_create create{};
+        if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_CREATE, &create)) {
+            poison(fail_errno(rc, "SYNCOBJ_CREATE"), last_detail_c());
+        } else if (simtgpuResult r = submit_now(
+                       s, {SIMTGPU_PKT_HEADER(SIMTGPU_PKT_NOP, 0, 0)}, Submission{},
+                       {create.handle}, work.waits)) {
+            drm_syncobj_destroy d{create.handle, 0};
+            transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+            poison(r, last_detail_c());
+        } else {
+            done = create.handle;
+        }
+    }
+    {
+        std::lock_guard<std::mutex> guard(host_mu_);
+        host_calls_.push_back({&s, done, work.host_fn, work.user, work.host_flags});
+    }
+    host_calls_changed_.notify_one();
+    if (!host_thread_.joinable())
+        host_thread_ = std::thread([this] { host_function_thread(); });
+}
+
+void Context::host_function_thread() {
+    std::unique_lock<std::mutex> lock(host_mu_);
+    for (;;) {
+        host_calls_changed_.wait(lock, [&] { return host_thread_stop_ || !host_calls_.empty(); });
+        if (host_calls_.empty())
+            return;
+        HostCall call = host_calls_.front();
+        host_calls_.pop_front();
+        lock.unlock();
+        if (call.syncobj) { // the work before it: without the context's lock
+            bool signaled = false;
+            wait_syncobj(call.syncobj, true, &signaled);
+            drm_syncobj_destroy d{call.syncobj, 0};
+            transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+        }
+        simtgpuResult status;
+        {
+            std::lock_guard<std::recursive_mutex> guard(mu_);
+            check_queue(*call.stream); // a fault before it is the sticky error now
+            status = sticky_;
+        }
+        if (status == SIMTGPU_SUCCESS || (call.flags & SIMTGPU_HOST_FN_AFTER_ERROR))
+            call.fn(call.user, status);
+        {
+            std::lock_guard<std::recursive_mutex> guard(mu_);
+            simtgpuStream_st &s = *call.stream;
+            s.flushed_seq = s.held.front().seq;
+            s.held.pop_front();
+            pump();
+        }
+        lock.lock();
+    }
+}
+
+simtgpuResult Context::drain(simtgpuStream_st &s) {
+    wait_held([&] {
+        return s.held.empty() &&
+               std::none_of(s.pending_after.begin(), s.pending_after.end(), pending);
+    });
+    return retire(s, true);
+}
+
+simtgpuResult Context::submit_now(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
+                                  Submission sub,
+                                  const std::vector<uint32_t> &extra_out_syncobjs,
+                                  const std::vector<uint32_t> &pending_waits) {
     auto release = [&] {
         for (auto &bo : sub.transient)
             destroy_bo(bo);
@@ -909,7 +1101,7 @@ simtgpuResult Context::submit_work(simtgpuStream_st &s, const std::vector<uint32
 
     // CUDA's legacy default stream: it waits for every blocking stream, and
     // they wait for it.
-    std::vector<uint32_t> waits = s.pending_waits;
+    std::vector<uint32_t> waits = pending_waits;
     auto last_of = [&](simtgpuStream_st &other) {
         if (&other != &s && !other.inflight.empty())
             waits.push_back(other.inflight.back().syncobj);
@@ -952,7 +1144,6 @@ simtgpuResult Context::submit_work(simtgpuStream_st &s, const std::vector<uint32
         }
         return fail_errno(rc, "SUBMIT");
     }
-    s.pending_waits.clear();
     s.inflight.push_back(std::move(sub));
     return SIMTGPU_SUCCESS;
 }
@@ -1009,8 +1200,9 @@ simtgpuResult Context::retire(simtgpuStream_st &s, bool block) {
 
 void Context::forget_pending_wait(uint32_t syncobj) {
     auto forget = [syncobj](simtgpuStream_st &s) {
-        s.pending_waits.erase(std::remove(s.pending_waits.begin(), s.pending_waits.end(), syncobj),
-                              s.pending_waits.end());
+        std::erase(s.pending_waits, syncobj);
+        for (HeldWork &work : s.held)
+            std::erase(work.waits, syncobj);
     };
     forget(default_stream_);
     for (auto &s : streams_)
@@ -1020,10 +1212,15 @@ void Context::forget_pending_wait(uint32_t syncobj) {
 simtgpuResult Context::synchronize(simtgpuStream_st &s) {
     if (&s == &default_stream_) // the legacy default stream synchronises everything
         return synchronize_all();
-    return retire(s, true);
+    return drain(s);
 }
 
 simtgpuResult Context::synchronize_all() {
+    wait_held([&] {
+        return default_stream_.held.empty() &&
+               std::all_of(streams_.begin(), streams_.end(),
+                           [](const simtgpuStream_st &s) { return s.held.empty(); });
+    });
     retire(default_stream_, true);
     for (auto &s : streams_)
         retire(s, true);
@@ -1038,6 +1235,8 @@ simtgpuResult Context::poll_all() {
 }
 
 simtgpuResult Context::query(simtgpuStream_st &s) {
+    if (!s.held.empty() || std::any_of(s.pending_after.begin(), s.pending_after.end(), pending))
+        return SIMTGPU_ERROR_NOT_READY;
     simtgpuResult r = retire(s, false);
     if (r == SIMTGPU_ERROR_NOT_READY)
         return r;

@@ -8,6 +8,7 @@
 #include "simtgpu/simtgpu.h"
 #include "transport.h"
 
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <list>
@@ -15,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace simtgpu::umd {
@@ -71,6 +73,35 @@ struct Submission {
     std::string label;
 };
 
+// Work of another stream that must have left that stream's held queue
+// (below) first: its stream and the sequence number of that work.
+struct HeldAfter {
+    simtgpuStream_st *stream;
+    uint64_t seq;
+};
+
+// What a stream holds back while a host function before it has not returned
+// (simtgpuLaunchHostFunc). The kernel driver's fences must signal without
+// help from user space (a dma_fence may not wait for a process), so a job
+// cannot wait for a host function; the stream keeps what comes after it
+// here, as Mesa's submit thread does for Vulkan's wait-before-signal, and
+// submits it when the function returns. Each entry is a submission or a host
+// function, with the waits it was given when it was queued.
+struct HeldWork {
+    uint64_t seq = 0;
+    std::vector<uint32_t> waits;  // syncobjs (the stream's pending waits then)
+    std::vector<HeldAfter> after; // held work of other streams it follows
+    // A submission:
+    std::vector<uint32_t> packets;
+    Submission sub;
+    std::vector<uint32_t> extra_out_syncobjs;
+    // Or a host function, and whether it is on the host-function thread.
+    simtgpuHostFn host_fn = nullptr;
+    void *user = nullptr;
+    unsigned host_flags = 0;
+    bool started = false;
+};
+
 }  // namespace simtgpu::umd
 
 struct simtgpuStream_st {
@@ -80,6 +111,13 @@ struct simtgpuStream_st {
     int priority = 0; // 1 high, 0 normal, -1 low (simtgpuStreamCreate's)
     std::deque<simtgpu::umd::Submission> inflight;
     std::vector<uint32_t> pending_waits; // syncobjs the next submission waits for
+    // Held work (HeldWork): in order; sequence numbers count it, and every
+    // entry up to `flushed_seq` has been submitted or has run.
+    std::deque<simtgpu::umd::HeldWork> held;
+    uint64_t next_seq = 1, flushed_seq = 0;
+    // Held work of other streams the next entry follows (cudaStreamWaitEvent
+    // for an event whose record is held).
+    std::vector<simtgpu::umd::HeldAfter> pending_after;
     simtgpu::umd::Bo env;                // launch env + printf buffer, on first launch
     simtgpuAccessPolicyWindow l2_window{}; // bytes 0: none (simtgpuStreamSetAccessPolicyWindow)
 };
@@ -90,6 +128,9 @@ struct simtgpuEvent_st {
     uint32_t syncobj = 0;
     bool recorded = false;
     simtgpu::umd::Bo timestamp; // 8 bytes of it: the device timer, ns
+    // A record held behind a host function: not submitted until that
+    // stream's flushed_seq reaches `held.seq`.
+    simtgpu::umd::HeldAfter held{nullptr, 0};
 };
 
 struct simtgpuFunction_st {
@@ -183,6 +224,19 @@ public:
     simtgpuResult sticky_error() const { return sticky_; }
     simtgpuResult ensure_env(simtgpuStream_st &s);
     simtgpuResult wait_syncobj(uint32_t syncobj, bool block, bool *signaled);
+    // A host function in stream order (simtgpuLaunchHostFunc).
+    simtgpuResult launch_host_func(simtgpuStream_st &s, simtgpuHostFn fn, void *user,
+                                   unsigned flags);
+    // Whether held work before `after` is still to leave its stream.
+    static bool pending(const HeldAfter &after) {
+        return after.stream && after.stream->flushed_seq < after.seq;
+    }
+    // Blocks (the context's lock released meanwhile) until `done` holds;
+    // checked again whenever held work moves.
+    template <class Done> void wait_held(Done done) {
+        while (!done())
+            held_moved_.wait(mu_);
+    }
 
     std::list<simtgpuModule_st> modules;
     std::list<simtgpuEvent_st> events;
@@ -198,6 +252,22 @@ private:
     // and the launch, if it is one.
     simtgpuResult submit_work(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
                               Submission sub, const std::vector<uint32_t> &extra_out_syncobjs);
+    // submit_work without holding: to the kernel driver now, after `waits`.
+    simtgpuResult submit_now(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
+                             Submission sub, const std::vector<uint32_t> &extra_out_syncobjs,
+                             const std::vector<uint32_t> &waits);
+    // Held work of other streams that `s`'s next work must follow: its
+    // pending_after and, for the legacy default stream, the blocking
+    // streams' (and theirs, the default stream's).
+    std::vector<HeldAfter> held_before(simtgpuStream_st &s);
+    // Queues `work` on `s`'s held queue, then moves what can move.
+    void hold(simtgpuStream_st &s, HeldWork work, std::vector<HeldAfter> after);
+    // Submits held work whose turn has come and starts host functions.
+    void pump();
+    void start_host_function(simtgpuStream_st &s, HeldWork &work);
+    void host_function_thread();
+    // Waits until nothing of `s` is held, then retires its work.
+    simtgpuResult drain(simtgpuStream_st &s);
     void print_kernel_stats() const;
     void orphan_managed(Bo &bo);
     simtgpuResult retire(simtgpuStream_st &s, bool block);
@@ -208,6 +278,22 @@ private:
     simtgpuDevice device_;
     std::unique_ptr<Transport> transport_;
     std::recursive_mutex mu_;
+    std::condition_variable_any held_moved_; // with mu_: held work moved
+    // The host-function thread (as CUDA's callback thread), made on first
+    // use: it waits for a function's turn, runs it, then releases what its
+    // stream held behind it.
+    struct HostCall {
+        simtgpuStream_st *stream;
+        uint32_t syncobj; // signalled when the work before it is done; 0: none
+        simtgpuHostFn fn;
+        void *user;
+        unsigned flags;
+    };
+    std::mutex host_mu_;
+    std::condition_variable host_calls_changed_;
+    std::deque<HostCall> host_calls_;
+    bool host_thread_stop_ = false;
+    std::thread host_thread_;
     simtgpuStream_st default_stream_;
     std::list<simtgpuStream_st> streams_;
     std::map<uint64_t, Bo> device_bos_; // by VA

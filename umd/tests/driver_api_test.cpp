@@ -10,10 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -512,6 +515,123 @@ TEST_F(DriverApi, StreamsAndEventsOrderWork) {
         ASSERT_OK(simtgpuEventDestroy(e));
     ASSERT_OK(simtgpuStreamDestroy(s1));
     ASSERT_OK(simtgpuStreamDestroy(s2));
+}
+
+// Waits up to 20 s for `open`, as a host function that needs the caller to
+// go on first: with a host function run by the calling thread it would time
+// out.
+struct HostGate {
+    std::atomic<bool> open{false};
+    bool opened = false; // open was seen
+    std::function<void()> then;
+    std::vector<simtgpuResult> statuses;
+};
+void wait_at_gate(void *user, simtgpuResult status) {
+    auto *gate = static_cast<HostGate *>(user);
+    for (int ms = 0; ms < 20000 && !gate->open; ++ms)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    gate->opened = gate->open;
+    gate->statuses.push_back(status);
+    if (gate->then)
+        gate->then();
+}
+
+// A host function runs after the work before it, the work after it (and an
+// event recorded after it, and another stream waiting for that event) after
+// it returns, and the caller does not wait for it.
+TEST_F(DriverApi, HostFunctionsRunInStreamOrderWithoutBlockingTheCaller) {
+    const uint32_t n = 1024;
+    float *pinned_in = nullptr;
+    uint32_t *pinned_first = nullptr;
+    ASSERT_OK(simtgpuMemHostAlloc(ctx_, reinterpret_cast<void **>(&pinned_in), n * 4, 0));
+    ASSERT_OK(simtgpuMemHostAlloc(ctx_, reinterpret_cast<void **>(&pinned_first), 64, 0));
+    std::memset(pinned_in, 0, n * 4);
+    std::memset(pinned_first, 0, 64);
+    simtgpuDevicePtr mapped_in = 0, mapped_first = 0;
+    ASSERT_OK(simtgpuMemHostGetDevicePointer(ctx_, &mapped_in, pinned_in));
+    ASSERT_OK(simtgpuMemHostGetDevicePointer(ctx_, &mapped_first, pinned_first));
+    simtgpuDevicePtr zeros = alloc(n * 4), sum = alloc(n * 4), again = alloc(n * 4);
+    ASSERT_OK(simtgpuMemsetD8(ctx_, zeros, 0, n * 4));
+    simtgpuStream s1, s2;
+    ASSERT_OK(simtgpuStreamCreate(&s1, ctx_, SIMTGPU_STREAM_NON_BLOCKING, 0));
+    ASSERT_OK(simtgpuStreamCreate(&s2, ctx_, SIMTGPU_STREAM_NON_BLOCKING, 0));
+    simtgpuEvent after_host;
+    ASSERT_OK(simtgpuEventCreate(&after_host, ctx_, 0));
+
+    // The work before: a kernel writes pinned_first through its mapping.
+    uint32_t width = 4;
+    void *index_params[] = {&mapped_first, &width};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("index2d"), 1, 1, 1, 4, 2, 1, 0, s1, index_params,
+                                  nullptr));
+    // The host function: sees it, then writes what the next kernel reads.
+    HostGate gate;
+    bool saw_first = false;
+    gate.then = [&] {
+        saw_first = true;
+        for (uint32_t y = 0; y < 2; ++y)
+            for (uint32_t x = 0; x < 4; ++x)
+                saw_first &= pinned_first[y * 4 + x] == x * 3 + y * 1000 + 1;
+        for (uint32_t i = 0; i < n; ++i)
+            pinned_in[i] = float(7 * i);
+    };
+    ASSERT_OK(simtgpuLaunchHostFunc(ctx_, s1, wait_at_gate, &gate, 0));
+    void *add_params[] = {&mapped_in, &zeros, &sum, const_cast<uint32_t *>(&n)};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("vec_add"), n / 256, 1, 1, 256, 1, 1, 0, s1, add_params,
+                                  nullptr));
+    ASSERT_OK(simtgpuEventRecord(after_host, s1));
+    ASSERT_OK(simtgpuStreamWaitEvent(ctx_, s2, after_host, 0));
+    void *again_params[] = {&sum, &zeros, &again, const_cast<uint32_t *>(&n)};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("vec_add"), n / 256, 1, 1, 256, 1, 1, 0, s2,
+                                  again_params, nullptr));
+    // Here while the function waits: nothing after it has run.
+    EXPECT_EQ(simtgpuEventQuery(after_host), SIMTGPU_ERROR_NOT_READY);
+    EXPECT_EQ(simtgpuStreamQuery(ctx_, s1), SIMTGPU_ERROR_NOT_READY);
+    EXPECT_EQ(simtgpuStreamQuery(ctx_, s2), SIMTGPU_ERROR_NOT_READY);
+    gate.open = true;
+    ASSERT_OK(simtgpuStreamSynchronize(ctx_, s2));
+    EXPECT_EQ(simtgpuEventQuery(after_host), SIMTGPU_SUCCESS);
+    EXPECT_TRUE(gate.opened) << "the host function ran before simtgpuLaunchHostFunc returned";
+    EXPECT_TRUE(saw_first) << "the host function ran before the kernel queued before it ended";
+    ASSERT_EQ(gate.statuses, std::vector<simtgpuResult>{SIMTGPU_SUCCESS});
+    std::vector<float> back(n);
+    ASSERT_OK(simtgpuMemcpyDtoH(ctx_, back.data(), again, n * 4));
+    for (uint32_t i = 0; i < n; ++i)
+        ASSERT_EQ(back[i], float(7 * i)) << i;
+    ASSERT_OK(simtgpuEventDestroy(after_host));
+    ASSERT_OK(simtgpuStreamDestroy(s1));
+    ASSERT_OK(simtgpuStreamDestroy(s2));
+    ASSERT_OK(simtgpuMemHostFree(ctx_, pinned_in));
+    ASSERT_OK(simtgpuMemHostFree(ctx_, pinned_first));
+}
+
+// After a fault a host function is not called, unless it asked to be
+// (cudaStreamAddCallback's), and then with the fault's error; the legacy
+// default stream is held behind a host function of a blocking stream too.
+TEST_F(DriverApi, HostFunctionsAfterAFaultAndOnTheDefaultStream) {
+    simtgpuStream s;
+    ASSERT_OK(simtgpuStreamCreate(&s, ctx_, 0, 0));
+    HostGate gate, skipped, told;
+    skipped.open = told.open = true;
+    ASSERT_OK(simtgpuLaunchHostFunc(ctx_, s, wait_at_gate, &gate, 0));
+    // Held behind the gate, on the default stream: it follows the blocking s.
+    uint64_t address = 0x1000; // never mapped
+    void *params[] = {&address};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("store"), 1, 1, 1, 32, 1, 1, 0, nullptr, params,
+                                  nullptr));
+    ASSERT_OK(simtgpuLaunchHostFunc(ctx_, nullptr, wait_at_gate, &skipped, 0));
+    ASSERT_OK(simtgpuLaunchHostFunc(ctx_, nullptr, wait_at_gate, &told,
+                                    SIMTGPU_HOST_FN_AFTER_ERROR));
+    EXPECT_EQ(simtgpuStreamQuery(ctx_, nullptr), SIMTGPU_ERROR_NOT_READY);
+    gate.open = true;
+    EXPECT_EQ(simtgpuCtxSynchronize(ctx_), SIMTGPU_ERROR_ILLEGAL_ADDRESS);
+    EXPECT_EQ(gate.statuses, std::vector<simtgpuResult>{SIMTGPU_SUCCESS});
+    EXPECT_TRUE(skipped.statuses.empty());
+    EXPECT_EQ(told.statuses, std::vector<simtgpuResult>{SIMTGPU_ERROR_ILLEGAL_ADDRESS});
+    EXPECT_EQ(simtgpuLaunchHostFunc(ctx_, s, wait_at_gate, &told, 0),
+              SIMTGPU_ERROR_ILLEGAL_ADDRESS);
+    EXPECT_EQ(simtgpuLaunchHostFunc(ctx_, s, nullptr, nullptr, 0), SIMTGPU_ERROR_INVALID_VALUE);
+    EXPECT_EQ(simtgpuLaunchHostFunc(ctx_, s, wait_at_gate, &told, 2), SIMTGPU_ERROR_INVALID_VALUE);
+    ASSERT_OK(simtgpuStreamDestroy(s));
 }
 
 TEST_F(DriverApi, PinnedHostMemory) {

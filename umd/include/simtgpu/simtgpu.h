@@ -381,6 +381,18 @@ SIMTGPU_API simtgpuResult simtgpuStreamSynchronize(simtgpuContext ctx, simtgpuSt
 SIMTGPU_API simtgpuResult simtgpuStreamQuery(simtgpuContext ctx, simtgpuStream stream);
 SIMTGPU_API simtgpuResult simtgpuStreamWaitEvent(simtgpuContext ctx, simtgpuStream stream,
                                                 simtgpuEvent event, unsigned flags);
+/* A host function in stream order (CUDA's cudaLaunchHostFunc and
+ * cudaStreamAddCallback): fn(user, status) runs on the context's
+ * host-function thread once the stream's earlier work has completed, and
+ * the stream's later work, events recorded after it and streams waiting for
+ * those wait for it to return. The call does not wait. status is the
+ * context's error then (SUCCESS, or the sticky error of a fault); fn is not
+ * called after an error unless flags has SIMTGPU_HOST_FN_AFTER_ERROR. fn
+ * must not wait for its own stream (that cannot end, as in CUDA). */
+typedef void (*simtgpuHostFn)(void *user, simtgpuResult status);
+#define SIMTGPU_HOST_FN_AFTER_ERROR 0x1
+SIMTGPU_API simtgpuResult simtgpuLaunchHostFunc(simtgpuContext ctx, simtgpuStream stream,
+                                               simtgpuHostFn fn, void *user, unsigned flags);
 SIMTGPU_API simtgpuResult simtgpuStreamGetFlags(simtgpuStream stream, unsigned *flags);
 
 /* ------------------------------------------------------------- events --- */
