@@ -54,9 +54,10 @@ sanitized_cuda_program(failures.illegal_address ${failures}/illegal_address.cu 1
   EXPECT "^cudaDeviceSynchronize: cudaErrorIllegalAddress" ENVIRONMENT SIMTGPU_JOB_TIMEOUT_MS=1000)
 sanitized_cuda_program(failures.out_of_vram ${failures}/out_of_vram.cu 1
   EXPECT "^cudaMalloc\\(1 MiB\\) afterwards: cudaSuccess$")
-# tests/cuda programs of the runtime's error, exit and registration paths.
+# tests/cuda programs of the runtime's error, exit and registration paths, and
+# of its host-function thread (stream_callbacks).
 foreach(name exit_live_work exit_failed_check exit_static_cleanup exit_static_launch assert printf
-        constant_memory)
+        constant_memory stream_callbacks)
   set(src ${CMAKE_SOURCE_DIR}/tests/cuda/${name}.cu)
   simtgpu_cuda_test_expectations(${src} ${name} status expected)
   sanitized_cuda_program(cuda.${name} ${src} ${status} EXPECT ${expected})
