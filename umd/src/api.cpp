@@ -1130,12 +1130,19 @@ SIMTGPU_API simtgpuResult simtgpuStreamWaitEvent(simtgpuContext ctx, simtgpuStre
     CHECK_ARG(ctx && event, "ctx or event is NULL");
     CHECK_ARG(flags == 0, "flags must be 0");
     LOCK(ctx->impl);
-    if (event->recorded) {
-        simtgpuStream_st &s = *ctx->impl->stream(stream);
-        s.pending_waits.push_back(event->syncobj);
-        if (Context::pending(event->held)) // its record waits behind a host function
-            s.pending_after.push_back(event->held);
+    if (!event->recorded)
+        return SIMTGPU_SUCCESS;
+    simtgpuStream_st &s = *ctx->impl->stream(stream);
+    if (Context::pending(event->held)) { // its record waits behind a host function
+        s.pending_after.push_back(event->held);
+        s.pending_waits.push_back({event->syncobj, false});
+        return SIMTGPU_SUCCESS;
     }
+    // The record current now, not one made before the stream's next work.
+    uint32_t snapshot = 0;
+    if (simtgpuResult r = ctx->impl->snapshot_syncobj(event->syncobj, &snapshot))
+        return r;
+    s.pending_waits.push_back({snapshot, true});
     return SIMTGPU_SUCCESS;
 }
 

@@ -811,6 +811,7 @@ simtgpuResult Context::destroy_stream(simtgpuStream s) {
     for (auto &event : events)
         if (event.held.stream == s)
             event.held = {nullptr, 0};
+    release_waits(s->pending_waits);
     destroy_bo(s->env);
     if (s->queue_id) {
         drm_simtgpu_queue_destroy d{s->queue_id, 0};
@@ -820,6 +821,31 @@ simtgpuResult Context::destroy_stream(simtgpuStream s) {
     if (s != &default_stream_)
         streams_.remove_if([s](const simtgpuStream_st &x) { return &x == s; });
     return SIMTGPU_SUCCESS;
+}
+
+simtgpuResult Context::snapshot_syncobj(uint32_t syncobj, uint32_t *out) {
+    drm_syncobj_create create{};
+    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_CREATE, &create))
+        return fail_errno(rc, "SYNCOBJ_CREATE");
+    drm_syncobj_transfer transfer{};
+    transfer.src_handle = syncobj;
+    transfer.dst_handle = create.handle;
+    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_TRANSFER, &transfer)) {
+        drm_syncobj_destroy d{create.handle, 0};
+        transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+        return fail_errno(rc, "SYNCOBJ_TRANSFER");
+    }
+    *out = create.handle;
+    return SIMTGPU_SUCCESS;
+}
+
+void Context::release_waits(std::vector<Wait> &waits) {
+    for (const Wait &w : waits)
+        if (w.owned) {
+            drm_syncobj_destroy d{w.syncobj, 0};
+            transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+        }
+    waits.clear();
 }
 
 simtgpuResult Context::wait_syncobj(uint32_t syncobj, bool block, bool *signaled) {
@@ -897,7 +923,7 @@ simtgpuResult Context::submit_work(simtgpuStream_st &s, const std::vector<uint32
     }
     simtgpuResult r = submit_now(s, packets, std::move(sub), extra_out_syncobjs, s.pending_waits);
     if (r == SIMTGPU_SUCCESS)
-        s.pending_waits.clear();
+        release_waits(s.pending_waits);
     return r;
 }
 
@@ -951,6 +977,7 @@ void Context::pump() {
                 if (simtgpuResult r = submit_now(s, work.packets, std::move(work.sub),
                                                  work.extra_out_syncobjs, work.waits))
                     poison(r, last_detail_c());
+                release_waits(work.waits);
             }
         };
         serve(default_stream_);
@@ -991,6 +1018,7 @@ void Context::start_host_function(simtgpuStream_st &s, HeldWork &work) {
             done = create.handle;
         }
     }
+    release_waits(work.waits);
     {
         std::lock_guard<std::mutex> guard(host_mu_);
         host_calls_.push_back({&s, done, work.host_fn, work.user, work.host_flags});
@@ -1045,7 +1073,7 @@ simtgpuResult Context::drain(simtgpuStream_st &s) {
 simtgpuResult Context::submit_now(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
                                   Submission sub,
                                   const std::vector<uint32_t> &extra_out_syncobjs,
-                                  const std::vector<uint32_t> &pending_waits) {
+                                  const std::vector<Wait> &pending_waits) {
     auto release = [&] {
         for (auto &bo : sub.transient)
             destroy_bo(bo);
@@ -1101,7 +1129,9 @@ simtgpuResult Context::submit_now(simtgpuStream_st &s, const std::vector<uint32_
 
     // CUDA's legacy default stream: it waits for every blocking stream, and
     // they wait for it.
-    std::vector<uint32_t> waits = pending_waits;
+    std::vector<uint32_t> waits;
+    for (const Wait &w : pending_waits)
+        waits.push_back(w.syncobj);
     auto last_of = [&](simtgpuStream_st &other) {
         if (&other != &s && !other.inflight.empty())
             waits.push_back(other.inflight.back().syncobj);
@@ -1186,7 +1216,8 @@ simtgpuResult Context::retire(simtgpuStream_st &s, bool block) {
     // stream's next work) order the stream too: a wait for the stream (its
     // synchronisation, a synchronous pageable copy on it) includes them. A wait
     // that fails is an event destroyed since: it no longer holds the stream.
-    for (uint32_t h : s.pending_waits) {
+    for (const Wait &w : s.pending_waits) {
+        const uint32_t h = w.syncobj;
         bool signaled = false;
         if (wait_syncobj(h, block, &signaled) == SIMTGPU_SUCCESS && !signaled)
             return SIMTGPU_ERROR_NOT_READY;
@@ -1200,9 +1231,11 @@ simtgpuResult Context::retire(simtgpuStream_st &s, bool block) {
 
 void Context::forget_pending_wait(uint32_t syncobj) {
     auto forget = [syncobj](simtgpuStream_st &s) {
-        std::erase(s.pending_waits, syncobj);
+        // Only the waits that read the event's own syncobj: snapshots stay.
+        auto reads_it = [syncobj](const Wait &w) { return !w.owned && w.syncobj == syncobj; };
+        std::erase_if(s.pending_waits, reads_it);
         for (HeldWork &work : s.held)
-            std::erase(work.waits, syncobj);
+            std::erase_if(work.waits, reads_it);
     };
     forget(default_stream_);
     for (auto &s : streams_)

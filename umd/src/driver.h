@@ -73,6 +73,16 @@ struct Submission {
     std::string label;
 };
 
+// A syncobj a stream's next submission waits for (simtgpuStreamWaitEvent):
+// a snapshot of the event's fence taken at the call, as CUDA waits for the
+// record current then (owned: destroyed once a submission has it), or,
+// while the event's record is held behind a host function, the event's own
+// syncobj, read when the submission is made.
+struct Wait {
+    uint32_t syncobj;
+    bool owned;
+};
+
 // Work of another stream that must have left that stream's held queue
 // (below) first: its stream and the sequence number of that work.
 struct HeldAfter {
@@ -89,7 +99,7 @@ struct HeldAfter {
 // function, with the waits it was given when it was queued.
 struct HeldWork {
     uint64_t seq = 0;
-    std::vector<uint32_t> waits;  // syncobjs (the stream's pending waits then)
+    std::vector<Wait> waits;      // the stream's pending waits then
     std::vector<HeldAfter> after; // held work of other streams it follows
     // A submission:
     std::vector<uint32_t> packets;
@@ -110,7 +120,7 @@ struct simtgpuStream_st {
     unsigned flags = 0;
     int priority = 0; // 1 high, 0 normal, -1 low (simtgpuStreamCreate's)
     std::deque<simtgpu::umd::Submission> inflight;
-    std::vector<uint32_t> pending_waits; // syncobjs the next submission waits for
+    std::vector<simtgpu::umd::Wait> pending_waits; // what the next submission waits for
     // Held work (HeldWork): in order; sequence numbers count it, and every
     // entry up to `flushed_seq` has been submitted or has run.
     std::deque<simtgpu::umd::HeldWork> held;
@@ -224,6 +234,8 @@ public:
     simtgpuResult sticky_error() const { return sticky_; }
     simtgpuResult ensure_env(simtgpuStream_st &s);
     simtgpuResult wait_syncobj(uint32_t syncobj, bool block, bool *signaled);
+    // A new syncobj holding `syncobj`'s fence now (SYNCOBJ_TRANSFER).
+    simtgpuResult snapshot_syncobj(uint32_t syncobj, uint32_t *out);
     // A host function in stream order (simtgpuLaunchHostFunc).
     simtgpuResult launch_host_func(simtgpuStream_st &s, simtgpuHostFn fn, void *user,
                                    unsigned flags);
@@ -255,7 +267,9 @@ private:
     // submit_work without holding: to the kernel driver now, after `waits`.
     simtgpuResult submit_now(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
                              Submission sub, const std::vector<uint32_t> &extra_out_syncobjs,
-                             const std::vector<uint32_t> &waits);
+                             const std::vector<Wait> &waits);
+    // Destroys the snapshots among `waits` (a submission has them now).
+    void release_waits(std::vector<Wait> &waits);
     // Held work of other streams that `s`'s next work must follow: its
     // pending_after and, for the legacy default stream, the blocking
     // streams' (and theirs, the default stream's).

@@ -634,6 +634,47 @@ TEST_F(DriverApi, HostFunctionsAfterAFaultAndOnTheDefaultStream) {
     ASSERT_OK(simtgpuStreamDestroy(s));
 }
 
+// A stream waits for the record of the event current at the wait, as CUDA's
+// does, not one made later before the stream's next work.
+TEST_F(DriverApi, StreamWaitsForTheRecordCurrentAtTheCall) {
+    uint32_t *flag = nullptr;
+    ASSERT_OK(simtgpuMemHostAlloc(ctx_, reinterpret_cast<void **>(&flag), 4, 0));
+    *flag = 0;
+    simtgpuDevicePtr mapped_flag = 0;
+    ASSERT_OK(simtgpuMemHostGetDevicePointer(ctx_, &mapped_flag, flag));
+    simtgpuStream s1, s2;
+    ASSERT_OK(simtgpuStreamCreate(&s1, ctx_, SIMTGPU_STREAM_NON_BLOCKING, 0));
+    ASSERT_OK(simtgpuStreamCreate(&s2, ctx_, SIMTGPU_STREAM_NON_BLOCKING, 0));
+    simtgpuEvent e;
+    ASSERT_OK(simtgpuEventCreate(&e, ctx_, SIMTGPU_EVENT_DISABLE_TIMING));
+    const uint32_t n = 256;
+    simtgpuDevicePtr a = alloc(n * 4), b = alloc(n * 4);
+    ASSERT_OK(simtgpuMemsetD8(ctx_, a, 0, n * 4));
+    ASSERT_OK(simtgpuEventRecord(e, s1));
+    ASSERT_OK(simtgpuStreamWaitEvent(ctx_, s2, e, 0));
+    // Recorded again after work that ends only when the flag is set.
+    void *wait_params[] = {&mapped_flag};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("wait_flag"), 1, 1, 1, 1, 1, 1, 0, s1, wait_params,
+                                  nullptr));
+    ASSERT_OK(simtgpuEventRecord(e, s1));
+    void *add_params[] = {&a, &a, &b, const_cast<uint32_t *>(&n)};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("vec_add"), 1, 1, 1, n, 1, 1, 0, s2, add_params,
+                                  nullptr));
+    simtgpuResult s2_state = SIMTGPU_ERROR_NOT_READY;
+    for (int ms = 0; ms < 20000 && s2_state == SIMTGPU_ERROR_NOT_READY; ++ms) {
+        s2_state = simtgpuStreamQuery(ctx_, s2);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(s2_state, SIMTGPU_SUCCESS) << "s2 waited for the later record";
+    EXPECT_EQ(simtgpuStreamQuery(ctx_, s1), SIMTGPU_ERROR_NOT_READY);
+    *flag = 1;
+    ASSERT_OK(simtgpuCtxSynchronize(ctx_));
+    ASSERT_OK(simtgpuEventDestroy(e));
+    ASSERT_OK(simtgpuStreamDestroy(s1));
+    ASSERT_OK(simtgpuStreamDestroy(s2));
+    ASSERT_OK(simtgpuMemHostFree(ctx_, flag));
+}
+
 TEST_F(DriverApi, PinnedHostMemory) {
     const size_t n = 3000;
     uint32_t *pinned = nullptr;

@@ -651,6 +651,46 @@ TEST_F(Uapi, SyncobjWaitSignalAndReset) {
     EXPECT_EQ(wait(s, 0), -ENOENT);
 }
 
+// SYNCOBJ_TRANSFER (drm core; the library snapshots an event's fence with it
+// for a stream's wait): the destination keeps the fence of the moment.
+TEST_F(Uapi, SyncobjTransferCopiesTheFenceOfTheMoment) {
+    BoHandle ib = bo(4096), a = bo(1 << 20);
+    uint32_t q = queue(), job = syncobj(), copy = syncobj(), empty = syncobj();
+    std::vector<uint32_t> packets;
+    put(packets, SIMTGPU_PKT_FILL, simtgpu_pkt_fill{a.va, 1 << 20, 0x01010101u, 0});
+    ASSERT_EQ(submit(ib, packets, q, job), 0);
+    drm_syncobj_transfer t{};
+    t.src_handle = job;
+    t.dst_handle = copy;
+    ASSERT_EQ(io(DRM_IOCTL_SYNCOBJ_TRANSFER, &t), 0);
+    drm_syncobj_array arr{reinterpret_cast<uint64_t>(&job), 1, 0};
+    ASSERT_EQ(io(DRM_IOCTL_SYNCOBJ_RESET, &arr), 0);
+    EXPECT_EQ(wait(job, 0), -EINVAL); // the source has no fence now
+    ASSERT_EQ(wait(copy), 0);         // the copy still has the job's
+    EXPECT_EQ(a.cpu[4095], 0x01);
+    // From a timeline point to another timeline's point.
+    uint32_t from = syncobj(), to = syncobj();
+    ASSERT_EQ(timeline_signal(from, 3), 0);
+    drm_syncobj_transfer points{};
+    points.src_handle = from;
+    points.src_point = 2;
+    points.dst_handle = to;
+    points.dst_point = 5;
+    ASSERT_EQ(io(DRM_IOCTL_SYNCOBJ_TRANSFER, &points), 0);
+    EXPECT_EQ(query(to), 5u);
+    EXPECT_EQ(timeline_wait({to}, {5}, 0, 0), 0);
+    // Errors as the kernel's: nothing to transfer, unknown handles, pad.
+    drm_syncobj_transfer bad{};
+    bad.src_handle = empty;
+    bad.dst_handle = copy;
+    EXPECT_EQ(io(DRM_IOCTL_SYNCOBJ_TRANSFER, &bad), -EINVAL);
+    bad.src_handle = 4242;
+    EXPECT_EQ(io(DRM_IOCTL_SYNCOBJ_TRANSFER, &bad), -ENOENT);
+    bad.src_handle = copy;
+    bad.pad = 1;
+    EXPECT_EQ(io(DRM_IOCTL_SYNCOBJ_TRANSFER, &bad), -EINVAL);
+}
+
 TEST_F(Uapi, TimelinePointsOrderJobsAcrossQueues) {
     const uint64_t bytes = 1 << 20;
     BoHandle ib1 = bo(4096), ib2 = bo(4096), a = bo(bytes), b = bo(bytes);

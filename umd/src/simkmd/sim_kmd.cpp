@@ -495,6 +495,7 @@ private:
     int syncobj_destroy(FileState *f, drm_syncobj_destroy *a);
     int syncobj_wait(FileState *f, drm_syncobj_wait *a, std::unique_lock<std::mutex> &lock);
     int syncobj_reset_or_signal(FileState *f, drm_syncobj_array *a, bool signal);
+    int syncobj_transfer(FileState *f, drm_syncobj_transfer *a);
     int syncobj_timeline_wait(FileState *f, drm_syncobj_timeline_wait *a,
                               std::unique_lock<std::mutex> &lock);
     int syncobj_query(FileState *f, drm_syncobj_timeline_array *a);
@@ -826,6 +827,8 @@ int SimDevice::ioctl(FileState *f, unsigned long request, void *arg) {
         return syncobj_query(f, static_cast<drm_syncobj_timeline_array *>(arg));
     case DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL:
         return syncobj_timeline_signal(f, static_cast<drm_syncobj_timeline_array *>(arg));
+    case DRM_IOCTL_SYNCOBJ_TRANSFER:
+        return syncobj_transfer(f, static_cast<drm_syncobj_transfer *>(arg));
     default:
         return -ENOTTY;
     }
@@ -1293,6 +1296,36 @@ int SimDevice::syncobj_reset_or_signal(FileState *f, drm_syncobj_array *a, bool 
     }
     for (auto &obj : objs)
         obj->replace(signal ? signaled_fence() : nullptr);
+    done_.notify_all();
+    wake_scheduler();
+    return 0;
+}
+
+// drm_syncobj_transfer_ioctl: the fence of src at src_point becomes dst's
+// (dst_point 0) or dst's point dst_point. A fence made of several unsignalled
+// links (a timeline point) goes over as links at one point, which signal
+// together as the kernel's dma_fence_chain does. Waiting for a fence to be
+// submitted (WAIT_FOR_SUBMIT) is not emulated: -EINVAL, as without the flag.
+int SimDevice::syncobj_transfer(FileState *f, drm_syncobj_transfer *a) {
+    if (a->pad || a->flags)
+        return -EINVAL;
+    auto src = f->syncobjs.find(a->src_handle), dst = f->syncobjs.find(a->dst_handle);
+    if (src == f->syncobjs.end() || dst == f->syncobjs.end())
+        return -ENOENT;
+    std::vector<std::shared_ptr<Fence>> deps;
+    if (!src->second->resolve(a->src_point, &deps))
+        return -EINVAL; // drm_syncobj_find_fence: no fence (yet)
+    if (deps.empty())
+        deps.push_back(signaled_fence());
+    Syncobj &to = *dst->second;
+    if (!a->dst_point && deps.size() == 1) {
+        to.replace(deps[0]);
+    } else {
+        if (!a->dst_point)
+            to.replace(nullptr);
+        for (auto &fence : deps)
+            to.add_point(a->dst_point ? a->dst_point : 1, fence);
+    }
     done_.notify_all();
     wake_scheduler();
     return 0;

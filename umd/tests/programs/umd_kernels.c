@@ -198,6 +198,18 @@ NORETURN void compute_entry(const struct compute_params *p)
 	simt_exit(0);
 }
 
+/* Waits until the host sets *flag (pinned memory it writes): work that
+ * ends when a test says so. */
+struct wait_flag_params {
+	const volatile uint32_t *flag;
+};
+NORETURN void wait_flag_entry(const struct wait_flag_params *p)
+{
+	while (!*p->flag)
+		simt_nanosleep(1000);
+	simt_exit(0);
+}
+
 /* The linker wants an entry symbol; kernels have their own. */
 NORETURN void _start(void)
 {
@@ -226,9 +238,11 @@ struct strings {
 	NAME(spin_entry);
 	NAME(compute);
 	NAME(compute_entry);
+	NAME(wait_flag);
+	NAME(wait_flag_entry);
 };
-#define KERNELS 9
-#define PARAMS 15
+#define KERNELS 10
+#define PARAMS 16
 struct kernel_table {
 	struct simtgpu_ktab_header header;
 	struct simtgpu_ktab_entry entries[KERNELS];
@@ -261,6 +275,7 @@ const struct kernel_table simt_kernel_table = {
 		{ S(assert_kernel), S(assert_entry), 1, 11, 4, 0, 256, 0 },
 		{ S(spin), S(spin_entry), 1, 12, 4, 0, 256, 0 },
 		{ S(compute), S(compute_entry), 2, 13, 16, 0, 256, 0 },
+		{ S(wait_flag), S(wait_flag_entry), 1, 15, 8, 0, 256, 0 },
 	},
 	.params = {
 		P(0, 8), P(8, 8), P(16, 8), P(24, 4), /* vec_add */
@@ -272,12 +287,13 @@ const struct kernel_table simt_kernel_table = {
 		P(0, 4),                              /* assert_kernel */
 		P(0, 4),                              /* spin */
 		P(0, 8), P(8, 8),                     /* compute */
+		P(0, 8),                              /* wait_flag */
 	},
 	.strtab = {
 		"vec_add", "vec_add_entry", "index2d", "index2d_entry",
 		"read_table", "read_table_entry", "store", "store_entry",
 		"block_sum", "block_sum_entry", "printf_kernel", "printf_entry",
 		"assert_kernel", "assert_entry", "spin", "spin_entry",
-		"compute", "compute_entry",
+		"compute", "compute_entry", "wait_flag", "wait_flag_entry",
 	},
 };
