@@ -473,6 +473,8 @@ static const struct drm_ioctl_desc simtgpu_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(SIMTGPU_MANAGED_PREFETCH,
 			  simtgpu_ioctl_managed_prefetch, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMTGPU_MANAGED_ADVISE,
+			  simtgpu_ioctl_managed_advise, DRM_RENDER_ALLOW),
 };
 
 static const struct drm_driver simtgpu_drm_driver = {

@@ -397,6 +397,8 @@ struct simtgpu_bo *simtgpu_managed_create(struct drm_device *dev,
 int simtgpu_managed_mmap(struct simtgpu_bo *bo, struct vm_area_struct *vma);
 int simtgpu_ioctl_managed_prefetch(struct drm_device *dev, void *data,
 				   struct drm_file *file);
+int simtgpu_ioctl_managed_advise(struct drm_device *dev, void *data,
+				 struct drm_file *file);
 void simtgpu_managed_release(struct simtgpu_bo *bo);
 void simtgpu_managed_fault_irq(struct simtgpu_device *sdev);
 void simtgpu_managed_debugfs_show(struct simtgpu_device *sdev,

@@ -81,6 +81,9 @@ struct simtgpu_managed_page {
 	struct drm_buddy_block *vram;
 	/* Mapped by the GPU over the bus (VRAM was full): host's DMA address. */
 	dma_addr_t dma;
+	/* MANAGED_ADVISE: SIMTGPU_ADVISE_PREFER_* or 0, and ACCESSED_BY_GPU. */
+	u8 preferred;
+	bool accessed_by_gpu;
 };
 
 struct simtgpu_managed {
@@ -212,12 +215,20 @@ static int simtgpu_managed_to_host(struct simtgpu_bo *bo, unsigned long index)
 	return 0;
 }
 
+/* Whether a GPU fault on @mp maps its host page rather than moving it. */
+static bool simtgpu_managed_stays_home(const struct simtgpu_managed_page *mp)
+{
+	return mp->preferred == SIMTGPU_ADVISE_PREFER_HOST ||
+	       (!mp->preferred && mp->accessed_by_gpu);
+}
+
 /*
  * Make page @index of @bo reachable by the GPU: move it to VRAM, or, when
- * no VRAM can be had, map its host page over the bus. Under the BO's lock,
- * with the device entered.
+ * no VRAM can be had or @migrate is false, map its host page over the bus.
+ * Under the BO's lock, with the device entered.
  */
-static int simtgpu_managed_to_gpu(struct simtgpu_bo *bo, unsigned long index)
+static int simtgpu_managed_to_gpu(struct simtgpu_bo *bo, unsigned long index,
+				  bool migrate)
 {
 	struct simtgpu_managed_page *mp = &bo->managed->pages[index];
 	struct simtgpu_device *sdev = bo->sdev;
@@ -233,7 +244,7 @@ static int simtgpu_managed_to_gpu(struct simtgpu_bo *bo, unsigned long index)
 	if (mp->vram || mp->dma)
 		return 0;
 
-	block = simtgpu_managed_alloc_vram(bo);
+	block = migrate ? simtgpu_managed_alloc_vram(bo) : NULL;
 	if (!block) {
 		ret = simtgpu_managed_host_page(bo, mp);
 		if (ret)
@@ -388,7 +399,7 @@ int simtgpu_ioctl_managed_prefetch(struct drm_device *dev, void *data,
 		if (to_host ? !mp->vram : mp->vram || mp->dma)
 			continue; /* already there */
 		ret = to_host ? simtgpu_managed_to_host(bo, index) :
-				simtgpu_managed_to_gpu(bo, index);
+				simtgpu_managed_to_gpu(bo, index, true);
 		if (!ret)
 			args->moved++;
 		if (fatal_signal_pending(current))
@@ -399,6 +410,60 @@ int simtgpu_ioctl_managed_prefetch(struct drm_device *dev, void *data,
 	if (ret)
 		drm_dbg_driver(dev, "prefetch of BO %u stopped at page %lu: %d\n",
 			       args->handle, index - 1, ret);
+out_put:
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+/* ---------------------------------------------------------- advice --- */
+
+/**
+ * simtgpu_ioctl_managed_advise - MANAGED_ADVISE: record where the pages of
+ * a range should live, for the GPU faults after it (cudaMemAdvise). Pages
+ * do not move now; the next GPU fault on one follows the advice.
+ */
+int simtgpu_ioctl_managed_advise(struct drm_device *dev, void *data,
+				 struct drm_file *file)
+{
+	struct drm_simtgpu_managed_advise *args = data;
+	struct drm_gem_object *obj;
+	unsigned long first, last, index;
+	struct simtgpu_bo *bo;
+	int ret = 0;
+
+	if (args->extensions || !args->size ||
+	    args->advice < SIMTGPU_ADVISE_PREFER_HOST ||
+	    args->advice > SIMTGPU_ADVISE_UNSET_ACCESSED_BY_GPU)
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	bo = to_simtgpu_bo(obj);
+	if (!bo->managed || args->offset >= obj->size ||
+	    args->size > obj->size - args->offset) {
+		ret = -EINVAL;
+		goto out_put;
+	}
+	first = args->offset >> PAGE_SHIFT;
+	last = (args->offset + args->size - 1) >> PAGE_SHIFT;
+	mutex_lock(&bo->managed->lock);
+	for (index = first; index <= last; ++index) {
+		struct simtgpu_managed_page *mp = &bo->managed->pages[index];
+
+		switch (args->advice) {
+		case SIMTGPU_ADVISE_PREFER_HOST:
+		case SIMTGPU_ADVISE_PREFER_VRAM:
+			mp->preferred = args->advice;
+			break;
+		case SIMTGPU_ADVISE_UNSET_PREFERRED:
+			mp->preferred = 0;
+			break;
+		default:
+			mp->accessed_by_gpu =
+				args->advice == SIMTGPU_ADVISE_ACCESSED_BY_GPU;
+		}
+	}
+	mutex_unlock(&bo->managed->lock);
 out_put:
 	drm_gem_object_put(obj);
 	return ret;
@@ -416,6 +481,7 @@ static int simtgpu_managed_service(struct simtgpu_device *sdev, u32 context,
 {
 	struct simtgpu_vm *vm;
 	struct simtgpu_bo *bo;
+	unsigned long index;
 	int ret;
 
 	vm = simtgpu_vm_lookup(sdev, context);
@@ -430,8 +496,10 @@ static int simtgpu_managed_service(struct simtgpu_device *sdev, u32 context,
 		ret = -EACCES;
 		goto out;
 	}
+	index = (va - bo->va.start) >> PAGE_SHIFT;
 	mutex_lock(&bo->managed->lock);
-	ret = simtgpu_managed_to_gpu(bo, (va - bo->va.start) >> PAGE_SHIFT);
+	ret = simtgpu_managed_to_gpu(bo, index,
+				     !simtgpu_managed_stays_home(&bo->managed->pages[index]));
 	mutex_unlock(&bo->managed->lock);
 	if (!ret)
 		simtgpu_managed_count(&bo->vm->managed.gpu_faults,

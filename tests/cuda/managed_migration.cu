@@ -11,7 +11,8 @@
 // counters must stay 0 and only the values are checked. Then prefetches
 // (cudaMemPrefetchAsync): to the device, after which a kernel takes no GPU
 // fault, and home, after which the host's reads move nothing; every page
-// moves each time.
+// moves each time. Then advice: the host as the preferred place keeps the
+// pages there, the kernel mapping them over the bus.
 // simtcc-flags: -lsimtgpu
 #include <chrono>
 #include <vector>
@@ -254,6 +255,37 @@ int main()
 			    "prefetches move nothing where nothing migrates") &&
 		     ok;
 	}
+	// Advice (cudaMemAdvise): with the host as the preferred place a kernel's
+	// faults map the pages where they are, so none moves to VRAM and the
+	// host's reads after it move nothing home.
+	for (size_t i = 0; i < kN; ++i) {
+		v[i] = float(i % 777);
+		want[i] = 4.f * v[i] - 1.f;
+	}
+	CHECK_CUDA(cudaMemAdvise(v, kN * sizeof(float), cudaMemAdviseSetPreferredLocation,
+				 cudaCpuDeviceId));
+	const simtgpuManagedStats s11 = stats(ctx);
+	affine<<<blocks, 256>>>(v, kN, 4.f, -1.f);
+	CHECK_LAUNCH();
+	const simtgpuManagedStats s12 = stats(ctx);
+	ok = same("with the host preferred: v", v, want) && ok;
+	const simtgpuManagedStats s13 = stats(ctx);
+	std::printf("managed_migration: with the host preferred, kernel %llu GPU faults, %llu pages "
+		    "to VRAM, host read %llu pages home\n",
+		    (unsigned long long)(s12.gpu_faults - s11.gpu_faults),
+		    (unsigned long long)(s12.pages_to_vram - s11.pages_to_vram),
+		    (unsigned long long)(s13.pages_to_host - s12.pages_to_host));
+	if (migrates)
+		ok = expect(s12.gpu_faults - s11.gpu_faults >= kPages &&
+				    s12.pages_to_vram == s11.pages_to_vram &&
+				    s13.pages_to_host == s12.pages_to_host,
+			    "the host preferred: every page faulted once at least, none moved") &&
+		     ok;
+	ok = expect(cudaMemAdvise(v, kN * sizeof(float), cudaMemoryAdvise(99), 0) ==
+			    cudaErrorInvalidValue,
+		    "unknown advice is refused") &&
+	     ok;
+	cudaGetLastError();
 	CHECK_CUDA(cudaEventDestroy(e0));
 	CHECK_CUDA(cudaEventDestroy(e1));
 	CHECK_CUDA(cudaEventDestroy(e2));

@@ -204,15 +204,43 @@ SIMTCUDA_API cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t coun
     return cudaMemPrefetchAsync(devPtr, count, location.id, stream);
 }
 
+// Advice on pages that migrate (the kernel driver's managed BOs) goes to the
+// driver: a preferred place, and the GPU's access, decide whether a GPU fault
+// moves a page to VRAM or maps it where it is (MANAGED_ADVISE). Read-mostly
+// duplication is not built: pages still move, which gives the same results.
+// Mapped host memory (the in-process transport's) is reachable from
+// everywhere: there, advice only has its arguments checked.
 SIMTCUDA_API cudaError_t cudaMemAdvise(const void *devPtr, size_t count, cudaMemoryAdvise advice,
                                        int device) {
     if (advice < cudaMemAdviseSetReadMostly || advice > cudaMemAdviseUnsetAccessedBy)
         return record(cudaErrorInvalidValue);
     CONTEXT(ctx);
-    (void)ctx;
     if (device != cudaCpuDeviceId && (device < 0 || device >= runtime().device_count))
         return record(cudaErrorInvalidDevice);
-    return record(check_range(devPtr, count));
+    if (cudaError_t err = check_range(devPtr, count))
+        return record(err);
+    const bool cpu = device == cudaCpuDeviceId;
+    if (!is_migrating(devPtr, count) || (!cpu && device != current_device()))
+        return cudaSuccess; // another device would be a peer: a hint
+    simtgpuManagedAdvice to;
+    switch (advice) {
+    case cudaMemAdviseSetPreferredLocation:
+        to = cpu ? SIMTGPU_MANAGED_PREFER_HOST : SIMTGPU_MANAGED_PREFER_VRAM;
+        break;
+    case cudaMemAdviseUnsetPreferredLocation:
+        to = SIMTGPU_MANAGED_UNSET_PREFERRED;
+        break;
+    case cudaMemAdviseSetAccessedBy:
+    case cudaMemAdviseUnsetAccessedBy:
+        if (cpu)
+            return cudaSuccess; // the CPU maps host pages; VRAM ones come home
+        to = advice == cudaMemAdviseSetAccessedBy ? SIMTGPU_MANAGED_ACCESSED_BY_GPU
+                                                  : SIMTGPU_MANAGED_UNSET_ACCESSED_BY_GPU;
+        break;
+    default:
+        return cudaSuccess; // read-mostly: above
+    }
+    return record(simtgpuMemAdviseManaged(ctx, devPtr, count, to));
 }
 
 SIMTCUDA_API cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count, cudaMemoryAdvise advice,

@@ -594,6 +594,38 @@ SIMTGPU_API simtgpuResult simtgpuMemPrefetchManaged(simtgpuContext ctx, const vo
     return SIMTGPU_SUCCESS;
 }
 
+SIMTGPU_API simtgpuResult simtgpuMemAdviseManaged(simtgpuContext ctx, const void *ptr,
+                                                 size_t bytes, simtgpuManagedAdvice advice) {
+    CHECK_ARG(ctx && ptr && bytes, "ctx or ptr is NULL, or bytes is 0");
+    CHECK_ARG(advice >= SIMTGPU_MANAGED_PREFER_HOST &&
+                  advice <= SIMTGPU_MANAGED_UNSET_ACCESSED_BY_GPU,
+              "unknown managed-memory advice");
+    LOCK(ctx->impl);
+    Context &c = *ctx->impl;
+    const uint64_t va = reinterpret_cast<uint64_t>(ptr);
+    Bo *bo = c.find_device(va, bytes);
+    if (!bo || bo->kind != BoKind::Managed)
+        return bad_range("managed memory", va, bytes);
+    if ((c.props().uapi_version >> 16) == 1 && (c.props().uapi_version & 0xffff) < 9)
+        return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
+                    "the kernel driver's uAPI predates MANAGED_ADVISE (1.9): load the "
+                    "simtgpu.ko built with this library");
+    // The uAPI's values are the driver API's (static_asserts below).
+    drm_simtgpu_managed_advise a{};
+    a.handle = bo->handle;
+    a.advice = uint32_t(advice);
+    a.offset = va - bo->va;
+    a.size = bytes;
+    if (int rc = transport_ioctl(c.transport(), DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a))
+        return fail_errno(rc, "MANAGED_ADVISE");
+    return SIMTGPU_SUCCESS;
+}
+static_assert(int(SIMTGPU_MANAGED_PREFER_HOST) == SIMTGPU_ADVISE_PREFER_HOST &&
+              int(SIMTGPU_MANAGED_PREFER_VRAM) == SIMTGPU_ADVISE_PREFER_VRAM &&
+              int(SIMTGPU_MANAGED_UNSET_PREFERRED) == SIMTGPU_ADVISE_UNSET_PREFERRED &&
+              int(SIMTGPU_MANAGED_ACCESSED_BY_GPU) == SIMTGPU_ADVISE_ACCESSED_BY_GPU &&
+              int(SIMTGPU_MANAGED_UNSET_ACCESSED_BY_GPU) == SIMTGPU_ADVISE_UNSET_ACCESSED_BY_GPU);
+
 SIMTGPU_API simtgpuResult simtgpuCtxGetManagedStats(simtgpuContext ctx,
                                                    simtgpuManagedStats *stats) {
     CHECK_ARG(ctx && stats, "ctx or stats is NULL");

@@ -388,6 +388,60 @@ TEST_F(Uapi, ManagedPrefetch) {
     EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
 }
 
+// MANAGED_ADVISE (1.9): the same checks as MANAGED_PREFETCH, and advice
+// moves nothing by itself (its effect on GPU faults: tests/cuda/managed_migration).
+TEST_F(Uapi, ManagedAdvise) {
+    drm_simtgpu_bo_create plain{};
+    plain.size = SIMTGPU_PAGE_SIZE;
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &plain), 0);
+    drm_simtgpu_managed_advise a{};
+    a.handle = plain.handle;
+    a.size = SIMTGPU_PAGE_SIZE;
+    a.advice = 0;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -EINVAL) << "advice 0";
+    a.advice = SIMTGPU_ADVISE_UNSET_ACCESSED_BY_GPU + 1;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -EINVAL) << "unknown advice";
+    a.advice = SIMTGPU_ADVISE_PREFER_HOST;
+    a.size = 0;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -EINVAL) << "size 0";
+    a.size = SIMTGPU_PAGE_SIZE;
+    a.extensions = 1;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -EINVAL) << "extensions";
+    a.extensions = 0;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -EINVAL) << "a BO that is not managed";
+    a.handle = 0xdead;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -ENOENT) << "no such BO";
+    drm_gem_close close{plain.handle, 0};
+    EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
+
+    drm_simtgpu_get_param caps{SIMTGPU_PARAM_CAPS, 0, 0};
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &caps), 0);
+    if (in_process() || !(caps.value & SIMTGPU_CAP_REPLAYABLE_FAULTS))
+        return; // no managed BO can exist
+    drm_simtgpu_bo_create c{};
+    c.size = 2 * SIMTGPU_PAGE_SIZE;
+    c.flags = SIMTGPU_BO_MANAGED;
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &c), 0);
+    a = drm_simtgpu_managed_advise{};
+    a.handle = c.handle;
+    a.offset = SIMTGPU_PAGE_SIZE;
+    a.size = SIMTGPU_PAGE_SIZE + 1;
+    a.advice = SIMTGPU_ADVISE_PREFER_HOST;
+    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -EINVAL) << "past the BO's end";
+    a.offset = 0;
+    a.size = 2 * SIMTGPU_PAGE_SIZE;
+    for (uint32_t advice = SIMTGPU_ADVISE_PREFER_HOST;
+         advice <= SIMTGPU_ADVISE_UNSET_ACCESSED_BY_GPU; ++advice) {
+        a.advice = advice;
+        EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), 0) << advice;
+    }
+    drm_simtgpu_get_param to_vram{SIMTGPU_PARAM_MANAGED_TO_VRAM, 0, 0};
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &to_vram), 0);
+    EXPECT_EQ(to_vram.value, 0u) << "advice moved pages";
+    close = drm_gem_close{c.handle, 0};
+    EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
+}
+
 TEST_F(Uapi, BoCreateInfoAndValidation) {
     drm_simtgpu_bo_create c{};
     c.size = 1;

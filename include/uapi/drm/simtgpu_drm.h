@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define SIMTGPU_UAPI_VERSION_MAJOR 1
-#define SIMTGPU_UAPI_VERSION_MINOR 8
+#define SIMTGPU_UAPI_VERSION_MINOR 9
 
 #define DRM_SIMTGPU_GET_PARAM 0x00
 #define DRM_SIMTGPU_BO_CREATE 0x01
@@ -40,6 +40,7 @@ extern "C" {
 #define DRM_SIMTGPU_QUEUE_GET_STATE 0x08
 #define DRM_SIMTGPU_BO_USERPTR 0x09 /* 1.3 */
 #define DRM_SIMTGPU_MANAGED_PREFETCH 0x0a /* 1.8 */
+#define DRM_SIMTGPU_MANAGED_ADVISE 0x0b /* 1.9 */
 
 #define DRM_IOCTL_SIMTGPU_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_GET_PARAM, \
@@ -74,6 +75,9 @@ extern "C" {
 #define DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMTGPU_MANAGED_PREFETCH, \
 		 struct drm_simtgpu_managed_prefetch)
+#define DRM_IOCTL_SIMTGPU_MANAGED_ADVISE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_SIMTGPU_MANAGED_ADVISE, \
+		struct drm_simtgpu_managed_advise)
 
 /* GET_PARAM: read one device or driver property. */
 enum drm_simtgpu_param {
@@ -219,6 +223,32 @@ struct drm_simtgpu_managed_prefetch {
 	__u64 offset; /* in: bytes into the BO */
 	__u64 size; /* in: bytes, > 0, within the BO */
 	__u64 moved; /* out: pages moved (not those already there) */
+	__u64 extensions; /* in: must be 0 */
+};
+
+/* MANAGED_ADVISE (1.9): where the pages of a managed BO that [offset,
+ * offset + size) touches should live (cudaMemAdvise). By default a GPU
+ * fault moves a page to VRAM. PREFER_HOST, or ACCESSED_BY_GPU with no
+ * preferred place, makes it map the host page over the bus instead (as
+ * when VRAM is full): the page stays in host memory, where the CPU keeps its
+ * mapping, and the GPU reaches it remotely. PREFER_VRAM moves it (also with
+ * ACCESSED_BY_GPU). The advice holds for the faults after it: pages already
+ * in VRAM or mapped stay; MANAGED_PREFETCH still moves pages where it is
+ * told.
+ */
+enum drm_simtgpu_managed_advice {
+	SIMTGPU_ADVISE_PREFER_HOST = 1,
+	SIMTGPU_ADVISE_PREFER_VRAM = 2,
+	SIMTGPU_ADVISE_UNSET_PREFERRED = 3,
+	SIMTGPU_ADVISE_ACCESSED_BY_GPU = 4,
+	SIMTGPU_ADVISE_UNSET_ACCESSED_BY_GPU = 5,
+};
+
+struct drm_simtgpu_managed_advise {
+	__u32 handle; /* in: a SIMTGPU_BO_MANAGED BO */
+	__u32 advice; /* in: SIMTGPU_ADVISE_* */
+	__u64 offset; /* in: bytes into the BO */
+	__u64 size; /* in: bytes, > 0, within the BO */
 	__u64 extensions; /* in: must be 0 */
 };
 

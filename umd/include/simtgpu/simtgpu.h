@@ -232,6 +232,21 @@ SIMTGPU_API simtgpuResult simtgpuMemFreeManaged(simtgpuContext ctx, void *ptr);
 SIMTGPU_API simtgpuResult simtgpuMemPrefetchManaged(simtgpuContext ctx, const void *ptr,
                                                    size_t bytes, int to_host,
                                                    simtgpuStream stream, size_t *moved);
+/* Where the pages of [ptr, ptr + bytes) of managed memory should live
+ * (cudaMemAdvise), for the GPU's faults after the call: PREFER_HOST, or
+ * ACCESSED_BY_GPU with no preferred place, keeps a page in host memory and
+ * has the GPU map it over the bus; PREFER_VRAM (the default behaviour)
+ * moves it to VRAM. Nothing moves now. NOT_SUPPORTED under a kernel driver
+ * older than uAPI 1.9; INVALID_VALUE outside a managed allocation. */
+typedef enum simtgpuManagedAdvice {
+    SIMTGPU_MANAGED_PREFER_HOST = 1,
+    SIMTGPU_MANAGED_PREFER_VRAM = 2,
+    SIMTGPU_MANAGED_UNSET_PREFERRED = 3,
+    SIMTGPU_MANAGED_ACCESSED_BY_GPU = 4,
+    SIMTGPU_MANAGED_UNSET_ACCESSED_BY_GPU = 5,
+} simtgpuManagedAdvice;
+SIMTGPU_API simtgpuResult simtgpuMemAdviseManaged(simtgpuContext ctx, const void *ptr,
+                                                 size_t bytes, simtgpuManagedAdvice advice);
 /* What managed memory of this context did so far, as the kernel driver
  * counts it: GPU page faults serviced, pages moved to VRAM (by GPU faults)
  * and back to host memory (by CPU faults). All 0 on the in-process

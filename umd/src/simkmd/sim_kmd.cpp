@@ -483,6 +483,7 @@ private:
     int bo_info(FileState *f, drm_simtgpu_bo_info *a);
     int bo_userptr(FileState *f, drm_simtgpu_bo_userptr *a);
     int managed_prefetch(FileState *f, drm_simtgpu_managed_prefetch *a);
+    int managed_advise(FileState *f, drm_simtgpu_managed_advise *a);
     int place(FileState *f, uint32_t flags, uint64_t fixed_va, uint64_t span, uint64_t *va);
     int gem_close(FileState *f, drm_gem_close *a, std::unique_lock<std::mutex> &lock);
     int submit(FileState *f, drm_simtgpu_submit *a);
@@ -799,6 +800,8 @@ int SimDevice::ioctl(FileState *f, unsigned long request, void *arg) {
         return bo_userptr(f, static_cast<drm_simtgpu_bo_userptr *>(arg));
     case DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH:
         return managed_prefetch(f, static_cast<drm_simtgpu_managed_prefetch *>(arg));
+    case DRM_IOCTL_SIMTGPU_MANAGED_ADVISE:
+        return managed_advise(f, static_cast<drm_simtgpu_managed_advise *>(arg));
     case DRM_IOCTL_SIMTGPU_SUBMIT:
         return submit(f, static_cast<drm_simtgpu_submit *>(arg));
     case DRM_IOCTL_SIMTGPU_WAIT_BO:
@@ -1061,6 +1064,13 @@ int SimDevice::bo_info(FileState *f, drm_simtgpu_bo_info *a) {
 // every BO that exists is -EINVAL.
 int SimDevice::managed_prefetch(FileState *f, drm_simtgpu_managed_prefetch *a) {
     if (a->extensions || (a->flags & ~SIMTGPU_PREFETCH_TO_HOST) || !a->size)
+        return -EINVAL;
+    return f->bos.count(a->handle) ? -EINVAL : -ENOENT;
+}
+
+int SimDevice::managed_advise(FileState *f, drm_simtgpu_managed_advise *a) {
+    if (a->extensions || !a->size || a->advice < SIMTGPU_ADVISE_PREFER_HOST ||
+        a->advice > SIMTGPU_ADVISE_UNSET_ACCESSED_BY_GPU)
         return -EINVAL;
     return f->bos.count(a->handle) ? -EINVAL : -ENOENT;
 }
