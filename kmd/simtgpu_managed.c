@@ -355,6 +355,27 @@ int simtgpu_managed_mmap(struct simtgpu_bo *bo, struct vm_area_struct *vma)
 
 /* -------------------------------------------------------- prefetch --- */
 
+/*
+ * The managed BO @handle of @file, with a reference, if [@offset, @offset +
+ * @size) lies in it: -ENOENT for no such handle, -EINVAL for a BO that is
+ * not managed or a range past its end.
+ */
+static int simtgpu_managed_range(struct drm_file *file, u32 handle,
+				 u64 offset, u64 size, struct simtgpu_bo **out)
+{
+	struct drm_gem_object *obj = drm_gem_object_lookup(file, handle);
+
+	if (!obj)
+		return -ENOENT;
+	if (!to_simtgpu_bo(obj)->managed || offset >= obj->size ||
+	    size > obj->size - offset) {
+		drm_gem_object_put(obj);
+		return -EINVAL;
+	}
+	*out = to_simtgpu_bo(obj);
+	return 0;
+}
+
 /**
  * simtgpu_ioctl_managed_prefetch - MANAGED_PREFETCH: move the pages of a
  * managed BO in a range to VRAM (or home) now, as the GPU's (or the CPU's)
@@ -376,15 +397,11 @@ int simtgpu_ioctl_managed_prefetch(struct drm_device *dev, void *data,
 	if (args->extensions || (args->flags & ~SIMTGPU_PREFETCH_TO_HOST) ||
 	    !args->size)
 		return -EINVAL;
-	obj = drm_gem_object_lookup(file, args->handle);
-	if (!obj)
-		return -ENOENT;
-	bo = to_simtgpu_bo(obj);
-	if (!bo->managed || args->offset >= obj->size ||
-	    args->size > obj->size - args->offset) {
-		ret = -EINVAL;
-		goto out_put;
-	}
+	ret = simtgpu_managed_range(file, args->handle, args->offset,
+				    args->size, &bo);
+	if (ret)
+		return ret;
+	obj = &bo->base;
 	if (!drm_dev_enter(dev, &idx)) {
 		ret = -ENODEV;
 		goto out_put;
@@ -426,24 +443,18 @@ int simtgpu_ioctl_managed_advise(struct drm_device *dev, void *data,
 				 struct drm_file *file)
 {
 	struct drm_simtgpu_managed_advise *args = data;
-	struct drm_gem_object *obj;
 	unsigned long first, last, index;
 	struct simtgpu_bo *bo;
-	int ret = 0;
+	int ret;
 
 	if (args->extensions || !args->size ||
 	    args->advice < SIMTGPU_ADVISE_PREFER_HOST ||
 	    args->advice > SIMTGPU_ADVISE_UNSET_ACCESSED_BY_GPU)
 		return -EINVAL;
-	obj = drm_gem_object_lookup(file, args->handle);
-	if (!obj)
-		return -ENOENT;
-	bo = to_simtgpu_bo(obj);
-	if (!bo->managed || args->offset >= obj->size ||
-	    args->size > obj->size - args->offset) {
-		ret = -EINVAL;
-		goto out_put;
-	}
+	ret = simtgpu_managed_range(file, args->handle, args->offset,
+				    args->size, &bo);
+	if (ret)
+		return ret;
 	first = args->offset >> PAGE_SHIFT;
 	last = (args->offset + args->size - 1) >> PAGE_SHIFT;
 	mutex_lock(&bo->managed->lock);
@@ -464,9 +475,8 @@ int simtgpu_ioctl_managed_advise(struct drm_device *dev, void *data,
 		}
 	}
 	mutex_unlock(&bo->managed->lock);
-out_put:
-	drm_gem_object_put(obj);
-	return ret;
+	drm_gem_object_put(&bo->base);
+	return 0;
 }
 
 /* ------------------------------------------------------- GPU faults --- */

@@ -9,12 +9,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: cuda_samples_test.sh BUILD_DIR}
 tree=$(mktemp -d /tmp/cuda-samples-test.XXXXXX)
 trap 'rm -rf "$tree"' EXIT
-failures=0
-check() { # DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
-}
+. "$top/tests/scripts/checks.sh"
 
 sample() { # CATEGORY NAME SOURCE
 	mkdir -p "$tree/Samples/$1/$2"

@@ -8,12 +8,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tree=$(mktemp -d /tmp/run-tests-test.XXXXXX)
 trap 'rm -rf "$tree"' EXIT
-failures=0
-check() { # DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
-}
+. "$top/tests/scripts/checks.sh"
 
 mkdir -p "$tree/scripts" "$tree/bin" "$tree/unit" "$tree/san"
 cp "$top/scripts/run-tests.sh" "$tree/scripts/"

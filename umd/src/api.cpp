@@ -196,6 +196,22 @@ simtgpuResult bad_range(const char *what, uint64_t va, uint64_t bytes) {
     return fail(SIMTGPU_ERROR_INVALID_VALUE, text);
 }
 
+// The managed BO holding [va, va + bytes), under a kernel driver whose uAPI
+// has `ioctl` (1.`minor`).
+simtgpuResult managed_range(Context &c, uint64_t va, uint64_t bytes, uint32_t minor,
+                            const char *ioctl, Bo **out) {
+    Bo *bo = c.find_device(va, bytes);
+    if (!bo || bo->kind != BoKind::Managed)
+        return bad_range("managed memory", va, bytes);
+    if ((c.props().uapi_version >> 16) == 1 && (c.props().uapi_version & 0xffff) < minor)
+        return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
+                    std::string("the kernel driver's uAPI predates ") + ioctl + " (1." +
+                        std::to_string(minor) +
+                        "): load the simtgpu.ko built with this library");
+    *out = bo;
+    return SIMTGPU_SUCCESS;
+}
+
 } // namespace
 
 const std::vector<DeviceEntry> *devices() {
@@ -572,13 +588,9 @@ SIMTGPU_API simtgpuResult simtgpuMemPrefetchManaged(simtgpuContext ctx, const vo
     Context &c = *ctx->impl;
     CHECK_ARG(!stream || stream->ctx == &c, "the stream belongs to another context");
     const uint64_t va = reinterpret_cast<uint64_t>(ptr);
-    Bo *bo = c.find_device(va, bytes);
-    if (!bo || bo->kind != BoKind::Managed)
-        return bad_range("managed memory", va, bytes);
-    if ((c.props().uapi_version >> 16) == 1 && (c.props().uapi_version & 0xffff) < 8)
-        return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
-                    "the kernel driver's uAPI predates MANAGED_PREFETCH (1.8): load the "
-                    "simtgpu.ko built with this library");
+    Bo *bo = nullptr;
+    if (simtgpuResult r = managed_range(c, va, bytes, 8, "MANAGED_PREFETCH", &bo))
+        return r;
     // The stream's work first, as CUDA orders a prefetch in its stream.
     if (simtgpuResult r = c.synchronize(*c.stream(stream)))
         return r;
@@ -603,13 +615,9 @@ SIMTGPU_API simtgpuResult simtgpuMemAdviseManaged(simtgpuContext ctx, const void
     LOCK(ctx->impl);
     Context &c = *ctx->impl;
     const uint64_t va = reinterpret_cast<uint64_t>(ptr);
-    Bo *bo = c.find_device(va, bytes);
-    if (!bo || bo->kind != BoKind::Managed)
-        return bad_range("managed memory", va, bytes);
-    if ((c.props().uapi_version >> 16) == 1 && (c.props().uapi_version & 0xffff) < 9)
-        return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
-                    "the kernel driver's uAPI predates MANAGED_ADVISE (1.9): load the "
-                    "simtgpu.ko built with this library");
+    Bo *bo = nullptr;
+    if (simtgpuResult r = managed_range(c, va, bytes, 9, "MANAGED_ADVISE", &bo))
+        return r;
     // The uAPI's values are the driver API's (static_asserts below).
     drm_simtgpu_managed_advise a{};
     a.handle = bo->handle;

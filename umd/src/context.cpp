@@ -927,22 +927,27 @@ simtgpuResult Context::submit_work(simtgpuStream_st &s, const std::vector<uint32
     return r;
 }
 
+// CUDA's legacy default stream: it waits for every blocking stream, and
+// they wait for it.
+template <class Visit> void Context::for_each_legacy_peer(simtgpuStream_st &s, Visit visit) {
+    if (&s == &default_stream_) {
+        for (auto &other : streams_)
+            if (!(other.flags & SIMTGPU_STREAM_NON_BLOCKING))
+                visit(other);
+    } else if (!(s.flags & SIMTGPU_STREAM_NON_BLOCKING)) {
+        visit(default_stream_);
+    }
+}
+
 std::vector<HeldAfter> Context::held_before(simtgpuStream_st &s) {
     std::vector<HeldAfter> after;
     for (const HeldAfter &a : s.pending_after)
         if (pending(a))
             after.push_back(a);
-    auto last_of = [&](simtgpuStream_st &other) {
-        if (&other != &s && !other.held.empty())
+    for_each_legacy_peer(s, [&](simtgpuStream_st &other) {
+        if (!other.held.empty())
             after.push_back({&other, other.held.back().seq});
-    };
-    if (&s == &default_stream_) {
-        for (auto &other : streams_)
-            if (!(other.flags & SIMTGPU_STREAM_NON_BLOCKING))
-                last_of(other);
-    } else if (!(s.flags & SIMTGPU_STREAM_NON_BLOCKING)) {
-        last_of(default_stream_);
-    }
+    });
     return after;
 }
 
@@ -1127,22 +1132,13 @@ simtgpuResult Context::submit_now(simtgpuStream_st &s, const std::vector<uint32_
     }
     sub.syncobj = create.handle;
 
-    // CUDA's legacy default stream: it waits for every blocking stream, and
-    // they wait for it.
     std::vector<uint32_t> waits;
     for (const Wait &w : pending_waits)
         waits.push_back(w.syncobj);
-    auto last_of = [&](simtgpuStream_st &other) {
-        if (&other != &s && !other.inflight.empty())
+    for_each_legacy_peer(s, [&](simtgpuStream_st &other) {
+        if (!other.inflight.empty())
             waits.push_back(other.inflight.back().syncobj);
-    };
-    if (&s == &default_stream_) {
-        for (auto &other : streams_)
-            if (!(other.flags & SIMTGPU_STREAM_NON_BLOCKING))
-                last_of(other);
-    } else if (!(s.flags & SIMTGPU_STREAM_NON_BLOCKING)) {
-        last_of(default_stream_);
-    }
+    });
     std::vector<drm_simtgpu_sync> in, out;
     for (uint32_t h : waits)
         in.push_back({h, 0, 0});

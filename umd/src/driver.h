@@ -274,6 +274,9 @@ private:
     // pending_after and, for the legacy default stream, the blocking
     // streams' (and theirs, the default stream's).
     std::vector<HeldAfter> held_before(simtgpuStream_st &s);
+    // Calls visit(other) for each stream `s` is ordered with as CUDA's
+    // legacy default stream (or a blocking stream beside it).
+    template <class Visit> void for_each_legacy_peer(simtgpuStream_st &s, Visit visit);
     // Queues `work` on `s`'s held queue, then moves what can move.
     void hold(simtgpuStream_st &s, HeldWork work, std::vector<HeldAfter> after);
     // Submits held work whose turn has come and starts host functions.

@@ -167,6 +167,41 @@ protected:
         return st.state;
     }
     bool in_process() const { return node_.kind == TransportKind::Sim; }
+    // What MANAGED_PREFETCH and MANAGED_ADVISE refuse alike, `args` being valid
+    // but for its BO: size 0, extensions, a BO that is not managed, no such BO,
+    // and, where managed BOs exist, a range past the end of one of 3 pages
+    // (whose handle it returns; 0 where none can exist).
+    template <class Args> uint32_t expect_managed_range_checks(unsigned long request, Args args) {
+        drm_simtgpu_bo_create plain{};
+        plain.size = SIMTGPU_PAGE_SIZE;
+        EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &plain), 0);
+        args.handle = plain.handle;
+        args.size = 0;
+        EXPECT_EQ(io(request, &args), -EINVAL) << "size 0";
+        args.size = SIMTGPU_PAGE_SIZE;
+        args.extensions = 1;
+        EXPECT_EQ(io(request, &args), -EINVAL) << "extensions";
+        args.extensions = 0;
+        EXPECT_EQ(io(request, &args), -EINVAL) << "a BO that is not managed";
+        args.handle = 0xdead;
+        EXPECT_EQ(io(request, &args), -ENOENT) << "no such BO";
+        drm_gem_close close{plain.handle, 0};
+        EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
+
+        drm_simtgpu_get_param caps{SIMTGPU_PARAM_CAPS, 0, 0};
+        EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &caps), 0);
+        if (in_process() || !(caps.value & SIMTGPU_CAP_REPLAYABLE_FAULTS))
+            return 0; // no managed BO can exist
+        drm_simtgpu_bo_create c{};
+        c.size = 3 * SIMTGPU_PAGE_SIZE;
+        c.flags = SIMTGPU_BO_MANAGED;
+        EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &c), 0);
+        args.handle = c.handle;
+        args.offset = SIMTGPU_PAGE_SIZE;
+        args.size = 2 * SIMTGPU_PAGE_SIZE + 1;
+        EXPECT_EQ(io(request, &args), -EINVAL) << "past the BO's end";
+        return c.handle;
+    }
     GateKernel gate_kernel(); // below
 
 
@@ -337,40 +372,16 @@ TEST_F(Uapi, ManagedBo) {
 // driver, a managed BO's pages go to VRAM and home, each once, and a page
 // already there does not move again.
 TEST_F(Uapi, ManagedPrefetch) {
-    drm_simtgpu_bo_create plain{};
-    plain.size = SIMTGPU_PAGE_SIZE;
-    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &plain), 0);
     drm_simtgpu_managed_prefetch p{};
-    p.handle = plain.handle;
     p.size = SIMTGPU_PAGE_SIZE;
     p.flags = 2;
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), -EINVAL) << "unknown flag";
     p.flags = 0;
-    p.size = 0;
-    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), -EINVAL) << "size 0";
-    p.size = SIMTGPU_PAGE_SIZE;
-    p.extensions = 1;
-    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), -EINVAL) << "extensions";
-    p.extensions = 0;
-    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), -EINVAL) << "a BO that is not managed";
-    p.handle = 0xdead;
-    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), -ENOENT) << "no such BO";
-    drm_gem_close close{plain.handle, 0};
-    EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
-
-    drm_simtgpu_get_param caps{SIMTGPU_PARAM_CAPS, 0, 0};
-    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &caps), 0);
-    if (in_process() || !(caps.value & SIMTGPU_CAP_REPLAYABLE_FAULTS))
-        return; // no managed BO can exist
-    drm_simtgpu_bo_create c{};
-    c.size = 3 * SIMTGPU_PAGE_SIZE;
-    c.flags = SIMTGPU_BO_MANAGED;
-    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &c), 0);
-    p = drm_simtgpu_managed_prefetch{};
-    p.handle = c.handle;
-    p.offset = SIMTGPU_PAGE_SIZE;
-    p.size = 2 * SIMTGPU_PAGE_SIZE + 1;
-    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), -EINVAL) << "past the BO's end";
+    const uint32_t managed =
+        expect_managed_range_checks(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, p);
+    if (!managed)
+        return;
+    p.handle = managed;
     p.offset = 1; // touches pages 0 and 1
     p.size = SIMTGPU_PAGE_SIZE;
     ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), 0);
@@ -384,52 +395,27 @@ TEST_F(Uapi, ManagedPrefetch) {
     EXPECT_EQ(p.moved, 3u);
     ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), 0);
     EXPECT_EQ(p.moved, 0u) << "every page was home";
-    close = drm_gem_close{c.handle, 0};
+    drm_gem_close close{managed, 0};
     EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
 }
 
 // MANAGED_ADVISE (1.9): the same checks as MANAGED_PREFETCH, and advice
 // moves nothing by itself (its effect on GPU faults: tests/cuda/managed_migration).
 TEST_F(Uapi, ManagedAdvise) {
-    drm_simtgpu_bo_create plain{};
-    plain.size = SIMTGPU_PAGE_SIZE;
-    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &plain), 0);
     drm_simtgpu_managed_advise a{};
-    a.handle = plain.handle;
     a.size = SIMTGPU_PAGE_SIZE;
     a.advice = 0;
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -EINVAL) << "advice 0";
     a.advice = SIMTGPU_ADVISE_UNSET_ACCESSED_BY_GPU + 1;
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -EINVAL) << "unknown advice";
     a.advice = SIMTGPU_ADVISE_PREFER_HOST;
-    a.size = 0;
-    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -EINVAL) << "size 0";
-    a.size = SIMTGPU_PAGE_SIZE;
-    a.extensions = 1;
-    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -EINVAL) << "extensions";
-    a.extensions = 0;
-    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -EINVAL) << "a BO that is not managed";
-    a.handle = 0xdead;
-    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -ENOENT) << "no such BO";
-    drm_gem_close close{plain.handle, 0};
-    EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
-
-    drm_simtgpu_get_param caps{SIMTGPU_PARAM_CAPS, 0, 0};
-    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &caps), 0);
-    if (in_process() || !(caps.value & SIMTGPU_CAP_REPLAYABLE_FAULTS))
-        return; // no managed BO can exist
-    drm_simtgpu_bo_create c{};
-    c.size = 2 * SIMTGPU_PAGE_SIZE;
-    c.flags = SIMTGPU_BO_MANAGED;
-    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &c), 0);
-    a = drm_simtgpu_managed_advise{};
-    a.handle = c.handle;
-    a.offset = SIMTGPU_PAGE_SIZE;
-    a.size = SIMTGPU_PAGE_SIZE + 1;
-    a.advice = SIMTGPU_ADVISE_PREFER_HOST;
-    EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -EINVAL) << "past the BO's end";
+    const uint32_t managed =
+        expect_managed_range_checks(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, a);
+    if (!managed)
+        return;
+    a.handle = managed;
     a.offset = 0;
-    a.size = 2 * SIMTGPU_PAGE_SIZE;
+    a.size = 3 * SIMTGPU_PAGE_SIZE;
     for (uint32_t advice = SIMTGPU_ADVISE_PREFER_HOST;
          advice <= SIMTGPU_ADVISE_UNSET_ACCESSED_BY_GPU; ++advice) {
         a.advice = advice;
@@ -438,7 +424,7 @@ TEST_F(Uapi, ManagedAdvise) {
     drm_simtgpu_get_param to_vram{SIMTGPU_PARAM_MANAGED_TO_VRAM, 0, 0};
     ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &to_vram), 0);
     EXPECT_EQ(to_vram.value, 0u) << "advice moved pages";
-    close = drm_gem_close{c.handle, 0};
+    drm_gem_close close{managed, 0};
     EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
 }
 
