@@ -1335,8 +1335,9 @@ simtgpuResult Context::check_queue(simtgpuStream_st &s) {
                               where);
         return poison(SIMTGPU_ERROR_LAUNCH_FAILED,
                       "deadlock: every live thread of block " + dim3_text(f.ctaid) +
-                          " waits at a barrier that cannot complete (__syncthreads in "
-                          "divergent code?)");
+                          " waits at a barrier or warp-level sync that cannot complete "
+                          "(__syncthreads in divergent code, or a *_sync intrinsic whose "
+                          "mask names a thread that never calls it?)");
     case SIMTGPU_EXC_BAD_LAUNCH:
         return poison(f.detail == SIMTGPU_LAUNCH_ERR_GEOMETRY
                           ? SIMTGPU_ERROR_INVALID_CONFIGURATION

@@ -165,6 +165,16 @@ else
 	fi
 fi
 
+# --- a shuffle whose mask names lanes that never call it: a deadlock.
+"$dir/shuffle_mask" >"$tmp/out" 2>&1
+status=$?
+show "shuffle_mask (exit $status)" "$tmp/out"
+if [ $status -ne 0 ] && has "$tmp/out" 'deadlock: every live thread of block \[0,0,0\] waits at a barrier or warp-level sync' 'cudaErrorLaunchFailure: unspecified launch failure'; then
+	ok "shuffle mask naming absent lanes: a deadlock naming the block"
+else
+	bad "shuffle mask naming absent lanes: a deadlock naming the block"
+fi
+
 # --- out of VRAM.
 "$dir/out_of_vram" >"$tmp/out" 2>&1
 status=$?
