@@ -27,7 +27,7 @@ TEST_F(DeviceImageTest, ParsesTheKernelTable) {
     std::string error;
     ASSERT_TRUE(parse_device_image(bytes_.data(), bytes_.size(), &image, &error)) << error;
     EXPECT_EQ(image.arch, uint32_t(SIMTGPU_ARCH_SIMT2));
-    ASSERT_EQ(image.kernels.size(), 9u); // umd_kernels.c's table
+    ASSERT_EQ(image.kernels.size(), 10u); // umd_kernels.c's table
     const KernelInfo *vec_add = image.find_kernel("vec_add");
     ASSERT_NE(vec_add, nullptr);
     EXPECT_EQ(vec_add->params.size(), 4u);
@@ -40,6 +40,8 @@ TEST_F(DeviceImageTest, ParsesTheKernelTable) {
     EXPECT_EQ(image.find_kernel("block_sum")->max_threads_per_cta, 256u);
     ASSERT_NE(image.find_kernel("compute"), nullptr);
     EXPECT_EQ(image.find_kernel("compute")->param_bytes, 16u);
+    ASSERT_NE(image.find_kernel("wait_flag"), nullptr);
+    EXPECT_EQ(image.find_kernel("wait_flag")->param_bytes, 8u);
     EXPECT_EQ(image.find_kernel("nope"), nullptr);
 }
 
