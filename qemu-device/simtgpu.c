@@ -20,7 +20,7 @@
  *  INTx pin A, level = IRQ_STATUS & IRQ_MASK, only while MSI-X is disabled.
  *
  * Threads: the simulator's engines run on its own threads. From there they
- * call simtgpu_dma_read/write (which use the memory API under RCU, like
+ * call simtgpu_dma_read/write/cmpxchg (which use the memory API under RCU, like
  * QEMU's own iothreads, so they never wait for the big QEMU lock that an
  * MMIO handler holds) and simtgpu_raise_irq (which only sets a bit and
  * schedules a bottom half; MSI-X is sent from the bottom half, under the
@@ -211,6 +211,47 @@ static int simtgpu_dma_write(void *opaque, uint64_t bus_addr, const void *buf,
 }
 
 /*
+ * An atomic on host memory (a kernel's *_system atomic on mapped or managed
+ * memory), as a PCIe AtomicOp CAS: the host's own compare-and-exchange on the
+ * guest RAM behind the bus address, so it combines with the guest CPUs'
+ * atomics (under TCG those are host atomics only with more than one vCPU).
+ * Not RAM (a bounce buffer): refused, a DMA fault for the kernel.
+ */
+static int simtgpu_dma_cmpxchg(void *opaque, uint64_t bus_addr, uint32_t size,
+                               uint64_t expected, uint64_t desired,
+                               uint64_t *old)
+{
+    SimtgpuState *s = opaque;
+    dma_addr_t len = size;
+    ram_addr_t offset;
+    void *host;
+    int r = -1;
+
+    if ((size != 4 && size != 8) || bus_addr % size) {
+        return -1;
+    }
+    simtgpu_rcu_register_this_thread();
+    host = pci_dma_map(&s->pdev, bus_addr, &len, DMA_DIRECTION_FROM_DEVICE);
+    if (!host) {
+        trace_simtgpu_dma(bus_addr, size, true, r);
+        return r;
+    }
+    if (len == size && memory_region_from_host(host, &offset)) {
+        if (size == 8) {
+            *old = qatomic_cmpxchg((uint64_t *)host, expected, desired);
+        } else {
+            *old = qatomic_cmpxchg((uint32_t *)host, (uint32_t)expected,
+                                   (uint32_t)desired);
+        }
+        r = 0;
+    }
+    pci_dma_unmap(&s->pdev, host, len, DMA_DIRECTION_FROM_DEVICE,
+                  r == 0 ? size : 0);
+    trace_simtgpu_dma(bus_addr, size, true, r);
+    return r;
+}
+
+/*
  * The simulator's VRAM clears (the driver's SIMTGPU_REG_VRAM_CLEAR) hand
  * whole pages back to the host: they read as zero and cost no host memory
  * until written again. Where discarding is disabled (memory pinned for
@@ -373,6 +414,7 @@ static bool simtgpu_create_sim(SimtgpuState *s, Error **errp)
         .opaque = s,
         .dma_read = simtgpu_dma_read,
         .dma_write = simtgpu_dma_write,
+        .dma_cmpxchg = simtgpu_dma_cmpxchg,
         .raise_irq = simtgpu_raise_irq,
         .vram_discard = simtgpu_vram_discard,
         .trace = s->trace,

@@ -90,7 +90,7 @@ SIMTGPU_SIM_API int simtgpu_sim_create(const simtgpu_sim_config *config, simtgpu
             return -EINVAL;
         }
         simtgpu::sim::HostBus bus{full.dma_read, full.dma_write, full.raise_irq, full.opaque,
-                                  full.vram_discard};
+                                  full.vram_discard, full.dma_cmpxchg};
         std::unique_ptr<simtgpu::sim::trace::TraceWriter> trace;
         if (full.trace) {
             auto opened = simtgpu::sim::trace::TraceWriter::open(full.trace, full.trace_max_events,

@@ -145,6 +145,9 @@ Expected<DeviceConfig> DeviceConfig::from(const simtgpu_sim_config &in) {
 
     if ((in.dma_read == nullptr) != (in.dma_write == nullptr))
         return Error{"simtgpu_sim_config.dma_read and dma_write must be both set or both NULL"};
+    if (in.dma_cmpxchg && !in.dma_read)
+        return Error{"simtgpu_sim_config.dma_cmpxchg needs dma_read and dma_write: set them too, "
+                     "or leave dma_cmpxchg NULL"};
     // The memory system checks what depends on the SM clock too (a DRAM
     // latency that covers a row activation and a burst).
     if (c.model == Model::timing) {

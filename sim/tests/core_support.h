@@ -89,6 +89,17 @@ public:
         std::memcpy(at(bus), src, n);
         return true;
     }
+    bool dma_cmpxchg(uint64_t bus, uint32_t size, uint64_t expected, uint64_t desired,
+                     uint64_t &old) override
+    {
+        dma_bytes += size;
+        old = 0;
+        std::memcpy(&old, at(bus), size);
+        const uint64_t width_mask = size == 8 ? ~uint64_t(0) : 0xffff'ffffull;
+        if ((old & width_mask) == (expected & width_mask))
+            std::memcpy(at(bus), &desired, size);
+        return true;
+    }
     uint64_t dma_bytes = 0;
 
 private:

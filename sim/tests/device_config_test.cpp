@@ -134,5 +134,11 @@ TEST(DeviceConfig, DmaCallbacksComeInPairs) {
     expect_refused(c, "dma_write");
 }
 
+TEST(DeviceConfig, HostAtomicsNeedTheDmaCallbacks) {
+    auto c = base();
+    c.dma_cmpxchg = [](void *, uint64_t, uint32_t, uint64_t, uint64_t, uint64_t *) { return 0; };
+    expect_refused(c, "dma_cmpxchg");
+}
+
 } // namespace
 } // namespace simtgpu::sim

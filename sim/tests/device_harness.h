@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <condition_variable>
@@ -77,12 +78,16 @@ public:
     static constexpr uint64_t kHostBase = 0x4000'0000'0000ull; // bus address of host_memory
     static constexpr uint64_t kHostBytes = 1 << 20;
 
-    explicit DeviceHarness(simtgpu_sim_config config = {}, bool with_host_bus = true) {
+    // with_host_atomics: the dma_cmpxchg callback (ABI 8) besides DMA.
+    explicit DeviceHarness(simtgpu_sim_config config = {}, bool with_host_bus = true,
+                           bool with_host_atomics = true) {
         config.struct_size = sizeof config;
         config.opaque = this;
         if (with_host_bus) {
             config.dma_read = &DeviceHarness::dma_read;
             config.dma_write = &DeviceHarness::dma_write;
+            if (with_host_atomics)
+                config.dma_cmpxchg = &DeviceHarness::dma_cmpxchg;
         }
         config.raise_irq = &DeviceHarness::raise_irq;
         host_memory.assign(kHostBytes, 0);
@@ -222,6 +227,7 @@ public:
     uint64_t vram_size = 0;
     uint64_t root = 0;
     std::vector<uint8_t> host_memory;
+    std::atomic<uint64_t> dma_cmpxchg_calls{0};
 
 private:
     static bool host_range(DeviceHarness *h, uint64_t bus, uint64_t len) {
@@ -247,6 +253,25 @@ private:
         if (!host_range(h, bus, len))
             return -1;
         std::memcpy(h->host_memory.data() + (bus - kHostBase), buf, len);
+        return 0;
+    }
+    static int dma_cmpxchg(void *opaque, uint64_t bus, uint32_t size, uint64_t expected,
+                           uint64_t desired, uint64_t *old) {
+        auto *h = static_cast<DeviceHarness *>(opaque);
+        if (!host_range(h, bus, size))
+            return -1;
+        h->dma_cmpxchg_calls.fetch_add(1);
+        uint8_t *p = h->host_memory.data() + (bus - kHostBase);
+        if (size == 8) {
+            __atomic_compare_exchange_n(reinterpret_cast<uint64_t *>(p), &expected, desired,
+                                        false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            *old = expected;
+        } else {
+            uint32_t e32 = uint32_t(expected);
+            __atomic_compare_exchange_n(reinterpret_cast<uint32_t *>(p), &e32, uint32_t(desired),
+                                        false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            *old = e32;
+        }
         return 0;
     }
     static void raise_irq(void *opaque, uint32_t vector) {

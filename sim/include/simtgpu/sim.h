@@ -32,7 +32,7 @@ extern "C" {
 #define SIMTGPU_SIM_API
 #endif
 
-#define SIMTGPU_SIM_ABI_VERSION 7
+#define SIMTGPU_SIM_ABI_VERSION 8
 
 /* Name of the library and of its version query, for dlopen()/dlsym(). */
 #define SIMTGPU_SIM_LIBRARY "libsimtgpu-sim.so"
@@ -46,6 +46,15 @@ typedef int (*simtgpu_dma_fn)(void *opaque, uint64_t bus_addr, void *buf,
 			      uint64_t len);
 typedef int (*simtgpu_dma_write_fn)(void *opaque, uint64_t bus_addr,
 				    const void *buf, uint64_t len);
+/* ABI 8: an atomic compare-and-exchange of `size` (4 or 8, naturally
+ * aligned) bytes at a host bus address, as a PCIe AtomicOp CAS: *old receives
+ * the value before, and `desired` was stored iff *old == expected. The host
+ * does it with its own atomic instruction, so that kernels' atomics on host
+ * memory (atomicAdd_system) and the CPU's combine. Return as the DMA
+ * callbacks. */
+typedef int (*simtgpu_dma_cmpxchg_fn)(void *opaque, uint64_t bus_addr,
+				      uint32_t size, uint64_t expected,
+				      uint64_t desired, uint64_t *old);
 /* Raise MSI-X vector `vector` (SIMTGPU_MSIX_VEC_*). May be called from any
  * simulator thread. */
 typedef void (*simtgpu_irq_fn)(void *opaque, uint32_t vector);
@@ -113,6 +122,10 @@ typedef struct simtgpu_sim_config {
 	 * (docs/simulator.md, "SMs on several host threads"); the timing model
 	 * runs on one thread whatever this says. */
 	uint32_t host_threads;
+	/* ABI 8: atomics on host memory (needs dma_read). NULL: the device
+	 * does them as a read, a compare and a write under its own lock,
+	 * atomic against its other atomics but not against the host's CPUs. */
+	simtgpu_dma_cmpxchg_fn dma_cmpxchg;
 } simtgpu_sim_config;
 
 /*

@@ -30,6 +30,10 @@ public:
     // Host-memory pages: returns false when the host refused the access.
     virtual bool dma_read(uint64_t bus_address, void *dst, uint64_t bytes) = 0;
     virtual bool dma_write(uint64_t bus_address, const void *src, uint64_t bytes) = 0;
+    // An atomic compare-and-exchange of 4 or 8 bytes: `old` receives the
+    // value before; the store happened iff it equals `expected`.
+    virtual bool dma_cmpxchg(uint64_t bus_address, uint32_t size, uint64_t expected,
+                             uint64_t desired, uint64_t &old) = 0;
 };
 
 } // namespace simtgpu::sim

@@ -1847,20 +1847,18 @@ bool Sm::Impl::exec_atomic(uint32_t slot, const Insn &in, uint64_t mask)
             }
             return v;
         };
-        // Compare-and-swap; through DMA it is a plain read-compare-write.
+        // Compare-and-swap; on host memory the host's own (a PCIe AtomicOp).
         auto cas = [&](uint64_t &expected, uint64_t desired) -> bool {
             if (dma) {
-                const uint64_t current = read();
-                if (exception || current != expected) {
-                    expected = current;
-                    return false;
-                }
-                if (!cur->memory->dma_write(bus, &desired, size)) {
+                uint64_t current = 0;
+                if (!cur->memory->dma_cmpxchg(bus, size, expected, desired, current)) {
                     raise(SIMTGPU_EXC_PAGE_FAULT, slot, l, fault_pc, SIMTGPU_FAULT_DMA, va,
                           SIMTGPU_ACCESS_ATOMIC);
                     return false;
                 }
-                return true;
+                const bool swapped = current == expected;
+                expected = current;
+                return swapped;
             }
             if (dbl)
                 return __atomic_compare_exchange_n(reinterpret_cast<uint64_t *>(p), &expected,

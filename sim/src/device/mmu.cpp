@@ -90,6 +90,14 @@ bool ContextMemory::dma_write(uint64_t bus_address, const void *src, uint64_t by
     return true;
 }
 
+bool ContextMemory::dma_cmpxchg(uint64_t bus_address, uint32_t size, uint64_t expected,
+                                uint64_t desired, uint64_t &old) {
+    if (!bus_.dma_cmpxchg(bus_address, size, expected, desired, old))
+        return false;
+    dma_bytes_ += size;
+    return true;
+}
+
 PageTranslation ContextMemory::checked(uint64_t page_va, Access access) {
     PageTranslation t = translate(page_va);
     if (!t.fault && !permitted(t, access))

@@ -31,6 +31,8 @@ public:
     PageTranslation translate(uint64_t page_va) override;
     bool dma_read(uint64_t bus_address, void *dst, uint64_t bytes) override;
     bool dma_write(uint64_t bus_address, const void *src, uint64_t bytes) override;
+    bool dma_cmpxchg(uint64_t bus_address, uint32_t size, uint64_t expected, uint64_t desired,
+                     uint64_t &old) override;
 
     // Whole-range accesses, page by page; on a fault nothing more is
     // transferred (earlier pages may have been written).

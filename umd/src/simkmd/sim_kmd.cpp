@@ -474,6 +474,8 @@ private:
     static void on_irq(void *opaque, uint32_t vector);
     static int on_dma_read(void *opaque, uint64_t bus, void *buf, uint64_t len);
     static int on_dma_write(void *opaque, uint64_t bus, const void *buf, uint64_t len);
+    static int on_dma_cmpxchg(void *opaque, uint64_t bus, uint32_t size, uint64_t expected,
+                              uint64_t desired, uint64_t *old);
     bool host_range_ok(uint64_t bus, uint64_t len);
 
     // Ioctls.
@@ -573,6 +575,7 @@ int SimDevice::init(std::string *error) {
     config.opaque = this;
     config.dma_read = &SimDevice::on_dma_read;
     config.dma_write = &SimDevice::on_dma_write;
+    config.dma_cmpxchg = &SimDevice::on_dma_cmpxchg;
     config.raise_irq = &SimDevice::on_irq;
     char message[1024] = {};
     int rc = lib_.create(&config, &sim_, message, sizeof(message));
@@ -671,6 +674,25 @@ int SimDevice::on_dma_write(void *opaque, uint64_t bus, const void *buf, uint64_
     if (!self->host_range_ok(bus, len))
         return -EFAULT;
     std::memcpy(reinterpret_cast<void *>(bus), buf, len);
+    return 0;
+}
+// The bus address is the process's own address: the CPU's atomic, so that
+// the kernel's *_system atomics and the program's threads' combine.
+int SimDevice::on_dma_cmpxchg(void *opaque, uint64_t bus, uint32_t size, uint64_t expected,
+                              uint64_t desired, uint64_t *old) {
+    auto *self = static_cast<SimDevice *>(opaque);
+    if ((size != 4 && size != 8) || bus % size != 0 || !self->host_range_ok(bus, size))
+        return -EFAULT;
+    if (size == 8) {
+        std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t *>(bus))
+            .compare_exchange_strong(expected, desired);
+        *old = expected;
+    } else {
+        uint32_t expected32 = uint32_t(expected);
+        std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t *>(bus))
+            .compare_exchange_strong(expected32, uint32_t(desired));
+        *old = expected32;
+    }
     return 0;
 }
 
