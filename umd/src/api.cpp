@@ -1173,16 +1173,16 @@ SIMTGPU_API simtgpuResult simtgpuStreamWaitEvent(simtgpuContext ctx, simtgpuStre
     if (!event->recorded)
         return SIMTGPU_SUCCESS;
     simtgpuStream_st &s = *ctx->impl->stream(stream);
-    if (Context::pending(event->held)) { // its record waits behind a host function
-        s.pending_after.push_back(event->held);
-        s.pending_waits.push_back({event->syncobj, false});
-        return SIMTGPU_SUCCESS;
-    }
     // The record current now, not one made before the stream's next work.
     uint32_t snapshot = 0;
-    if (simtgpuResult r = ctx->impl->snapshot_syncobj(event->syncobj, &snapshot))
+    if (Context::pending(event->held)) { // its record waits behind a host function
+        if (simtgpuResult r = ctx->impl->follow_held_record(event->held, &snapshot))
+            return r;
+        s.pending_after.push_back(event->held);
+    } else if (simtgpuResult r = ctx->impl->snapshot_syncobj(event->syncobj, &snapshot)) {
         return r;
-    s.pending_waits.push_back({snapshot, true});
+    }
+    s.pending_waits.push_back(snapshot);
     return SIMTGPU_SUCCESS;
 }
 
@@ -1237,8 +1237,6 @@ SIMTGPU_API simtgpuResult simtgpuEventDestroy(simtgpuEvent event) {
         bool signaled = false;
         c.wait_syncobj(event->syncobj, true, &signaled);
     }
-    // Streams that wait for it are past it now (it completed above).
-    c.forget_pending_wait(event->syncobj);
     drm_syncobj_destroy d{event->syncobj, 0};
     transport_ioctl(c.transport(), DRM_IOCTL_SYNCOBJ_DESTROY, &d);
     c.destroy_bo(event->timestamp);

@@ -839,12 +839,24 @@ simtgpuResult Context::snapshot_syncobj(uint32_t syncobj, uint32_t *out) {
     return SIMTGPU_SUCCESS;
 }
 
-void Context::release_waits(std::vector<Wait> &waits) {
-    for (const Wait &w : waits)
-        if (w.owned) {
-            drm_syncobj_destroy d{w.syncobj, 0};
-            transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
-        }
+simtgpuResult Context::follow_held_record(const HeldAfter &record, uint32_t *out) {
+    auto work = std::find_if(record.stream->held.begin(), record.stream->held.end(),
+                             [&](const HeldWork &w) { return w.seq == record.seq; });
+    if (work == record.stream->held.end())
+        return fail(SIMTGPU_ERROR_UNKNOWN, "the held record of the event is not in its stream");
+    drm_syncobj_create create{};
+    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_CREATE, &create))
+        return fail_errno(rc, "SYNCOBJ_CREATE");
+    work->extra_out_syncobjs.push_back(create.handle);
+    *out = create.handle;
+    return SIMTGPU_SUCCESS;
+}
+
+void Context::release_waits(std::vector<uint32_t> &waits) {
+    for (uint32_t syncobj : waits) {
+        drm_syncobj_destroy d{syncobj, 0};
+        transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+    }
     waits.clear();
 }
 
@@ -1078,7 +1090,7 @@ simtgpuResult Context::drain(simtgpuStream_st &s) {
 simtgpuResult Context::submit_now(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
                                   Submission sub,
                                   const std::vector<uint32_t> &extra_out_syncobjs,
-                                  const std::vector<Wait> &pending_waits) {
+                                  const std::vector<uint32_t> &pending_waits) {
     auto release = [&] {
         for (auto &bo : sub.transient)
             destroy_bo(bo);
@@ -1132,9 +1144,7 @@ simtgpuResult Context::submit_now(simtgpuStream_st &s, const std::vector<uint32_
     }
     sub.syncobj = create.handle;
 
-    std::vector<uint32_t> waits;
-    for (const Wait &w : pending_waits)
-        waits.push_back(w.syncobj);
+    std::vector<uint32_t> waits = pending_waits;
     for_each_legacy_peer(s, [&](simtgpuStream_st &other) {
         if (!other.inflight.empty())
             waits.push_back(other.inflight.back().syncobj);
@@ -1210,12 +1220,16 @@ simtgpuResult Context::retire(simtgpuStream_st &s, bool block) {
     }
     // Event waits not yet attached to a submission (cudaStreamWaitEvent before the
     // stream's next work) order the stream too: a wait for the stream (its
-    // synchronisation, a synchronous pageable copy on it) includes them. A wait
-    // that fails is an event destroyed since: it no longer holds the stream.
-    for (const Wait &w : s.pending_waits) {
-        const uint32_t h = w.syncobj;
+    // synchronisation, a synchronous pageable copy on it) includes them. A
+    // wait for a record still held has no fence yet.
+    if (!s.pending_waits.empty() &&
+        std::any_of(s.pending_after.begin(), s.pending_after.end(), pending))
+        return SIMTGPU_ERROR_NOT_READY;
+    for (uint32_t syncobj : s.pending_waits) {
         bool signaled = false;
-        if (wait_syncobj(h, block, &signaled) == SIMTGPU_SUCCESS && !signaled)
+        if (simtgpuResult r = wait_syncobj(syncobj, block, &signaled))
+            return r;
+        if (!signaled)
             return SIMTGPU_ERROR_NOT_READY;
     }
     if (any) {
@@ -1223,19 +1237,6 @@ simtgpuResult Context::retire(simtgpuStream_st &s, bool block) {
         check_queue(s);
     }
     return sticky_ ? fail(sticky_, sticky_detail_) : SIMTGPU_SUCCESS;
-}
-
-void Context::forget_pending_wait(uint32_t syncobj) {
-    auto forget = [syncobj](simtgpuStream_st &s) {
-        // Only the waits that read the event's own syncobj: snapshots stay.
-        auto reads_it = [syncobj](const Wait &w) { return !w.owned && w.syncobj == syncobj; };
-        std::erase_if(s.pending_waits, reads_it);
-        for (HeldWork &work : s.held)
-            std::erase_if(work.waits, reads_it);
-    };
-    forget(default_stream_);
-    for (auto &s : streams_)
-        forget(s);
 }
 
 simtgpuResult Context::synchronize(simtgpuStream_st &s) {

@@ -73,16 +73,6 @@ struct Submission {
     std::string label;
 };
 
-// A syncobj a stream's next submission waits for (simtgpuStreamWaitEvent):
-// a snapshot of the event's fence taken at the call, as CUDA waits for the
-// record current then (owned: destroyed once a submission has it), or,
-// while the event's record is held behind a host function, the event's own
-// syncobj, read when the submission is made.
-struct Wait {
-    uint32_t syncobj;
-    bool owned;
-};
-
 // Work of another stream that must have left that stream's held queue
 // (below) first: its stream and the sequence number of that work.
 struct HeldAfter {
@@ -99,11 +89,13 @@ struct HeldAfter {
 // function, with the waits it was given when it was queued.
 struct HeldWork {
     uint64_t seq = 0;
-    std::vector<Wait> waits;      // the stream's pending waits then
+    std::vector<uint32_t> waits;  // the stream's pending waits then
     std::vector<HeldAfter> after; // held work of other streams it follows
     // A submission:
     std::vector<uint32_t> packets;
     Submission sub;
+    // Also given its fence: the event's syncobj of a record, and a syncobj
+    // of each stream wait made for that record while it was held.
     std::vector<uint32_t> extra_out_syncobjs;
     // Or a host function, and whether it is on the host-function thread.
     simtgpuHostFn host_fn = nullptr;
@@ -120,7 +112,10 @@ struct simtgpuStream_st {
     unsigned flags = 0;
     int priority = 0; // 1 high, 0 normal, -1 low (simtgpuStreamCreate's)
     std::deque<simtgpu::umd::Submission> inflight;
-    std::vector<simtgpu::umd::Wait> pending_waits; // what the next submission waits for
+    // Syncobjs of its own that the next submission waits for, one per
+    // simtgpuStreamWaitEvent: the event's fence at the call (CUDA waits for
+    // the record current then); destroyed once a submission has them.
+    std::vector<uint32_t> pending_waits;
     // Held work (HeldWork): in order; sequence numbers count it, and every
     // entry up to `flushed_seq` has been submitted or has run.
     std::deque<simtgpu::umd::HeldWork> held;
@@ -223,9 +218,6 @@ public:
     // Launch reports summed per kernel, as they complete.
     const std::map<std::string, simtgpuKernelStats> &kernel_stats() const { return kernel_stats_; }
     simtgpuResult synchronize(simtgpuStream_st &s);
-    // An event's syncobj is going: no stream's next submission may wait for it
-    // (its handle could name another syncobj later).
-    void forget_pending_wait(uint32_t syncobj);
     simtgpuResult synchronize_all();
     // Retires whatever has completed on every stream, without waiting: idle
     // streams print their device printf output, failures become sticky.
@@ -236,6 +228,9 @@ public:
     simtgpuResult wait_syncobj(uint32_t syncobj, bool block, bool *signaled);
     // A new syncobj holding `syncobj`'s fence now (SYNCOBJ_TRANSFER).
     simtgpuResult snapshot_syncobj(uint32_t syncobj, uint32_t *out);
+    // A new syncobj that gets the fence of the held record `record` (an
+    // event's, behind a host function) when that is submitted.
+    simtgpuResult follow_held_record(const HeldAfter &record, uint32_t *out);
     // A host function in stream order (simtgpuLaunchHostFunc).
     simtgpuResult launch_host_func(simtgpuStream_st &s, simtgpuHostFn fn, void *user,
                                    unsigned flags);
@@ -267,9 +262,9 @@ private:
     // submit_work without holding: to the kernel driver now, after `waits`.
     simtgpuResult submit_now(simtgpuStream_st &s, const std::vector<uint32_t> &packets,
                              Submission sub, const std::vector<uint32_t> &extra_out_syncobjs,
-                             const std::vector<Wait> &waits);
-    // Destroys the snapshots among `waits` (a submission has them now).
-    void release_waits(std::vector<Wait> &waits);
+                             const std::vector<uint32_t> &waits);
+    // Destroys `waits` (a submission has them now).
+    void release_waits(std::vector<uint32_t> &waits);
     // Held work of other streams that `s`'s next work must follow: its
     // pending_after and, for the legacy default stream, the blocking
     // streams' (and theirs, the default stream's).

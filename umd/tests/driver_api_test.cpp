@@ -675,6 +675,65 @@ TEST_F(DriverApi, StreamWaitsForTheRecordCurrentAtTheCall) {
     ASSERT_OK(simtgpuMemHostFree(ctx_, flag));
 }
 
+// A stream that waits for an event whose record is held behind a host
+// function waits for that record, not for a later one made before the
+// stream's work is submitted.
+TEST_F(DriverApi, StreamWaitsForAHeldRecordNotALaterOne) {
+    uint32_t *flag = nullptr;
+    ASSERT_OK(simtgpuMemHostAlloc(ctx_, reinterpret_cast<void **>(&flag), 4, 0));
+    *flag = 0;
+    simtgpuDevicePtr mapped_flag = 0;
+    ASSERT_OK(simtgpuMemHostGetDevicePointer(ctx_, &mapped_flag, flag));
+    simtgpuStream s1, s2, s3;
+    for (simtgpuStream *s : {&s1, &s2, &s3})
+        ASSERT_OK(simtgpuStreamCreate(s, ctx_, SIMTGPU_STREAM_NON_BLOCKING, 0));
+    simtgpuEvent e;
+    ASSERT_OK(simtgpuEventCreate(&e, ctx_, SIMTGPU_EVENT_DISABLE_TIMING));
+    const uint32_t n = 256;
+    simtgpuDevicePtr a = alloc(n * 4), b = alloc(n * 4);
+    ASSERT_OK(simtgpuMemsetD8(ctx_, a, 0, n * 4));
+    ASSERT_OK(simtgpuMemsetD8(ctx_, b, 0xff, n * 4)); // vec_add makes it a + a = 0
+    ASSERT_OK(simtgpuCtxSynchronize(ctx_));
+
+    // s1: a host function, work that ends only when the flag is set, the record.
+    HostGate first, second;
+    ASSERT_OK(simtgpuLaunchHostFunc(ctx_, s1, wait_at_gate, &first, 0));
+    void *wait_params[] = {&mapped_flag};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("wait_flag"), 1, 1, 1, 1, 1, 1, 0, s1, wait_params,
+                                  nullptr));
+    ASSERT_OK(simtgpuEventRecord(e, s1));
+    // s2, held behind its own host function, waits for that record.
+    ASSERT_OK(simtgpuLaunchHostFunc(ctx_, s2, wait_at_gate, &second, 0));
+    ASSERT_OK(simtgpuStreamWaitEvent(ctx_, s2, e, 0));
+    void *add_params[] = {&a, &a, &b, const_cast<uint32_t *>(&n)};
+    ASSERT_OK(simtgpuLaunchKernel(kernel("vec_add"), 1, 1, 1, n, 1, 1, 0, s2, add_params,
+                                  nullptr));
+    // s1's work goes to the device; then a later record on idle s3, which
+    // completes at once, and only then is s2's work submitted.
+    first.open = true;
+    for (int ms = 0; ms < 20000 && !first.opened; ++ms)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ASSERT_OK(simtgpuEventRecord(e, s3));
+    second.open = true;
+    simtgpuResult s2_state = SIMTGPU_ERROR_NOT_READY;
+    for (int ms = 0; ms < 500 && s2_state == SIMTGPU_ERROR_NOT_READY; ++ms) {
+        s2_state = simtgpuStreamQuery(ctx_, s2);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(s2_state, SIMTGPU_ERROR_NOT_READY) << "s2 ran after the later record, not s1's";
+    *flag = 1;
+    ASSERT_OK(simtgpuCtxSynchronize(ctx_));
+    EXPECT_TRUE(first.opened && second.opened);
+    std::vector<uint32_t> back(n, 1);
+    ASSERT_OK(simtgpuMemcpyDtoH(ctx_, back.data(), b, n * 4));
+    EXPECT_EQ(back, std::vector<uint32_t>(n, 0));
+    ASSERT_OK(simtgpuEventDestroy(e));
+    for (simtgpuStream s : {s1, s2, s3})
+        ASSERT_OK(simtgpuStreamDestroy(s));
+    ASSERT_OK(simtgpuMemHostFree(ctx_, flag));
+}
+
 TEST_F(DriverApi, PinnedHostMemory) {
     const size_t n = 3000;
     uint32_t *pinned = nullptr;
