@@ -286,6 +286,9 @@ static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
 	case SIMTGPU_PARAM_MANAGED_TO_HOST:
 		args->value = atomic64_read(&fpriv->vm->managed.to_host);
 		break;
+	case SIMTGPU_PARAM_MANAGED_DUPLICATED:
+		args->value = atomic64_read(&fpriv->vm->managed.duplicated);
+		break;
 	case SIMTGPU_PARAM_CGROUP_VRAM_MAX:
 	case SIMTGPU_PARAM_CGROUP_VRAM_CURRENT: {
 		u64 max, cur;

@@ -67,6 +67,7 @@ struct simtgpu_managed_stats {
 	atomic64_t to_host;
 	atomic64_t remote;
 	atomic64_t cancelled;
+	atomic64_t duplicated;
 };
 
 /**

@@ -55,6 +55,16 @@
  * tables). The fault work waits for no fence: the jobs it serves cannot
  * finish before it does.
  *
+ * Read-mostly pages (MANAGED_ADVISE READ_MOSTLY, cudaMemAdviseSetReadMostly)
+ * are duplicated instead of moved, as NVIDIA's UVM does: a GPU read fault
+ * copies the page to VRAM and maps it there read-only with
+ * SIMTGPU_PTE_REPLAY, and the host keeps its copy, which the CPU maps
+ * read-only too. Both then read their own copy without faulting again. The
+ * first write collapses the duplicates: a CPU write faults into
+ * simtgpu_managed_pfn_mkwrite(), which drops the VRAM copy; a GPU write is a
+ * replayable fault on the read-only PTE (hardware 1.6), serviced by making
+ * the VRAM copy the only one (the CPU loses its mapping).
+ *
  * Counters: per file (GET_PARAM SIMTGPU_PARAM_MANAGED_*) and per device
  * (debugfs "managed"); trace event simtgpu_migrate for each page moved.
  */
@@ -81,9 +91,16 @@ struct simtgpu_managed_page {
 	struct drm_buddy_block *vram;
 	/* Mapped by the GPU over the bus (VRAM was full): host's DMA address. */
 	dma_addr_t dma;
-	/* MANAGED_ADVISE: SIMTGPU_ADVISE_PREFER_* or 0, and ACCESSED_BY_GPU. */
+	/* MANAGED_ADVISE: SIMTGPU_ADVISE_PREFER_* or 0, ACCESSED_BY_GPU and
+	 * READ_MOSTLY.
+	 */
 	u8 preferred;
 	bool accessed_by_gpu;
+	bool read_mostly;
+	/* @vram is a read-only duplicate of @host, which is current: the GPU's
+	 * PTE lacks W and the CPU maps @host read-only.
+	 */
+	bool duplicated;
 };
 
 struct simtgpu_managed {
@@ -124,6 +141,24 @@ static void simtgpu_tlb_invalidate(struct simtgpu_device *sdev)
 	simtgpu_write(sdev, SIMTGPU_REG_TLB_INVALIDATE, 1);
 	/* A read returns only once the posted write has reached the device. */
 	simtgpu_read(sdev, SIMTGPU_REG_FAULT_COUNT);
+}
+
+/* Take every CPU mapping of page @index of @bo away: the next CPU access
+ * faults into simtgpu_managed_vm_fault().
+ */
+static void simtgpu_managed_zap_cpu(struct simtgpu_bo *bo, unsigned long index)
+{
+	struct drm_gem_object *obj = &bo->base;
+
+	unmap_mapping_range(obj->dev->anon_inode->i_mapping,
+			    drm_vma_node_offset_addr(&obj->vma_node) +
+			    ((u64)index << PAGE_SHIFT), PAGE_SIZE, 1);
+}
+
+/* Whether the device makes writes to read-only REPLAY PTEs replayable. */
+static bool simtgpu_managed_can_duplicate(struct simtgpu_device *sdev)
+{
+	return (sdev->hw_version & 0xffff) >= 6;
 }
 
 /* The page's host memory, allocated zeroed on first use. */
@@ -182,9 +217,25 @@ err_limit:
 }
 
 /*
+ * Drop the GPU's read-only duplicate of page @index of @bo; the host copy
+ * is current. Under the BO's lock, with the device entered.
+ */
+static void simtgpu_managed_drop_duplicate(struct simtgpu_bo *bo,
+					   unsigned long index)
+{
+	struct simtgpu_managed_page *mp = &bo->managed->pages[index];
+
+	simtgpu_vm_write_pte(bo->vm, simtgpu_managed_va(bo, index),
+			     SIMTGPU_PTE_REPLAY);
+	simtgpu_tlb_invalidate(bo->sdev);
+	simtgpu_managed_free_vram(bo, mp);
+	mp->duplicated = false;
+}
+
+/*
  * Make page @index of @bo the CPU's: if the GPU owns it, take its PTE away,
- * copy it home and free its VRAM. Under the BO's lock, with the device
- * entered.
+ * copy it home and free its VRAM; a duplicate is only dropped. Under the
+ * BO's lock, with the device entered.
  */
 static int simtgpu_managed_to_host(struct simtgpu_bo *bo, unsigned long index)
 {
@@ -197,6 +248,10 @@ static int simtgpu_managed_to_host(struct simtgpu_bo *bo, unsigned long index)
 	ret = simtgpu_managed_host_page(bo, mp);
 	if (ret || !mp->vram)
 		return ret;
+	if (mp->duplicated) {
+		simtgpu_managed_drop_duplicate(bo, index);
+		return 0;
+	}
 	/* First the GPU loses the page, then it is copied: no GPU store can
 	 * land in VRAM after the copy.
 	 */
@@ -223,27 +278,52 @@ static bool simtgpu_managed_stays_home(const struct simtgpu_managed_page *mp)
 }
 
 /*
- * Make page @index of @bo reachable by the GPU: move it to VRAM, or, when
- * no VRAM can be had or @migrate is false, map its host page over the bus.
+ * Make page @index of @bo reachable by the GPU: move it to VRAM (a
+ * read-only duplicate of a read-mostly page unless @write), or, when no
+ * VRAM can be had or @migrate is false, map its host page over the bus.
  * Under the BO's lock, with the device entered.
  */
 static int simtgpu_managed_to_gpu(struct simtgpu_bo *bo, unsigned long index,
-				  bool migrate)
+				  bool migrate, bool write)
 {
 	struct simtgpu_managed_page *mp = &bo->managed->pages[index];
 	struct simtgpu_device *sdev = bo->sdev;
-	struct drm_gem_object *obj = &bo->base;
 	u64 va = simtgpu_managed_va(bo, index);
 	ktime_t start = ktime_get();
 	struct drm_buddy_block *block;
 	struct device *dev = sdev->drm.dev;
+	bool duplicate;
 	u64 offset;
 	int ret;
 
+	if (mp->duplicated) {
+		if (!write)
+			return 0; /* another warp's read fault got there first */
+		/* A GPU write: VRAM's copy becomes the only one. */
+		simtgpu_managed_zap_cpu(bo, index);
+		simtgpu_vm_write_pte(bo->vm, va,
+				     SIMTGPU_PTE_MAKE(drm_buddy_block_offset(mp->vram),
+						      SIMTGPU_PTE_V |
+						      SIMTGPU_PTE_R |
+						      SIMTGPU_PTE_W));
+		simtgpu_tlb_invalidate(sdev); /* SMs hold the read-only one */
+		mp->duplicated = false;
+		trace_simtgpu_migrate(bo->vm->id, va, "vram",
+				      ktime_to_ns(ktime_sub(ktime_get(), start)));
+		return 0;
+	}
 	/* Another warp's fault on the same page got there first. */
 	if (mp->vram || mp->dma)
 		return 0;
 
+	duplicate = migrate && !write && mp->read_mostly &&
+		    simtgpu_managed_can_duplicate(sdev);
+	if (duplicate) {
+		/* The host keeps its copy: it needs one. */
+		ret = simtgpu_managed_host_page(bo, mp);
+		if (ret)
+			return ret;
+	}
 	block = migrate ? simtgpu_managed_alloc_vram(bo) : NULL;
 	if (!block) {
 		ret = simtgpu_managed_host_page(bo, mp);
@@ -272,10 +352,10 @@ static int simtgpu_managed_to_gpu(struct simtgpu_bo *bo, unsigned long index,
 	if (mp->host) {
 		void *src;
 
-		/* No CPU store may land in the host page after the copy. */
-		unmap_mapping_range(obj->dev->anon_inode->i_mapping,
-				    drm_vma_node_offset_addr(&obj->vma_node) +
-				    ((u64)index << PAGE_SHIFT), PAGE_SIZE, 1);
+		/* No CPU store may land in the host page after the copy (a
+		 * duplicate's CPU mapping comes back read-only).
+		 */
+		simtgpu_managed_zap_cpu(bo, index);
 		src = kmap_local_page(mp->host);
 		memcpy_toio(sdev->vram + offset, src, PAGE_SIZE);
 		kunmap_local(src);
@@ -284,13 +364,20 @@ static int simtgpu_managed_to_gpu(struct simtgpu_bo *bo, unsigned long index,
 		memset_io(sdev->vram + offset, 0, PAGE_SIZE);
 	}
 	mp->vram = block;
+	mp->duplicated = duplicate;
 	wmb(); /* the data is in VRAM before the PTE points at it */
 	simtgpu_vm_write_pte(bo->vm, va,
 			     SIMTGPU_PTE_MAKE(offset, SIMTGPU_PTE_V |
-					      SIMTGPU_PTE_R | SIMTGPU_PTE_W));
-	simtgpu_managed_count(&bo->vm->managed.to_vram,
-			      &bo->sdev->managed.to_vram);
-	trace_simtgpu_migrate(bo->vm->id, va, "vram",
+					      SIMTGPU_PTE_R |
+					      (duplicate ? SIMTGPU_PTE_REPLAY :
+							   SIMTGPU_PTE_W)));
+	if (duplicate)
+		simtgpu_managed_count(&bo->vm->managed.duplicated,
+				      &bo->sdev->managed.duplicated);
+	else
+		simtgpu_managed_count(&bo->vm->managed.to_vram,
+				      &bo->sdev->managed.to_vram);
+	trace_simtgpu_migrate(bo->vm->id, va, duplicate ? "duplicate" : "vram",
 			      ktime_to_ns(ktime_sub(ktime_get(), start)));
 	return 0;
 }
@@ -312,6 +399,15 @@ static vm_fault_t simtgpu_managed_vm_fault(struct vm_fault *vmf)
 		return VM_FAULT_SIGBUS;
 	mp = &managed->pages[index];
 	mutex_lock(&managed->lock);
+	if (mp->duplicated && !(vmf->flags & FAULT_FLAG_WRITE)) {
+		/* Both have it: the CPU reads its own copy, read-only. */
+		fault = vmf_insert_pfn_prot(vma, vmf->address,
+					    page_to_pfn(mp->host),
+					    vm_get_page_prot(vma->vm_flags &
+							     ~VM_WRITE));
+		mutex_unlock(&managed->lock);
+		return fault;
+	}
 	if (mp->vram) {
 		/* Its only copy is in VRAM: gone with the device. */
 		if (!drm_dev_enter(&bo->sdev->drm, &idx)) {
@@ -326,13 +422,43 @@ static vm_fault_t simtgpu_managed_vm_fault(struct vm_fault *vmf)
 	if (ret)
 		fault = ret == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 	else
-		fault = vmf_insert_pfn(vma, vmf->address, page_to_pfn(mp->host));
+		fault = vmf_insert_pfn_prot(vma, vmf->address,
+					    page_to_pfn(mp->host),
+					    vm_get_page_prot(vma->vm_flags));
+	mutex_unlock(&managed->lock);
+	return fault;
+}
+
+/* A CPU write to a page it maps read-only: a read-mostly page's duplicate
+ * goes, then the kernel makes the mapping writable.
+ */
+static vm_fault_t simtgpu_managed_pfn_mkwrite(struct vm_fault *vmf)
+{
+	struct drm_gem_object *obj = vmf->vma->vm_private_data;
+	struct simtgpu_bo *bo = to_simtgpu_bo(obj);
+	struct simtgpu_managed *managed = bo->managed;
+	unsigned long index = vmf->pgoff - drm_vma_node_start(&obj->vma_node);
+	vm_fault_t fault = 0;
+	int idx;
+
+	if (index >= managed->npages)
+		return VM_FAULT_SIGBUS;
+	mutex_lock(&managed->lock);
+	if (managed->pages[index].duplicated) {
+		if (drm_dev_enter(&bo->sdev->drm, &idx)) {
+			simtgpu_managed_drop_duplicate(bo, index);
+			drm_dev_exit(idx);
+		} else {
+			fault = VM_FAULT_SIGBUS;
+		}
+	}
 	mutex_unlock(&managed->lock);
 	return fault;
 }
 
 static const struct vm_operations_struct simtgpu_managed_vm_ops = {
 	.fault = simtgpu_managed_vm_fault,
+	.pfn_mkwrite = simtgpu_managed_pfn_mkwrite,
 	.open = drm_gem_vm_open,
 	.close = drm_gem_vm_close,
 };
@@ -416,7 +542,7 @@ int simtgpu_ioctl_managed_prefetch(struct drm_device *dev, void *data,
 		if (to_host ? !mp->vram : mp->vram || mp->dma)
 			continue; /* already there */
 		ret = to_host ? simtgpu_managed_to_host(bo, index) :
-				simtgpu_managed_to_gpu(bo, index, true);
+				simtgpu_managed_to_gpu(bo, index, true, false);
 		if (!ret)
 			args->moved++;
 		if (fatal_signal_pending(current))
@@ -437,7 +563,8 @@ out_put:
 /**
  * simtgpu_ioctl_managed_advise - MANAGED_ADVISE: record where the pages of
  * a range should live, for the GPU faults after it (cudaMemAdvise). Pages
- * do not move now; the next GPU fault on one follows the advice.
+ * do not move now; the next GPU fault on one follows the advice. Only
+ * UNSET_READ_MOSTLY acts at once: it drops the range's duplicates.
  */
 int simtgpu_ioctl_managed_advise(struct drm_device *dev, void *data,
 				 struct drm_file *file)
@@ -445,16 +572,21 @@ int simtgpu_ioctl_managed_advise(struct drm_device *dev, void *data,
 	struct drm_simtgpu_managed_advise *args = data;
 	unsigned long first, last, index;
 	struct simtgpu_bo *bo;
-	int ret;
+	int idx, ret;
 
 	if (args->extensions || !args->size ||
 	    args->advice < SIMTGPU_ADVISE_PREFER_HOST ||
-	    args->advice > SIMTGPU_ADVISE_UNSET_ACCESSED_BY_GPU)
+	    args->advice > SIMTGPU_ADVISE_UNSET_READ_MOSTLY)
 		return -EINVAL;
 	ret = simtgpu_managed_range(file, args->handle, args->offset,
 				    args->size, &bo);
 	if (ret)
 		return ret;
+	/* Dropping duplicates writes PTEs and registers. */
+	if (!drm_dev_enter(dev, &idx)) {
+		drm_gem_object_put(&bo->base);
+		return -ENODEV;
+	}
 	first = args->offset >> PAGE_SHIFT;
 	last = (args->offset + args->size - 1) >> PAGE_SHIFT;
 	mutex_lock(&bo->managed->lock);
@@ -469,12 +601,21 @@ int simtgpu_ioctl_managed_advise(struct drm_device *dev, void *data,
 		case SIMTGPU_ADVISE_UNSET_PREFERRED:
 			mp->preferred = 0;
 			break;
+		case SIMTGPU_ADVISE_READ_MOSTLY:
+			mp->read_mostly = true;
+			break;
+		case SIMTGPU_ADVISE_UNSET_READ_MOSTLY:
+			mp->read_mostly = false;
+			if (mp->duplicated)
+				simtgpu_managed_drop_duplicate(bo, index);
+			break;
 		default:
 			mp->accessed_by_gpu =
 				args->advice == SIMTGPU_ADVISE_ACCESSED_BY_GPU;
 		}
 	}
 	mutex_unlock(&bo->managed->lock);
+	drm_dev_exit(idx);
 	drm_gem_object_put(&bo->base);
 	return 0;
 }
@@ -509,7 +650,9 @@ static int simtgpu_managed_service(struct simtgpu_device *sdev, u32 context,
 	index = (va - bo->va.start) >> PAGE_SHIFT;
 	mutex_lock(&bo->managed->lock);
 	ret = simtgpu_managed_to_gpu(bo, index,
-				     !simtgpu_managed_stays_home(&bo->managed->pages[index]));
+				     !simtgpu_managed_stays_home(&bo->managed->pages[index]),
+				     access == SIMTGPU_ACCESS_WRITE ||
+				     access == SIMTGPU_ACCESS_ATOMIC);
 	mutex_unlock(&bo->managed->lock);
 	if (!ret)
 		simtgpu_managed_count(&bo->vm->managed.gpu_faults,
@@ -554,7 +697,8 @@ static void simtgpu_managed_fault_work(struct work_struct *work)
 			      SIMTGPU_REPLAY_CANCEL);
 	}
 	/* No TLB holds a non-valid PTE (hardware.md): the new PTEs need no
-	 * invalidation, only the retry. Also after a cancel: the other
+	 * invalidation, only the retry (a duplicate made writable was
+	 * invalidated by simtgpu_managed_to_gpu()). Also after a cancel: the other
 	 * contexts' warps, and warps a full queue left out, are held too.
 	 */
 	simtgpu_write(sdev, SIMTGPU_REG_FAULT_REPLAY, SIMTGPU_REPLAY_RETRY);
@@ -677,6 +821,7 @@ void simtgpu_managed_debugfs_show(struct simtgpu_device *sdev,
 	seq_printf(m, "to_vram %lld\n", atomic64_read(&s->to_vram));
 	seq_printf(m, "to_host %lld\n", atomic64_read(&s->to_host));
 	seq_printf(m, "remote %lld\n", atomic64_read(&s->remote));
+	seq_printf(m, "duplicated %lld\n", atomic64_read(&s->duplicated));
 	seq_printf(m, "cancelled %lld\n", atomic64_read(&s->cancelled));
 	seq_printf(m, "host_pages %ld\n",
 		   atomic_long_read(&sdev->counts.managed_host_pages));

@@ -65,8 +65,10 @@
  * (counters.h); 1.3: L2_SIZE, MEM_BUS_WIDTH, MEM_CLOCK_KHZ; 1.4: replayable
  * faults (PTE_REPLAY, the fault queue, FAULT_REPLAY, TLB_INVALIDATE); 1.5:
  * persisting L2 lines (L2_PERSISTING_MAX, L2_WINDOW_MAX, L2_SET_ASIDE, the
- * L2_POLICY packet, EXC_BAD_L2_POLICY) */
-#define SIMTGPU_HW_VERSION_MINOR 5
+ * L2_POLICY packet, EXC_BAD_L2_POLICY); 1.6: a write or atomic that a
+ * valid PTE with PTE_REPLAY does not permit is a replayable fault (read-only
+ * duplicates of managed pages) */
+#define SIMTGPU_HW_VERSION_MINOR 6
 #define SIMTGPU_HW_VERSION \
 	((SIMTGPU_HW_VERSION_MAJOR << 16) | SIMTGPU_HW_VERSION_MINOR)
 
@@ -510,7 +512,10 @@ struct simtgpu_pkt_l2_policy {
 #define SIMTGPU_PTE_X (1ull << 3) /* executable */
 #define SIMTGPU_PTE_HOST (1ull << 4) /* address is a host bus address (DMA) */
 /* In a leaf PTE without V (1.4): the page exists but is not here (in host
- * memory, say); an access is a replayable fault, not the end of the job. */
+ * memory, say); an access is a replayable fault, not the end of the job.
+ * With V (1.6): a write or atomic the PTE does not permit (no W) is a
+ * replayable fault too (access WRITE or ATOMIC), as for a read-only
+ * duplicate that the driver makes writable on demand; reads hit. */
 #define SIMTGPU_PTE_REPLAY (1ull << 5)
 #define SIMTGPU_PTE_RESERVED_MASK (0xffc00000000003c0ull) /* must be 0 */
 #define SIMTGPU_PTE_ADDR_SHIFT 10 /* bits 53:10 hold address >> 12 */

@@ -223,6 +223,66 @@ TEST_P(Replay, InvalidatedTranslationsAreWalkedAgain) {
     EXPECT_EQ(h.read_pa<uint64_t>(managed_pa + 4096 + 16), 22u); // after it
 }
 
+// Read-only duplicates (hw 1.6): a valid PTE_REPLAY page without W serves
+// reads; a store or atomic to it waits for the driver, which makes the page
+// writable, and then takes effect exactly once.
+TEST_P(Replay, WritesToAReadOnlyReplayPageWaitForTheDriver) {
+    load({kCsrrA1Tid, kSlliA1By12, kAddA1A1A0, kLdA2A1, kAddiA2One, kSdA2A1, kLiA3One,
+          kAddiA4A1By8, kAmoaddA4, kLiA7Exit, kLiA0Zero, kEcall});
+    for (uint32_t i = 0; i < kPages; ++i) {
+        h.map(kManaged + i * 4096ull, managed_pa + i * 4096ull,
+              SIMTGPU_PTE_R | SIMTGPU_PTE_REPLAY);
+        h.write_pa<uint64_t>(managed_pa + i * 4096ull, 1000 + i);
+    }
+    simtgpu_pkt_launch l = launch_1d(kCode, 1, kPages);
+    l.param_va = kManaged;
+    std::set<uint32_t> accesses;
+    ASSERT_TRUE(run(l, [&](uint64_t va, uint32_t access) {
+        accesses.insert(access);
+        make_present(va); // writable now; the TLB may hold the read-only entry
+        h.write_reg(SIMTGPU_REG_TLB_INVALIDATE, 1);
+    }));
+    EXPECT_EQ(h.read_pa<simtgpu_launch_report>(report_pa).exception, 0u);
+    EXPECT_EQ(accesses, std::set<uint32_t>{SIMTGPU_ACCESS_WRITE}); // the load hit
+    EXPECT_EQ(faulted_pages.size(), kPages);
+    for (uint32_t i = 0; i < kPages; ++i) {
+        EXPECT_EQ(h.read_pa<uint64_t>(managed_pa + i * 4096ull), 1001u + i) << "page " << i;
+        EXPECT_EQ(h.read_pa<uint64_t>(managed_pa + i * 4096ull + 8), 1u) << "page " << i;
+    }
+}
+
+TEST_P(Replay, AtomicsOnAReadOnlyReplayPageWaitForTheDriver) {
+    load({kCsrrA1Tid, kSlliA1By12, kAddA1A1A0, kLiA3One, kAmoaddA1, kLiA7Exit, kLiA0Zero,
+          kEcall});
+    for (uint32_t i = 0; i < kPages; ++i)
+        h.map(kManaged + i * 4096ull, managed_pa + i * 4096ull,
+              SIMTGPU_PTE_R | SIMTGPU_PTE_REPLAY);
+    simtgpu_pkt_launch l = launch_1d(kCode, 1, kPages);
+    l.param_va = kManaged;
+    ASSERT_TRUE(run(l, [&](uint64_t va, uint32_t access) {
+        EXPECT_EQ(access, uint32_t(SIMTGPU_ACCESS_ATOMIC));
+        make_present(va);
+        h.write_reg(SIMTGPU_REG_TLB_INVALIDATE, 1);
+    }));
+    EXPECT_EQ(h.read_pa<simtgpu_launch_report>(report_pa).exception, 0u);
+    for (uint32_t i = 0; i < kPages; ++i)
+        EXPECT_EQ(h.read_pa<uint64_t>(managed_pa + i * 4096ull), 1u) << "page " << i;
+}
+
+// Without PTE_REPLAY a read-only page's store is the end of the launch.
+TEST_P(Replay, WritesToAPlainReadOnlyPageFault) {
+    load({kCsrrA1Tid, kSlliA1By12, kAddA1A1A0, kLdA2A1, kAddiA2One, kSdA2A1, kLiA7Exit,
+          kLiA0Zero, kEcall});
+    h.map(kManaged, managed_pa, SIMTGPU_PTE_R);
+    simtgpu_pkt_launch l = launch_1d(kCode, 1, 1);
+    l.param_va = kManaged;
+    ASSERT_TRUE(run(l, [](uint64_t, uint32_t) { ADD_FAILURE() << "no fault is replayable"; }));
+    EXPECT_EQ(h.read_pa<simtgpu_launch_report>(report_pa).exception,
+              uint32_t(SIMTGPU_EXC_PAGE_FAULT));
+    EXPECT_EQ(exception.detail, uint32_t(SIMTGPU_FAULT_PROTECTION));
+    EXPECT_EQ(exception.access, uint32_t(SIMTGPU_ACCESS_WRITE));
+}
+
 TEST_P(Replay, RegistersOfAnEmptyQueueReadZero) {
     EXPECT_TRUE(h.reg(SIMTGPU_REG_CAPS) & SIMTGPU_CAP_REPLAYABLE_FAULTS);
     EXPECT_EQ(h.reg(SIMTGPU_REG_FAULT_COUNT), 0u);

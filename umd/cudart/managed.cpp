@@ -206,10 +206,10 @@ SIMTCUDA_API cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t coun
 
 // Advice on pages that migrate (the kernel driver's managed BOs) goes to the
 // driver: a preferred place, and the GPU's access, decide whether a GPU fault
-// moves a page to VRAM or maps it where it is (MANAGED_ADVISE). Read-mostly
-// duplication is not built: pages still move, which gives the same results.
-// Mapped host memory (the in-process transport's) is reachable from
-// everywhere: there, advice only has its arguments checked.
+// moves a page to VRAM or maps it where it is; read-mostly pages are
+// duplicated on GPU reads instead (MANAGED_ADVISE). Mapped host memory (the
+// in-process transport's) is reachable from everywhere: there, advice only
+// has its arguments checked.
 SIMTCUDA_API cudaError_t cudaMemAdvise(const void *devPtr, size_t count, cudaMemoryAdvise advice,
                                        int device) {
     if (advice < cudaMemAdviseSetReadMostly || advice > cudaMemAdviseUnsetAccessedBy)
@@ -237,8 +237,13 @@ SIMTCUDA_API cudaError_t cudaMemAdvise(const void *devPtr, size_t count, cudaMem
         to = advice == cudaMemAdviseSetAccessedBy ? SIMTGPU_MANAGED_ACCESSED_BY_GPU
                                                   : SIMTGPU_MANAGED_UNSET_ACCESSED_BY_GPU;
         break;
-    default:
-        return cudaSuccess; // read-mostly: above
+    default: { // read-mostly: for every processor, whichever `device` names
+        to = advice == cudaMemAdviseSetReadMostly ? SIMTGPU_MANAGED_READ_MOSTLY
+                                                  : SIMTGPU_MANAGED_UNSET_READ_MOSTLY;
+        const simtgpuResult r = simtgpuMemAdviseManaged(ctx, devPtr, count, to);
+        // An older driver cannot take the hint: pages move as without it.
+        return r == SIMTGPU_ERROR_NOT_SUPPORTED ? cudaSuccess : record(r);
+    }
     }
     return record(simtgpuMemAdviseManaged(ctx, devPtr, count, to));
 }

@@ -610,13 +610,17 @@ SIMTGPU_API simtgpuResult simtgpuMemAdviseManaged(simtgpuContext ctx, const void
                                                  size_t bytes, simtgpuManagedAdvice advice) {
     CHECK_ARG(ctx && ptr && bytes, "ctx or ptr is NULL, or bytes is 0");
     CHECK_ARG(advice >= SIMTGPU_MANAGED_PREFER_HOST &&
-                  advice <= SIMTGPU_MANAGED_UNSET_ACCESSED_BY_GPU,
+                  advice <= SIMTGPU_MANAGED_UNSET_READ_MOSTLY,
               "unknown managed-memory advice");
     LOCK(ctx->impl);
     Context &c = *ctx->impl;
     const uint64_t va = reinterpret_cast<uint64_t>(ptr);
+    const bool read_mostly =
+        advice == SIMTGPU_MANAGED_READ_MOSTLY || advice == SIMTGPU_MANAGED_UNSET_READ_MOSTLY;
     Bo *bo = nullptr;
-    if (simtgpuResult r = managed_range(c, va, bytes, 9, "MANAGED_ADVISE", &bo))
+    if (simtgpuResult r = managed_range(c, va, bytes, read_mostly ? 10 : 9,
+                                        read_mostly ? "MANAGED_ADVISE READ_MOSTLY" : "MANAGED_ADVISE",
+                                        &bo))
         return r;
     // The uAPI's values are the driver API's (static_asserts below).
     drm_simtgpu_managed_advise a{};
@@ -632,7 +636,9 @@ static_assert(int(SIMTGPU_MANAGED_PREFER_HOST) == SIMTGPU_ADVISE_PREFER_HOST &&
               int(SIMTGPU_MANAGED_PREFER_VRAM) == SIMTGPU_ADVISE_PREFER_VRAM &&
               int(SIMTGPU_MANAGED_UNSET_PREFERRED) == SIMTGPU_ADVISE_UNSET_PREFERRED &&
               int(SIMTGPU_MANAGED_ACCESSED_BY_GPU) == SIMTGPU_ADVISE_ACCESSED_BY_GPU &&
-              int(SIMTGPU_MANAGED_UNSET_ACCESSED_BY_GPU) == SIMTGPU_ADVISE_UNSET_ACCESSED_BY_GPU);
+              int(SIMTGPU_MANAGED_UNSET_ACCESSED_BY_GPU) == SIMTGPU_ADVISE_UNSET_ACCESSED_BY_GPU &&
+              int(SIMTGPU_MANAGED_READ_MOSTLY) == SIMTGPU_ADVISE_READ_MOSTLY &&
+              int(SIMTGPU_MANAGED_UNSET_READ_MOSTLY) == SIMTGPU_ADVISE_UNSET_READ_MOSTLY);
 
 SIMTGPU_API simtgpuResult simtgpuCtxGetManagedStats(simtgpuContext ctx,
                                                    simtgpuManagedStats *stats) {

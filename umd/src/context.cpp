@@ -700,7 +700,11 @@ simtgpuResult Context::managed_stats(simtgpuManagedStats *out) {
     for (auto *p : {&faults, &to_vram, &to_host})
         if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, p))
             return fail_errno(rc, "GET_PARAM of the managed memory counters");
-    *out = simtgpuManagedStats{faults.value, to_vram.value, to_host.value};
+    drm_simtgpu_get_param duplicated{SIMTGPU_PARAM_MANAGED_DUPLICATED, 0, 0};
+    if ((props().uapi_version & 0xffff) >= 10 || (props().uapi_version >> 16) > 1)
+        if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, &duplicated))
+            return fail_errno(rc, "GET_PARAM of the managed memory counters");
+    *out = simtgpuManagedStats{faults.value, to_vram.value, to_host.value, duplicated.value};
     return SIMTGPU_SUCCESS;
 }
 

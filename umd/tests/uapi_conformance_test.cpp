@@ -347,7 +347,7 @@ TEST_F(Uapi, ManagedBo) {
     c.flags = SIMTGPU_BO_MANAGED | SIMTGPU_BO_READ_ONLY;
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &c), -EINVAL);
     for (uint32_t param : {SIMTGPU_PARAM_MANAGED_GPU_FAULTS, SIMTGPU_PARAM_MANAGED_TO_VRAM,
-                           SIMTGPU_PARAM_MANAGED_TO_HOST}) {
+                           SIMTGPU_PARAM_MANAGED_TO_HOST, SIMTGPU_PARAM_MANAGED_DUPLICATED}) {
         drm_simtgpu_get_param g{param, 0, 0};
         ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &g), 0);
         EXPECT_EQ(g.value, 0u) << "param " << param;
@@ -406,7 +406,7 @@ TEST_F(Uapi, ManagedAdvise) {
     a.size = SIMTGPU_PAGE_SIZE;
     a.advice = 0;
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -EINVAL) << "advice 0";
-    a.advice = SIMTGPU_ADVISE_UNSET_ACCESSED_BY_GPU + 1;
+    a.advice = SIMTGPU_ADVISE_UNSET_READ_MOSTLY + 1;
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -EINVAL) << "unknown advice";
     a.advice = SIMTGPU_ADVISE_PREFER_HOST;
     const uint32_t managed =
@@ -416,8 +416,8 @@ TEST_F(Uapi, ManagedAdvise) {
     a.handle = managed;
     a.offset = 0;
     a.size = 3 * SIMTGPU_PAGE_SIZE;
-    for (uint32_t advice = SIMTGPU_ADVISE_PREFER_HOST;
-         advice <= SIMTGPU_ADVISE_UNSET_ACCESSED_BY_GPU; ++advice) {
+    for (uint32_t advice = SIMTGPU_ADVISE_PREFER_HOST; advice <= SIMTGPU_ADVISE_UNSET_READ_MOSTLY;
+         ++advice) {
         a.advice = advice;
         EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), 0) << advice;
     }
@@ -425,6 +425,77 @@ TEST_F(Uapi, ManagedAdvise) {
     ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &to_vram), 0);
     EXPECT_EQ(to_vram.value, 0u) << "advice moved pages";
     drm_gem_close close{managed, 0};
+    EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
+}
+
+// READ_MOSTLY (1.10, on hardware 1.6): a prefetch to the GPU duplicates the
+// pages instead of moving them; the CPU then reads its own copies and no page
+// comes home; a CPU write drops that page's duplicate (the next prefetch
+// makes it again); UNSET_READ_MOSTLY drops every duplicate, and pages move
+// again as without the advice. A GPU write: tests/cuda/managed_read_mostly.
+TEST_F(Uapi, ManagedReadMostlyDuplicates) {
+    drm_simtgpu_get_param caps{SIMTGPU_PARAM_CAPS, 0, 0}, hw{SIMTGPU_PARAM_HW_VERSION, 0, 0};
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &caps), 0);
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &hw), 0);
+    if (in_process() || !(caps.value & SIMTGPU_CAP_REPLAYABLE_FAULTS) || (hw.value & 0xffff) < 6)
+        GTEST_SKIP() << "no managed memory, or a device before hardware 1.6";
+    constexpr uint32_t kPages = 3;
+    drm_simtgpu_bo_create c{};
+    c.size = kPages * SIMTGPU_PAGE_SIZE;
+    c.flags = SIMTGPU_BO_MANAGED;
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &c), 0);
+    drm_simtgpu_bo_mmap_offset m{c.handle, 0, 0};
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &m), 0);
+    auto *cpu = static_cast<uint32_t *>(transport_mmap(*t_, m.offset, c.size));
+    ASSERT_NE(cpu, nullptr);
+    const uint32_t words = kPages * SIMTGPU_PAGE_SIZE / 4;
+    for (uint32_t i = 0; i < words; ++i)
+        cpu[i] = i * 2654435761u;
+    auto count = [&](uint32_t param) {
+        drm_simtgpu_get_param g{param, 0, 0};
+        EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &g), 0);
+        return g.value;
+    };
+    const uint64_t dup0 = count(SIMTGPU_PARAM_MANAGED_DUPLICATED);
+    const uint64_t vram0 = count(SIMTGPU_PARAM_MANAGED_TO_VRAM);
+    const uint64_t host0 = count(SIMTGPU_PARAM_MANAGED_TO_HOST);
+    drm_simtgpu_managed_advise a{};
+    a.handle = c.handle;
+    a.size = c.size;
+    a.advice = SIMTGPU_ADVISE_READ_MOSTLY;
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), 0);
+    drm_simtgpu_managed_prefetch to_gpu{};
+    to_gpu.handle = c.handle;
+    to_gpu.size = c.size;
+    auto prefetch = [&](uint32_t flags) {
+        drm_simtgpu_managed_prefetch p = to_gpu;
+        p.flags = flags;
+        EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), 0);
+        return p.moved;
+    };
+
+    EXPECT_EQ(prefetch(0), kPages);
+    EXPECT_EQ(count(SIMTGPU_PARAM_MANAGED_DUPLICATED) - dup0, kPages);
+    EXPECT_EQ(count(SIMTGPU_PARAM_MANAGED_TO_VRAM) - vram0, 0u) << "duplicated, not moved";
+    for (uint32_t i = 0; i < words; ++i)
+        ASSERT_EQ(cpu[i], i * 2654435761u) << i;
+    EXPECT_EQ(count(SIMTGPU_PARAM_MANAGED_TO_HOST) - host0, 0u) << "the CPU read its own copy";
+    EXPECT_EQ(prefetch(0), 0u) << "every page is on the GPU already";
+
+    cpu[words / kPages + 5] = 7; // page 1: its duplicate goes
+    EXPECT_EQ(prefetch(0), 1u);
+    EXPECT_EQ(count(SIMTGPU_PARAM_MANAGED_DUPLICATED) - dup0, kPages + 1);
+    EXPECT_EQ(count(SIMTGPU_PARAM_MANAGED_TO_HOST) - host0, 0u);
+
+    a.advice = SIMTGPU_ADVISE_UNSET_READ_MOSTLY;
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), 0);
+    EXPECT_EQ(prefetch(SIMTGPU_PREFETCH_TO_HOST), 0u) << "the duplicates were dropped";
+    EXPECT_EQ(cpu[words / kPages + 5], 7u);
+    EXPECT_EQ(prefetch(0), kPages);
+    EXPECT_EQ(count(SIMTGPU_PARAM_MANAGED_TO_VRAM) - vram0, kPages) << "moved, not duplicated";
+    EXPECT_EQ(count(SIMTGPU_PARAM_MANAGED_DUPLICATED) - dup0, kPages + 1);
+    transport_munmap(*t_, cpu, c.size);
+    drm_gem_close close{c.handle, 0};
     EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
 }
 

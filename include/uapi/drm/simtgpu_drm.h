@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define SIMTGPU_UAPI_VERSION_MAJOR 1
-#define SIMTGPU_UAPI_VERSION_MINOR 9
+#define SIMTGPU_UAPI_VERSION_MINOR 10
 
 #define DRM_SIMTGPU_GET_PARAM 0x00
 #define DRM_SIMTGPU_BO_CREATE 0x01
@@ -139,6 +139,11 @@ enum drm_simtgpu_param {
 	 */
 	SIMTGPU_PARAM_L2_PERSISTING_MAX = 27,
 	SIMTGPU_PARAM_L2_WINDOW_MAX = 28,
+	/* 1.10: managed pages of this file copied to VRAM as read-only
+	 * duplicates (MANAGED_ADVISE READ_MOSTLY), the host keeping its copy.
+	 * An older driver answers -EINVAL.
+	 */
+	SIMTGPU_PARAM_MANAGED_DUPLICATED = 29,
 };
 
 struct drm_simtgpu_get_param {
@@ -235,6 +240,12 @@ struct drm_simtgpu_managed_prefetch {
  * ACCESSED_BY_GPU). The advice holds for the faults after it: pages already
  * in VRAM or mapped stay; MANAGED_PREFETCH still moves pages where it is
  * told.
+ * READ_MOSTLY (1.10): a GPU read fault (or a prefetch to the GPU) copies the
+ * page to VRAM as a read-only duplicate and the host keeps its copy, which
+ * the CPU may read without moving it back (cudaMemAdviseSetReadMostly). The
+ * first write collapses the duplicates: by the CPU to its host copy, by the
+ * GPU (a replayable write fault, hw 1.6) to its VRAM copy.
+ * UNSET_READ_MOSTLY drops the duplicates now; the host copies stay.
  */
 enum drm_simtgpu_managed_advice {
 	SIMTGPU_ADVISE_PREFER_HOST = 1,
@@ -242,6 +253,8 @@ enum drm_simtgpu_managed_advice {
 	SIMTGPU_ADVISE_UNSET_PREFERRED = 3,
 	SIMTGPU_ADVISE_ACCESSED_BY_GPU = 4,
 	SIMTGPU_ADVISE_UNSET_ACCESSED_BY_GPU = 5,
+	SIMTGPU_ADVISE_READ_MOSTLY = 6, /* 1.10 */
+	SIMTGPU_ADVISE_UNSET_READ_MOSTLY = 7, /* 1.10 */
 };
 
 struct drm_simtgpu_managed_advise {

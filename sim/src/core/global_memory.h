@@ -14,8 +14,9 @@ struct PageTranslation {
     uint8_t *host = nullptr;  // host pointer of the page start when it is in VRAM
     uint64_t bus_address = 0; // page bus address when it is host memory (host == nullptr)
     bool readable = false, writable = false, executable = false;
-    // With fault NOT_PRESENT: the leaf PTE is SIMTGPU_PTE_REPLAY, so the
-    // access may wait for the driver to map the page (a replayable fault).
+    // The leaf PTE has SIMTGPU_PTE_REPLAY. With fault NOT_PRESENT: the access
+    // may wait for the driver to map the page (a replayable fault); on a valid
+    // page: so may a write or atomic it does not permit (hw 1.6).
     bool replayable = false;
 };
 

@@ -80,6 +80,9 @@ struct TlbEntry {
     uint8_t *host = nullptr;    // nullptr: host memory reached by DMA
     uint64_t bus = 0;
     bool readable = false, writable = false, executable = false;
+    // A write or atomic the entry does not permit waits for the driver (a
+    // valid PTE_REPLAY page: a read-only duplicate, hw 1.6).
+    bool replay_on_write = false;
     bool code = false; // the page has decoded instructions
     // Stores may write `host` at once: writable, no decoded code and, in an
     // isolated run, `host` is this SM's shadow of the page (vram the page).
@@ -902,10 +905,15 @@ bool Sm::Impl::atomic_pages_present(uint64_t mask, const uint64_t *addr, uint32_
             (va & (size - 1)))
             continue; // not through the MMU, or misaligned: the lane loop says so
         const uint64_t vpn = va >> SIMTGPU_PAGE_SHIFT;
-        if (cur->tlb[vpn % kTlbEntries].page == vpn)
-            continue;
-        const PageTranslation t = cur->memory->translate(vpn << SIMTGPU_PAGE_SHIFT);
-        if (t.fault && t.replayable) { // other faults: raised by the lane loop, in lane order
+        const TlbEntry &e = cur->tlb[vpn % kTlbEntries];
+        bool waits;
+        if (e.page == vpn) {
+            waits = !e.writable && e.readable && e.replay_on_write;
+        } else {
+            const PageTranslation t = cur->memory->translate(vpn << SIMTGPU_PAGE_SHIFT);
+            waits = t.replayable && (t.fault || (!t.writable && t.readable));
+        }
+        if (waits) { // other faults: raised by the lane loop, in lane order
             replay_hold = Held{va, fault_pc, 0, SIMTGPU_ACCESS_ATOMIC, l};
             return false;
         }
@@ -938,6 +946,7 @@ TlbEntry *Sm::Impl::tlb_lookup(uint64_t va, uint32_t lane, Access access)
         e.readable = t.readable;
         e.writable = t.writable;
         e.executable = t.executable;
+        e.replay_on_write = t.replayable;
         e.code = cur->code.count(vpn) != 0;
         e.vram = nullptr;
         if (isolated && e.host)
@@ -955,8 +964,11 @@ TlbEntry *Sm::Impl::tlb_lookup(uint64_t va, uint32_t lane, Access access)
     case Access::Atomic: ok = e.readable && e.writable; break;
     }
     if (!ok) {
-        raise(SIMTGPU_EXC_PAGE_FAULT, fault_slot, lane, fault_pc, SIMTGPU_FAULT_PROTECTION, va,
-              uint32_t(access));
+        if (e.replay_on_write && e.readable && (access == Access::Write || access == Access::Atomic))
+            replay_hold = Held{va, fault_pc, 0, uint32_t(access), lane};
+        else
+            raise(SIMTGPU_EXC_PAGE_FAULT, fault_slot, lane, fault_pc, SIMTGPU_FAULT_PROTECTION, va,
+                  uint32_t(access));
         return nullptr;
     }
     return &e;

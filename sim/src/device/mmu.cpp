@@ -64,6 +64,7 @@ PageTranslation ContextMemory::translate(uint64_t page_va) {
         t.readable = pte & SIMTGPU_PTE_R;
         t.writable = pte & SIMTGPU_PTE_W;
         t.executable = pte & SIMTGPU_PTE_X;
+        t.replayable = pte & SIMTGPU_PTE_REPLAY;
         if (pte & SIMTGPU_PTE_HOST) {
             t.bus_address = address;
         } else {

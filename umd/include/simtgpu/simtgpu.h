@@ -236,26 +236,33 @@ SIMTGPU_API simtgpuResult simtgpuMemPrefetchManaged(simtgpuContext ctx, const vo
  * (cudaMemAdvise), for the GPU's faults after the call: PREFER_HOST, or
  * ACCESSED_BY_GPU with no preferred place, keeps a page in host memory and
  * has the GPU map it over the bus; PREFER_VRAM (the default behaviour)
- * moves it to VRAM. Nothing moves now. NOT_SUPPORTED under a kernel driver
- * older than uAPI 1.9; INVALID_VALUE outside a managed allocation. */
+ * moves it to VRAM; READ_MOSTLY has a GPU read copy a page to VRAM as a
+ * read-only duplicate while the host keeps its copy, until a write by
+ * either side (UNSET_READ_MOSTLY drops the duplicates). Nothing moves now.
+ * NOT_SUPPORTED under a kernel driver older than uAPI 1.9 (1.10 for the
+ * read-mostly advice); INVALID_VALUE outside a managed allocation. */
 typedef enum simtgpuManagedAdvice {
     SIMTGPU_MANAGED_PREFER_HOST = 1,
     SIMTGPU_MANAGED_PREFER_VRAM = 2,
     SIMTGPU_MANAGED_UNSET_PREFERRED = 3,
     SIMTGPU_MANAGED_ACCESSED_BY_GPU = 4,
     SIMTGPU_MANAGED_UNSET_ACCESSED_BY_GPU = 5,
+    SIMTGPU_MANAGED_READ_MOSTLY = 6,
+    SIMTGPU_MANAGED_UNSET_READ_MOSTLY = 7,
 } simtgpuManagedAdvice;
 SIMTGPU_API simtgpuResult simtgpuMemAdviseManaged(simtgpuContext ctx, const void *ptr,
                                                  size_t bytes, simtgpuManagedAdvice advice);
 /* What managed memory of this context did so far, as the kernel driver
  * counts it: GPU page faults serviced, pages moved to VRAM (by GPU faults)
- * and back to host memory (by CPU faults). All 0 on the in-process
- * transport, which never migrates; NOT_SUPPORTED under a kernel driver
- * older than uAPI 1.6. */
+ * and back to host memory (by CPU faults), and pages copied to VRAM as
+ * read-only duplicates (read-mostly; 0 under a driver older than uAPI
+ * 1.10). All 0 on the in-process transport, which never migrates;
+ * NOT_SUPPORTED under a kernel driver older than uAPI 1.6. */
 typedef struct simtgpuManagedStats {
     uint64_t gpu_faults;
     uint64_t pages_to_vram;
     uint64_t pages_to_host;
+    uint64_t pages_duplicated;
 } simtgpuManagedStats;
 SIMTGPU_API simtgpuResult simtgpuCtxGetManagedStats(simtgpuContext ctx,
                                                    simtgpuManagedStats *stats);

@@ -913,7 +913,8 @@ int SimDevice::get_param(FileState *f, drm_simtgpu_get_param *a) {
     // No managed BOs here (bo_create): nothing ever faults or migrates.
     case SIMTGPU_PARAM_MANAGED_GPU_FAULTS:
     case SIMTGPU_PARAM_MANAGED_TO_VRAM:
-    case SIMTGPU_PARAM_MANAGED_TO_HOST: a->value = 0; return 0;
+    case SIMTGPU_PARAM_MANAGED_TO_HOST:
+    case SIMTGPU_PARAM_MANAGED_DUPLICATED: a->value = 0; return 0;
     default: return -EINVAL;
     }
 }
@@ -1092,7 +1093,7 @@ int SimDevice::managed_prefetch(FileState *f, drm_simtgpu_managed_prefetch *a) {
 
 int SimDevice::managed_advise(FileState *f, drm_simtgpu_managed_advise *a) {
     if (a->extensions || !a->size || a->advice < SIMTGPU_ADVISE_PREFER_HOST ||
-        a->advice > SIMTGPU_ADVISE_UNSET_ACCESSED_BY_GPU)
+        a->advice > SIMTGPU_ADVISE_UNSET_READ_MOSTLY)
         return -EINVAL;
     return f->bos.count(a->handle) ? -EINVAL : -ENOENT;
 }
