@@ -28,13 +28,6 @@ __global__ void square(int *b)
 
 static void CUDART_CB count_call(void *counter) { ++*static_cast<int *>(counter); }
 
-static bool expect(bool cond, const char *what)
-{
-	if (!cond)
-		std::printf("failed: %s\n", what);
-	return cond;
-}
-
 static bool expect_error(cudaError_t got, cudaError_t want, const char *what)
 {
 	cudaGetLastError();

@@ -52,7 +52,7 @@ __global__ void resident(int *live, int *peak)
 
 static int failures = 0;
 
-static void expect(bool ok, const char *what)
+static void check_counted(bool ok, const char *what)
 {
 	if (!ok) {
 		std::printf("FAIL: %s\n", what);
@@ -81,7 +81,7 @@ static void expect_block_runs(dim3 grid, dim3 block, const char *what)
 	expect_error(cudaSuccess, what);
 	unsigned n = 0;
 	CHECK_CUDA(cudaMemcpy(&n, counter, sizeof(n), cudaMemcpyDeviceToHost));
-	expect(n == grid.x * grid.y * grid.z * block.x * block.y * block.z, what);
+	check_counted(n == grid.x * grid.y * grid.z * block.x * block.y * block.z, what);
 }
 
 static void expect_refused(dim3 grid, dim3 block, const char *what)
@@ -100,7 +100,7 @@ static void expect_shared_works(Kernel kernel, size_t bytes, const char *what)
 	expect_error(cudaSuccess, what);
 	int ok = 0;
 	CHECK_CUDA(cudaMemcpy(&ok, flag, sizeof(ok), cudaMemcpyDeviceToHost));
-	expect(ok == 1, what);
+	check_counted(ok == 1, what);
 }
 
 template <class Kernel>
@@ -128,19 +128,19 @@ int main()
 	CHECK_CUDA(cudaMemcpy(id, ids, sizeof(id), cudaMemcpyDeviceToHost));
 	CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
 	CHECK_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
-	expect(p.major * 100 + p.minor * 10 == id[0], "major.minor is the code's __CUDA_ARCH__");
-	expect(major == p.major && minor == p.minor, "compute capability attributes");
-	expect(id[1] == p.warpSize, "warpSize");
+	check_counted(p.major * 100 + p.minor * 10 == id[0], "major.minor is the code's __CUDA_ARCH__");
+	check_counted(major == p.major && minor == p.minor, "compute capability attributes");
+	check_counted(id[1] == p.warpSize, "warpSize");
 	cudaFuncAttributes fa;
 	CHECK_CUDA(cudaFuncGetAttributes(&fa, identity));
-	expect(fa.binaryVersion == p.major * 10 + p.minor, "binaryVersion");
+	check_counted(fa.binaryVersion == p.major * 10 + p.minor, "binaryVersion");
 
 	// Threads per block and block dimensions.
 	const int max_threads = p.maxThreadsPerBlock;
 	expect_block_runs(1, dim3(max_threads), "maxThreadsPerBlock threads");
 	expect_refused(1, dim3(max_threads + 1), "maxThreadsPerBlock + 1 threads");
 	expect_refused(1, dim3(p.warpSize, max_threads / p.warpSize + 1), "maxThreadsPerBlock + 32");
-	expect(p.maxThreadsDim[0] <= max_threads && p.maxThreadsDim[1] <= max_threads,
+	check_counted(p.maxThreadsDim[0] <= max_threads && p.maxThreadsDim[1] <= max_threads,
 	       "maxThreadsDim within maxThreadsPerBlock");
 	expect_block_runs(1, dim3(p.maxThreadsDim[0]), "maxThreadsDim[0]");
 	expect_refused(1, dim3(p.maxThreadsDim[0] + 1), "maxThreadsDim[0] + 1");
@@ -161,7 +161,7 @@ int main()
 	// CUDA does, the block limit allows exactly the threads a block may have.
 	CHECK_CUDA(cudaFuncGetAttributes(&fa, count_threads));
 	const int regs = round_up(fa.numRegs, 8);
-	expect(fa.numRegs > 0 && p.regsPerBlock / regs == max_threads,
+	check_counted(fa.numRegs > 0 && p.regsPerBlock / regs == max_threads,
 	       "regsPerBlock holds maxThreadsPerBlock threads and no more");
 
 	// Shared memory per block: the default, then the opt-in; the kernel's
@@ -169,24 +169,24 @@ int main()
 	const int per_block = int(p.sharedMemPerBlock), optin = int(p.sharedMemPerBlockOptin);
 	CHECK_CUDA(cudaFuncGetAttributes(&fa, touch_shared));
 	const int fixed = int(fa.sharedSizeBytes);
-	expect(fa.maxDynamicSharedSizeBytes == per_block - fixed, "maxDynamicSharedSizeBytes default");
+	check_counted(fa.maxDynamicSharedSizeBytes == per_block - fixed, "maxDynamicSharedSizeBytes default");
 	expect_shared_works(touch_shared, per_block - fixed, "sharedMemPerBlock");
 	expect_shared_refused(touch_shared, per_block - fixed + 1,
 			      "sharedMemPerBlock + 1 without opt-in");
-	expect(optin >= per_block, "sharedMemPerBlockOptin >= sharedMemPerBlock");
-	expect(cudaFuncSetAttribute(touch_shared, cudaFuncAttributeMaxDynamicSharedMemorySize,
+	check_counted(optin >= per_block, "sharedMemPerBlockOptin >= sharedMemPerBlock");
+	check_counted(cudaFuncSetAttribute(touch_shared, cudaFuncAttributeMaxDynamicSharedMemorySize,
 				    optin - fixed + 1) == cudaErrorInvalidValue,
 	       "opt-in above sharedMemPerBlockOptin");
 	cudaGetLastError();
 	CHECK_CUDA(cudaFuncSetAttribute(touch_shared, cudaFuncAttributeMaxDynamicSharedMemorySize,
 					optin - fixed));
 	CHECK_CUDA(cudaFuncGetAttributes(&fa, touch_shared));
-	expect(fa.maxDynamicSharedSizeBytes == optin - fixed, "maxDynamicSharedSizeBytes after opt-in");
+	check_counted(fa.maxDynamicSharedSizeBytes == optin - fixed, "maxDynamicSharedSizeBytes after opt-in");
 	expect_shared_works(touch_shared, optin - fixed, "sharedMemPerBlockOptin with opt-in");
 	expect_shared_refused(touch_shared, optin - fixed + 1, "sharedMemPerBlockOptin + 1");
 	CHECK_CUDA(cudaFuncGetAttributes(&fa, touch_shared_beside_static));
 	const int beside = per_block - int(fa.sharedSizeBytes);
-	expect(fa.sharedSizeBytes >= 4096 && fa.maxDynamicSharedSizeBytes == beside,
+	check_counted(fa.sharedSizeBytes >= 4096 && fa.maxDynamicSharedSizeBytes == beside,
 	       "static shared memory leaves the rest of sharedMemPerBlock");
 	expect_shared_works(touch_shared_beside_static, beside, "static + dynamic = sharedMemPerBlock");
 	expect_shared_refused(touch_shared_beside_static, beside + 1,

@@ -70,13 +70,6 @@ __global__ void areas_and_delete(Shape **shapes, int *areas)
 
 __global__ void too_big(void **out) { *out = malloc(size_t(64) << 20); }
 
-static bool expect(bool cond, const char *what)
-{
-	if (!cond)
-		std::printf("failed: %s\n", what);
-	return cond;
-}
-
 int main()
 {
 	bool ok = true;

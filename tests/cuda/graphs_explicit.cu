@@ -24,13 +24,6 @@ __global__ void axpy(const int *x, int *y, int a)
 
 static void CUDART_CB count_call(void *counter) { ++*static_cast<int *>(counter); }
 
-static bool expect(bool cond, const char *what)
-{
-	if (!cond)
-		std::printf("failed: %s\n", what);
-	return cond;
-}
-
 // y = fill + a * x, as the graph computes it.
 static bool matches(const std::vector<int> &got, const std::vector<int> &x, int a)
 {

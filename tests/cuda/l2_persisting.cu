@@ -18,10 +18,8 @@
 #include <algorithm>
 #include <vector>
 
-#include <cuda.h>
-
 #include "../../include/simtgpu/counters.h"
-#include "../../umd/include/simtgpu/simtgpu.h"
+#include "driver_util.h"
 #include "test_util.h"
 
 __global__ void sum_words(const uint4 *v, size_t n, unsigned long long *out)
@@ -42,13 +40,6 @@ __global__ void sum_words(const uint4 *v, size_t n, unsigned long long *out)
 	}
 	if (threadIdx.x == 0)
 		atomicAdd(out, part[0]);
-}
-
-static bool expect(bool cond, const char *what)
-{
-	if (!cond)
-		std::printf("FAIL: %s\n", what);
-	return cond;
 }
 
 struct Counters {
@@ -163,12 +154,7 @@ int main()
 		return report("l2_persisting", ok);
 	}
 
-	CUcontext cu = nullptr;
-	if (cuCtxGetCurrent(&cu) != CUDA_SUCCESS || !cu) {
-		std::printf("FAIL: cuCtxGetCurrent\n");
-		return 1;
-	}
-	simtgpuContext ctx = reinterpret_cast<simtgpuContext>(cu);
+	simtgpuContext ctx = runtime_context();
 
 	// CUDA's refusals.
 	ok = expect(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize,
@@ -250,11 +236,7 @@ int main()
 	CHECK_CUDA(cudaDeviceReset());
 	CHECK_CUDA(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
 	ok = expect(limit == 0, "no set-aside after cudaDeviceReset") && ok;
-	if (cuCtxGetCurrent(&cu) != CUDA_SUCCESS || !cu) {
-		std::printf("FAIL: cuCtxGetCurrent after cudaDeviceReset\n");
-		return 1;
-	}
-	ctx = reinterpret_cast<simtgpuContext>(cu);
+	ctx = runtime_context(); // the new context's
 	CHECK_CUDA(cudaMalloc(&g_out, sizeof(*g_out)));
 	CHECK_CUDA(cudaStreamCreate(&s));
 	hot = make_array(hot_bytes, 1);

@@ -18,13 +18,6 @@ __global__ void sum_param(__grid_constant__ const Large p, long long *out)
 	*out = s;
 }
 
-static bool expect(bool cond, const char *what)
-{
-	if (!cond)
-		std::printf("failed: %s\n", what);
-	return cond;
-}
-
 int main()
 {
 	bool ok = true;

@@ -66,13 +66,6 @@ __global__ void add_one(const int *in, int *out, int n)
 		out[i] = in[i] + 1;
 }
 
-static bool expect(bool cond, const char *what)
-{
-	if (!cond)
-		std::printf("failed: %s\n", what);
-	return cond;
-}
-
 static int produced(int i, int spin)
 {
 	int v = i;

@@ -34,13 +34,6 @@ __global__ void sum(Lists l, long long *out)
 	*out = s;
 }
 
-static bool expect(bool cond, const char *what)
-{
-	if (!cond)
-		std::printf("failed: %s\n", what);
-	return cond;
-}
-
 int main()
 {
 	bool ok = true;

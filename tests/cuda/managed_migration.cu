@@ -17,10 +17,8 @@
 #include <chrono>
 #include <vector>
 
-#include <cuda.h>
-
 #include "../../include/simtgpu/hw.h"
-#include "../../umd/include/simtgpu/simtgpu.h"
+#include "driver_util.h"
 #include "test_util.h"
 
 constexpr size_t kN = 300 * 1024 + 123; // floats: 301 pages, the last one partly
@@ -41,13 +39,6 @@ __global__ void triple_into(const float *v, float *out, size_t n)
 		out[i] = 3.f * v[i];
 }
 
-static bool expect(bool cond, const char *what)
-{
-	if (!cond)
-		std::printf("failed: %s\n", what);
-	return cond;
-}
-
 // Whether got[0..kN) is want's, naming the first element that is not.
 static bool same(const char *what, const float *got, const std::vector<float> &want)
 {
@@ -57,16 +48,6 @@ static bool same(const char *what, const float *got, const std::vector<float> &w
 			return false;
 		}
 	return true;
-}
-
-static simtgpuManagedStats stats(simtgpuContext ctx)
-{
-	simtgpuManagedStats s{};
-	if (simtgpuCtxGetManagedStats(ctx, &s) != SIMTGPU_SUCCESS) {
-		std::printf("FAIL: simtgpuCtxGetManagedStats: %s\n", simtgpuGetErrorDetail());
-		std::exit(1);
-	}
-	return s;
 }
 
 static double ms_since(std::chrono::steady_clock::time_point t0)
@@ -80,17 +61,8 @@ int main()
 	bool ok = true;
 	float *v = nullptr;
 	CHECK_CUDA(cudaMallocManaged(&v, kN * sizeof(float)));
-	CUcontext cu = nullptr;
-	if (cuCtxGetCurrent(&cu) != CUDA_SUCCESS || !cu) {
-		std::printf("FAIL: cuCtxGetCurrent\n");
-		return 1;
-	}
-	simtgpuContext ctx = reinterpret_cast<simtgpuContext>(cu);
-	simtgpuDeviceProperties props{};
-	if (simtgpuDeviceGetProperties(&props, 0) != SIMTGPU_SUCCESS) {
-		std::printf("FAIL: simtgpuDeviceGetProperties: %s\n", simtgpuGetErrorDetail());
-		return 1;
-	}
+	const simtgpuContext ctx = runtime_context();
+	const simtgpuDeviceProperties props = device_properties();
 	// Where the runtime migrates pages (managed.cpp): the kernel driver,
 	// uAPI 1.6, replayable faults, unified addressing.
 	const bool migrates = std::strcmp(props.transport, "drm") == 0 &&
@@ -101,26 +73,26 @@ int main()
 	CHECK_CUDA(cudaPointerGetAttributes(&attr, v));
 	ok = expect(attr.type == cudaMemoryTypeManaged, "the pointer is managed memory") && ok;
 
-	const simtgpuManagedStats s0 = stats(ctx);
+	const simtgpuManagedStats s0 = managed_stats(ctx);
 	Rng rng(16);
 	std::vector<float> want(kN);
 	for (size_t i = 0; i < kN; ++i) {
 		v[i] = rng.uniform(-1.f, 1.f);
 		want[i] = 2.f * v[i] - 1.f; // exact: no FMA question
 	}
-	const simtgpuManagedStats s1 = stats(ctx);
+	const simtgpuManagedStats s1 = managed_stats(ctx);
 
 	const unsigned blocks = unsigned((kN + 255) / 256);
 	auto t0 = std::chrono::steady_clock::now();
 	affine<<<blocks, 256>>>(v, kN, 2.f, -1.f);
 	CHECK_LAUNCH();
 	const double faulting_ms = ms_since(t0);
-	const simtgpuManagedStats s2 = stats(ctx);
+	const simtgpuManagedStats s2 = managed_stats(ctx);
 
 	t0 = std::chrono::steady_clock::now();
 	ok = same("v", v, want) && ok;
 	const double host_read_ms = ms_since(t0);
-	const simtgpuManagedStats s3 = stats(ctx);
+	const simtgpuManagedStats s3 = managed_stats(ctx);
 
 	// The host writes again; a second kernel reads into device memory.
 	for (size_t i = 0; i < kN; ++i) {
@@ -139,12 +111,12 @@ int main()
 	CHECK_CUDA(cudaEventRecord(e1));
 	CHECK_LAUNCH();
 	const double second_ms = ms_since(t0);
-	const simtgpuManagedStats s4 = stats(ctx);
+	const simtgpuManagedStats s4 = managed_stats(ctx);
 	// Once more, the pages now resident: no fault, device time without them.
 	triple_into<<<blocks, 256>>>(v, out, kN);
 	CHECK_CUDA(cudaEventRecord(e2));
 	CHECK_LAUNCH();
-	const simtgpuManagedStats s4b = stats(ctx);
+	const simtgpuManagedStats s4b = managed_stats(ctx);
 	float faulting_device_ms = 0, resident_device_ms = 0;
 	CHECK_CUDA(cudaEventElapsedTime(&faulting_device_ms, e0, e1));
 	CHECK_CUDA(cudaEventElapsedTime(&resident_device_ms, e1, e2));
@@ -152,7 +124,7 @@ int main()
 	CHECK_CUDA(cudaMemcpy(got.data(), out, kN * sizeof(float), cudaMemcpyDeviceToHost));
 	ok = same("out", got.data(), want) && ok;
 	// The second kernel only read: the host's copy of out moved nothing back.
-	const simtgpuManagedStats s5 = stats(ctx);
+	const simtgpuManagedStats s5 = managed_stats(ctx);
 
 	// An asynchronous copy from managed memory comes after the stream's
 	// kernel that writes it (in stream order, as CUDA orders it).
@@ -209,16 +181,16 @@ int main()
 		v[i] = float(i % 1000) * 0.5f;
 		want[i] = 2.f * v[i] + 3.f;
 	}
-	const simtgpuManagedStats s6 = stats(ctx);
+	const simtgpuManagedStats s6 = managed_stats(ctx);
 	CHECK_CUDA(cudaMemPrefetchAsync(v, kN * sizeof(float), 0, 0));
-	const simtgpuManagedStats s7 = stats(ctx);
+	const simtgpuManagedStats s7 = managed_stats(ctx);
 	affine<<<blocks, 256>>>(v, kN, 2.f, 3.f);
 	CHECK_LAUNCH();
-	const simtgpuManagedStats s8 = stats(ctx);
+	const simtgpuManagedStats s8 = managed_stats(ctx);
 	CHECK_CUDA(cudaMemPrefetchAsync(v, kN * sizeof(float), cudaCpuDeviceId, 0));
-	const simtgpuManagedStats s9 = stats(ctx);
+	const simtgpuManagedStats s9 = managed_stats(ctx);
 	ok = same("after prefetches: v", v, want) && ok;
-	const simtgpuManagedStats s10 = stats(ctx);
+	const simtgpuManagedStats s10 = managed_stats(ctx);
 	ok = expect(cudaMemPrefetchAsync(out, kN * sizeof(float), 0, 0) == cudaErrorInvalidValue,
 		    "a prefetch of device memory is refused") &&
 	     ok;
@@ -264,12 +236,12 @@ int main()
 	}
 	CHECK_CUDA(cudaMemAdvise(v, kN * sizeof(float), cudaMemAdviseSetPreferredLocation,
 				 cudaCpuDeviceId));
-	const simtgpuManagedStats s11 = stats(ctx);
+	const simtgpuManagedStats s11 = managed_stats(ctx);
 	affine<<<blocks, 256>>>(v, kN, 4.f, -1.f);
 	CHECK_LAUNCH();
-	const simtgpuManagedStats s12 = stats(ctx);
+	const simtgpuManagedStats s12 = managed_stats(ctx);
 	ok = same("with the host preferred: v", v, want) && ok;
-	const simtgpuManagedStats s13 = stats(ctx);
+	const simtgpuManagedStats s13 = managed_stats(ctx);
 	std::printf("managed_migration: with the host preferred, kernel %llu GPU faults, %llu pages "
 		    "to VRAM, host read %llu pages home\n",
 		    (unsigned long long)(s12.gpu_faults - s11.gpu_faults),

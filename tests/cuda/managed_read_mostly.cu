@@ -10,10 +10,8 @@
 // simtcc-flags: -lsimtgpu
 #include <vector>
 
-#include <cuda.h>
-
 #include "../../include/simtgpu/hw.h"
-#include "../../umd/include/simtgpu/simtgpu.h"
+#include "driver_util.h"
 #include "test_util.h"
 
 constexpr size_t kPageFloats = 1024;
@@ -30,23 +28,6 @@ __global__ void doubled(const float *v, float *out, size_t n)
 __global__ void store(float *v, size_t i, float value)
 {
 	v[i] = value;
-}
-
-static bool expect(bool cond, const char *what)
-{
-	if (!cond)
-		std::printf("failed: %s\n", what);
-	return cond;
-}
-
-static simtgpuManagedStats stats(simtgpuContext ctx)
-{
-	simtgpuManagedStats s{};
-	if (simtgpuCtxGetManagedStats(ctx, &s) != SIMTGPU_SUCCESS) {
-		std::printf("FAIL: simtgpuCtxGetManagedStats: %s\n", simtgpuGetErrorDetail());
-		std::exit(1);
-	}
-	return s;
 }
 
 // out (device memory) against 2 * v, naming the first difference.
@@ -68,17 +49,8 @@ int main()
 	float *v = nullptr, *out = nullptr;
 	CHECK_CUDA(cudaMallocManaged(&v, kN * sizeof(float)));
 	CHECK_CUDA(cudaMalloc(&out, kN * sizeof(float)));
-	CUcontext cu = nullptr;
-	if (cuCtxGetCurrent(&cu) != CUDA_SUCCESS || !cu) {
-		std::printf("FAIL: cuCtxGetCurrent\n");
-		return 1;
-	}
-	simtgpuContext ctx = reinterpret_cast<simtgpuContext>(cu);
-	simtgpuDeviceProperties props{};
-	if (simtgpuDeviceGetProperties(&props, 0) != SIMTGPU_SUCCESS) {
-		std::printf("FAIL: simtgpuDeviceGetProperties: %s\n", simtgpuGetErrorDetail());
-		return 1;
-	}
+	const simtgpuContext ctx = runtime_context();
+	const simtgpuDeviceProperties props = device_properties();
 	const bool duplicates = std::strcmp(props.transport, "drm") == 0 &&
 				(props.uapi_version & 0xffff) >= 10 &&
 				(props.hw_version & 0xffff) >= 6 &&
@@ -89,29 +61,29 @@ int main()
 	CHECK_CUDA(cudaMemAdvise(v, kN * sizeof(float), cudaMemAdviseSetReadMostly, 0));
 	const unsigned blocks = unsigned((kN + 255) / 256);
 
-	const simtgpuManagedStats s0 = stats(ctx);
+	const simtgpuManagedStats s0 = managed_stats(ctx);
 	doubled<<<blocks, 256>>>(v, out, kN);
 	CHECK_LAUNCH();
 	ok = doubled_ok("kernel 1", v, out) && ok; // the host reads v too
-	const simtgpuManagedStats s1 = stats(ctx);
+	const simtgpuManagedStats s1 = managed_stats(ctx);
 	doubled<<<blocks, 256>>>(v, out, kN);
 	CHECK_LAUNCH();
-	const simtgpuManagedStats s2 = stats(ctx);
+	const simtgpuManagedStats s2 = managed_stats(ctx);
 
 	v[3 * kPageFloats + 7] = 1234.5f; // page 3's duplicate goes
 	doubled<<<blocks, 256>>>(v, out, kN);
 	CHECK_LAUNCH();
 	ok = doubled_ok("after a host write", v, out) && ok;
-	const simtgpuManagedStats s3 = stats(ctx);
+	const simtgpuManagedStats s3 = managed_stats(ctx);
 
 	store<<<1, 1>>>(v, 5 * kPageFloats + 9, -42.f); // page 5: the GPU's copy only
 	CHECK_LAUNCH();
-	const simtgpuManagedStats s4 = stats(ctx);
+	const simtgpuManagedStats s4 = managed_stats(ctx);
 	ok = expect(v[5 * kPageFloats + 9] == -42.f, "the host reads the kernel's store") && ok;
 	ok = expect(v[5 * kPageFloats + 10] == float((5 * kPageFloats + 10) % 4096) - 2048.f,
 		    "the rest of the page is intact") &&
 	     ok;
-	const simtgpuManagedStats s5 = stats(ctx);
+	const simtgpuManagedStats s5 = managed_stats(ctx);
 
 	CHECK_CUDA(cudaMemAdvise(v, kN * sizeof(float), cudaMemAdviseUnsetReadMostly, 0));
 	doubled<<<blocks, 256>>>(v, out, kN);

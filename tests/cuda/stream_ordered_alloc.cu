@@ -35,13 +35,6 @@ __global__ void fill(int *a, int v, int n)
 		a[i] = v;
 }
 
-static bool expect(bool cond, const char *what)
-{
-	if (!cond)
-		std::printf("failed: %s\n", what);
-	return cond;
-}
-
 static uint64_t attr(cudaMemPool_t pool, cudaMemPoolAttr a)
 {
 	uint64_t v = 0;

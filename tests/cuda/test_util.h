@@ -28,6 +28,14 @@
 		CHECK_CUDA(cudaDeviceSynchronize());                                 \
 	} while (0)
 
+// A check of a program that goes on after a failure: says what failed.
+static inline bool expect(bool cond, const char *what)
+{
+	if (!cond)
+		std::printf("failed: %s\n", what);
+	return cond;
+}
+
 static inline int report(const char *name, bool ok)
 {
 	std::printf("%s: %s\n", name, ok ? "PASS" : "FAIL");

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+// The simtgpu driver API behind the CUDA runtime, for the test programs that
+// check what the driver did (its counters, its device): the runtime's
+// current context (a CUcontext is a simtgpuContext), the device's
+// properties, the managed-memory counters. Each exits with a FAIL line when
+// the driver refuses. Link with -lsimtgpu.
+#ifndef SIMTGPU_TESTS_CUDA_DRIVER_UTIL_H
+#define SIMTGPU_TESTS_CUDA_DRIVER_UTIL_H
+
+#include <cstdio>
+#include <cstdlib>
+
+#include <cuda.h>
+
+#include "../../umd/include/simtgpu/simtgpu.h"
+
+static inline simtgpuContext runtime_context()
+{
+	CUcontext cu = nullptr;
+	if (cuCtxGetCurrent(&cu) != CUDA_SUCCESS || !cu) {
+		std::printf("FAIL: cuCtxGetCurrent\n");
+		std::exit(1);
+	}
+	return reinterpret_cast<simtgpuContext>(cu);
+}
+
+static inline simtgpuDeviceProperties device_properties()
+{
+	simtgpuDeviceProperties props{};
+	if (simtgpuDeviceGetProperties(&props, 0) != SIMTGPU_SUCCESS) {
+		std::printf("FAIL: simtgpuDeviceGetProperties: %s\n", simtgpuGetErrorDetail());
+		std::exit(1);
+	}
+	return props;
+}
+
+static inline simtgpuManagedStats managed_stats(simtgpuContext ctx)
+{
+	simtgpuManagedStats s{};
+	if (simtgpuCtxGetManagedStats(ctx, &s) != SIMTGPU_SUCCESS) {
+		std::printf("FAIL: simtgpuCtxGetManagedStats: %s\n", simtgpuGetErrorDetail());
+		std::exit(1);
+	}
+	return s;
+}
+
+#endif
