@@ -276,11 +276,11 @@ uint64_t job_timeout_ms(bool in_process) {
 
 TEST_F(Uapi, GetParam) {
     // Every parameter answers; the one after the last is refused.
-    for (uint32_t param = 0; param <= SIMTGPU_PARAM_L2_WINDOW_MAX; ++param) {
+    for (uint32_t param = 0; param <= SIMTGPU_PARAM_MANAGED_DUPLICATED; ++param) {
         drm_simtgpu_get_param any{param, 0, 0};
         EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &any), 0) << "param " << param;
     }
-    drm_simtgpu_get_param past{SIMTGPU_PARAM_L2_WINDOW_MAX + 1, 0, 0};
+    drm_simtgpu_get_param past{SIMTGPU_PARAM_MANAGED_DUPLICATED + 1, 0, 0};
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &past), -EINVAL);
     drm_simtgpu_get_param p{SIMTGPU_PARAM_UAPI_VERSION, 0, 0};
     ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &p), 0);
