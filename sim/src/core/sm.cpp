@@ -69,6 +69,10 @@ constexpr uint32_t kSlotsPerPage = SIMTGPU_PAGE_SIZE / 2; // one per halfword
 
 struct CodePage {
     Insn slots[kSlotsPerPage];
+    // Bit r: some instruction decoded here writes register r (integer or FP:
+    // the superset keeps it one mask). A warp that ran code of this page may
+    // have changed those rows: Warp::dirty_regs.
+    uint64_t writes = 0;
     void invalidate()
     {
         for (Insn &in : slots) in.op = Op::Undecoded;
@@ -155,6 +159,9 @@ struct Warp {
     }
     std::vector<uint64_t> x; // kIntRegs rows of lanes
     std::vector<uint64_t> f; // 32 rows of lanes
+    // Rows of x and f (bit r: both row r's) that may be non-zero: the next
+    // warp placed in the slot zeroes only these, not 16 KiB of registers.
+    uint64_t dirty_regs = 0;
     std::vector<uint8_t> fflags, frm;
     std::vector<uint32_t> tid; // x, y, z per lane
     // What a lane waiting in a warp-level sync brought: its member mask
@@ -680,8 +687,13 @@ void Sm::Impl::initialise_placed_warps()
         if (!w.active)
             continue; // dropped before it ran
         const LaunchDesc &launch = launches[ctas[w.cta].launch].desc;
-        std::fill(w.x.begin(), w.x.end(), 0);
-        std::fill(w.f.begin(), w.f.end(), 0);
+        for (uint64_t m = w.dirty_regs; m; m &= m - 1) {
+            const uint32_t r = uint32_t(std::countr_zero(m));
+            std::fill_n(X(w, r), W, 0);
+            if (r < 32)
+                std::fill_n(F(w, r), W, 0);
+        }
+        w.dirty_regs = uint64_t(1) << 2 | uint64_t(1) << 10; // sp and a0, below
         std::fill(w.fflags.begin(), w.fflags.end(), 0);
         std::fill(w.frm.begin(), w.frm.end(), 0);
         const uint64_t sp = SIMTGPU_LOCAL_BASE + launch.stack_bytes;
@@ -1419,6 +1431,7 @@ const Insn *Sm::Impl::fetch(uint32_t slot, uint32_t lane, uint64_t pc, CodePage 
         }
         page = cur->last_code_page;
         page_vpn = vpn;
+        warps[slot].dirty_regs |= page->writes; // what it may run here
     }
     Insn &in = page->slots[(pc & kPageMask) >> 1];
     if (in.op != Op::Undecoded) return &in;
@@ -1463,6 +1476,8 @@ const Insn *Sm::Impl::fetch(uint32_t slot, uint32_t lane, uint64_t pc, CodePage 
     uint32_t bits;
     std::memcpy(&bits, bytes, 4);
     in = decode(bits);
+    page->writes |= uint64_t(1) << in.rd;
+    warps[slot].dirty_regs |= uint64_t(1) << in.rd;
     return &in;
 }
 
@@ -1803,6 +1818,26 @@ bool Sm::Impl::exec_csr(uint32_t slot, const Insn &in, uint64_t mask, uint64_t c
     if (!csr_read(w, first, csr, clock, probe) || (writes && !writable)) {
         raise(SIMTGPU_EXC_ILLEGAL_INSTRUCTION, slot, first, fault_pc, in.raw);
         return false;
+    }
+    if (!writes) { // a read: most are the same for every lane (probe's)
+        uint64_t *dst = X(w, in.rd);
+        switch (csr) {
+        case SIMTGPU_CSR_TID_X: case SIMTGPU_CSR_TID_Y: case SIMTGPU_CSR_TID_Z: {
+            const uint32_t axis = csr - SIMTGPU_CSR_TID_X;
+            each(mask, [&](uint32_t l) { dst[l] = w.tid[3 * l + axis]; });
+            return true;
+        }
+        case 0xc00: case SIMTGPU_CSR_CLOCK: case 0xc01: case SIMTGPU_CSR_GLOBALTIMER: case 0xc02:
+        case SIMTGPU_CSR_NTID_X: case SIMTGPU_CSR_NTID_Y: case SIMTGPU_CSR_NTID_Z:
+        case SIMTGPU_CSR_CTAID_X: case SIMTGPU_CSR_CTAID_Y: case SIMTGPU_CSR_CTAID_Z:
+        case SIMTGPU_CSR_NCTAID_X: case SIMTGPU_CSR_NCTAID_Y: case SIMTGPU_CSR_NCTAID_Z:
+        case SIMTGPU_CSR_WARPID: case SIMTGPU_CSR_SMID: case SIMTGPU_CSR_WARPSIZE:
+        case SIMTGPU_CSR_NSMID: case SIMTGPU_CSR_ENVPTR: case SIMTGPU_CSR_DYNSHARED:
+        case SIMTGPU_CSR_GRIDID:
+            each(mask, [&](uint32_t l) { dst[l] = probe; });
+            return true;
+        default: break; // per lane: below
+        }
     }
     const uint64_t *src = X(w, in.rs1);
     each(mask, [&](uint32_t l) {
