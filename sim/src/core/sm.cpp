@@ -69,10 +69,11 @@ constexpr uint32_t kSlotsPerPage = SIMTGPU_PAGE_SIZE / 2; // one per halfword
 
 struct CodePage {
     Insn slots[kSlotsPerPage];
-    // Bit r: some instruction decoded here writes register r (integer or FP:
-    // the superset keeps it one mask). A warp that ran code of this page may
-    // have changed those rows: Warp::dirty_regs.
-    uint64_t writes = 0;
+    // Bit r: some instruction decoded here may write integer register r (any
+    // instruction's rd: a superset), FP register r (an F or D instruction's).
+    // A warp that ran code of this page may have changed those rows:
+    // Warp::dirty_x, dirty_f.
+    uint64_t writes_x = 0, writes_f = 0;
     void invalidate()
     {
         for (Insn &in : slots) in.op = Op::Undecoded;
@@ -159,9 +160,9 @@ struct Warp {
     }
     std::vector<uint64_t> x; // kIntRegs rows of lanes
     std::vector<uint64_t> f; // 32 rows of lanes
-    // Rows of x and f (bit r: both row r's) that may be non-zero: the next
-    // warp placed in the slot zeroes only these, not 16 KiB of registers.
-    uint64_t dirty_regs = 0;
+    // Rows of x and f that may be non-zero: the next warp placed in the
+    // slot zeroes only these, not 16 KiB of registers.
+    uint64_t dirty_x = 0, dirty_f = 0;
     std::vector<uint8_t> fflags, frm;
     std::vector<uint32_t> tid; // x, y, z per lane
     // What a lane waiting in a warp-level sync brought: its member mask
@@ -687,13 +688,12 @@ void Sm::Impl::initialise_placed_warps()
         if (!w.active)
             continue; // dropped before it ran
         const LaunchDesc &launch = launches[ctas[w.cta].launch].desc;
-        for (uint64_t m = w.dirty_regs; m; m &= m - 1) {
-            const uint32_t r = uint32_t(std::countr_zero(m));
-            std::fill_n(X(w, r), W, 0);
-            if (r < 32)
-                std::fill_n(F(w, r), W, 0);
-        }
-        w.dirty_regs = uint64_t(1) << 2 | uint64_t(1) << 10; // sp and a0, below
+        for (uint64_t m = w.dirty_x; m; m &= m - 1)
+            std::fill_n(X(w, uint32_t(std::countr_zero(m))), W, 0);
+        for (uint64_t m = w.dirty_f; m; m &= m - 1)
+            std::fill_n(F(w, uint32_t(std::countr_zero(m))), W, 0);
+        w.dirty_x = uint64_t(1) << 2 | uint64_t(1) << 10; // sp and a0, below
+        w.dirty_f = 0;
         std::fill(w.fflags.begin(), w.fflags.end(), 0);
         std::fill(w.frm.begin(), w.frm.end(), 0);
         const uint64_t sp = SIMTGPU_LOCAL_BASE + launch.stack_bytes;
@@ -1431,7 +1431,8 @@ const Insn *Sm::Impl::fetch(uint32_t slot, uint32_t lane, uint64_t pc, CodePage 
         }
         page = cur->last_code_page;
         page_vpn = vpn;
-        warps[slot].dirty_regs |= page->writes; // what it may run here
+        warps[slot].dirty_x |= page->writes_x; // what it may run here
+        warps[slot].dirty_f |= page->writes_f;
     }
     Insn &in = page->slots[(pc & kPageMask) >> 1];
     if (in.op != Op::Undecoded) return &in;
@@ -1476,8 +1477,13 @@ const Insn *Sm::Impl::fetch(uint32_t slot, uint32_t lane, uint64_t pc, CodePage 
     uint32_t bits;
     std::memcpy(&bits, bytes, 4);
     in = decode(bits);
-    page->writes |= uint64_t(1) << in.rd;
-    warps[slot].dirty_regs |= uint64_t(1) << in.rd;
+    const uint64_t rd = uint64_t(1) << in.rd;
+    page->writes_x |= rd;
+    warps[slot].dirty_x |= rd;
+    if (in.op >= Op::Flw && in.op <= Op::FcvtDS) {
+        page->writes_f |= rd;
+        warps[slot].dirty_f |= rd;
+    }
     return &in;
 }
 
