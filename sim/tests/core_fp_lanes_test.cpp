@@ -124,5 +124,49 @@ TEST(CoreFpLanes, WarpSimdMatchesPerLaneResultsAndFlags)
     EXPECT_EQ(checked, 400u * 2 * 6 * 4);
 }
 
+// fp::rne_sum_inexact and rne_product_inexact, which attribute NX to lanes
+// without the FPU's flags: where the FPU raised NX alone or nothing, they say
+// so (or -1, cannot tell), and they cannot tell only for results that are not
+// finite or tiny products.
+template <typename T> void check_error_free_transforms(std::mt19937_64 &rng, uint32_t &told)
+{
+    for (int i = 0; i < 20000; ++i) {
+        T a, b;
+        if constexpr (std::is_same_v<T, float>) {
+            a = fp::unbox(special_single(rng));
+            b = fp::unbox(special_single(rng));
+        } else {
+            a = std::bit_cast<double>(special_double(rng));
+            b = std::bit_cast<double>(special_double(rng));
+        }
+        for (const bool product : {false, true}) {
+            fp::set_round(fp::kRne);
+            volatile T r = product ? a * b : a + b;
+            (void)r;
+            const uint8_t flags = fp::flags();
+            if (flags & ~fp::kNX)
+                continue; // the helpers are not asked then
+            const int nx = product ? fp::rne_product_inexact(a, b) : fp::rne_sum_inexact(a, b);
+            if (nx < 0) {
+                const T v = product ? a * b : a + b;
+                EXPECT_TRUE(!std::isfinite(v) || (product && std::fabs(v) < T(1e-20)))
+                    << "could not tell for " << a << (product ? " * " : " + ") << b;
+                continue;
+            }
+            ASSERT_EQ(nx, (flags & fp::kNX) ? 1 : 0) << a << (product ? " * " : " + ") << b;
+            ++told;
+        }
+    }
+}
+
+TEST(CoreFpLanes, ErrorFreeTransformsTellInexactAsTheFpuDoes)
+{
+    std::mt19937_64 rng(23);
+    uint32_t told = 0;
+    check_error_free_transforms<float>(rng, told);
+    check_error_free_transforms<double>(rng, told);
+    EXPECT_GT(told, 40000u); // most pairs are told, not left to the FPU
+}
+
 } // namespace
 } // namespace simtgpu::sim

@@ -76,6 +76,31 @@ inline uint8_t flags()
 }
 #endif
 
+// Whether a + b (a sum) or a * b (a product), rounded to nearest even, is
+// inexact, told without the FPU's flags by the error-free transforms: the
+// error of a sum by TwoSum, of a product by an FMA. 1 or 0, or -1 where they
+// cannot tell: a result that is not finite, or a product so small that its
+// error may lie below the subnormals. Exact only where the operation raised
+// no other flag (no overflow, underflow or invalid operation).
+template <class T> int rne_sum_inexact(T a, T b)
+{
+    const T s = a + b;
+    if (!std::isfinite(s))
+        return -1;
+    const T bb = s - a;
+    return ((a - (s - bb)) + (b - bb)) != 0;
+}
+template <class T> int rne_product_inexact(T a, T b)
+{
+    // Below 2^(emin + digits) the error can underflow.
+    static const T smallest = std::ldexp(std::numeric_limits<T>::min(),
+                                         std::numeric_limits<T>::digits);
+    const T p = a * b;
+    if (!std::isfinite(p) || (p != 0 && std::fabs(p) < smallest))
+        return -1;
+    return std::fma(a, b, -p) != 0;
+}
+
 template <typename T> using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
 
 template <typename T> inline T canonical_nan()

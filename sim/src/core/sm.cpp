@@ -2041,12 +2041,39 @@ bool Sm::Impl::fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t
         bool all_have = true;
         each(lanes, [&](uint32_t l) { all_have &= (w.fflags[l] & raised) == raised; });
         if (all_have) continue;
-        for (uint64_t m = lanes; m; m &= m - 1) {
-            const uint32_t l = uint32_t(std::countr_zero(m));
+        auto lane_flags = [&](uint32_t l) { // the lane alone, by the FPU
             fp::clear_flags();
             compute(l);
             w.fflags[l] |= fp::flags();
+        };
+        using fp::lanes::Kind;
+        if (rm == fp::kRne && raised == fp::kNX && warp_op.ok && warp_op.kind <= Kind::Mul) {
+            // Only NX, the usual case (a warp's first FP add): which lanes
+            // were inexact, by error-free transforms rather than the FPU's
+            // flags lane by lane.
+            const double sign = warp_op.kind == Kind::Sub ? -1 : 1;
+            each(lanes, [&](uint32_t l) {
+                int nx;
+                if (warp_op.dbl) {
+                    const double a = std::bit_cast<double>(warp_op.a[l]);
+                    const double b = sign * std::bit_cast<double>(warp_op.b[l]);
+                    nx = warp_op.kind == Kind::Mul ? fp::rne_product_inexact(a, b)
+                                                   : fp::rne_sum_inexact(a, b);
+                } else {
+                    const float a = fp::unbox(warp_op.a[l]);
+                    const float b = float(sign) * fp::unbox(warp_op.b[l]);
+                    nx = warp_op.kind == Kind::Mul ? fp::rne_product_inexact(a, b)
+                                                   : fp::rne_sum_inexact(a, b);
+                }
+                if (nx < 0)
+                    lane_flags(l);
+                else if (nx)
+                    w.fflags[l] |= fp::kNX;
+            });
+            continue;
         }
+        for (uint64_t m = lanes; m; m &= m - 1)
+            lane_flags(uint32_t(std::countr_zero(m)));
     }
     if (const uint64_t lanes = by_rm[fp::kRmm]) {
         fp::set_round(fp::kRne);
