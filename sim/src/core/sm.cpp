@@ -1530,7 +1530,24 @@ void Sm::Impl::arrive_barrier(uint32_t slot, const Insn &in, uint64_t mask)
     const bool waits = in.funct != SIMTGPU_BAR_ARRIVE;
     const bool partial_warp = cta.missing && w.warp_in_cta + 1 == cta.warps.size();
     uint32_t touched = 0; // barriers that got arrivals
-    for (uint64_t m = mask; m; m &= m - 1) {
+    // __syncthreads (barrier 0, every thread, operands x0): the whole warp at once.
+    if (in.funct == SIMTGPU_BAR_SYNC && (!named || (in.rs1 == 0 && in.rs2 == 0)) &&
+        !(cta.bars[0].arrived && cta.bars[0].count != 0)) {
+        Barrier &bar = cta.bars[0];
+        const uint32_t lanes = uint32_t(std::popcount(mask));
+        bar.count = 0;
+        bar.arrived += lanes;
+        bar.waiting += lanes;
+        bar.partial |= partial_warp;
+        w.blocked_bar |= mask;
+        each(mask, [&](uint32_t l) {
+            w.bar_id[l] = 0;
+            w.bar_kind[l] = in.funct;
+            w.bar_rd[l] = in.rd;
+        });
+        touched = 1;
+    }
+    for (uint64_t m = touched ? 0 : mask; m; m &= m - 1) {
         const uint32_t l = uint32_t(std::countr_zero(m));
         const uint64_t id = named ? src[l] : 0, count = named ? counts[l] : 0;
         uint32_t error = 0;
