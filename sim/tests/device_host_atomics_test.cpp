@@ -16,7 +16,8 @@ namespace {
 constexpr uint64_t kCode = 0x10000;
 constexpr uint64_t kReport = 0x10'0000'0000ull;
 constexpr uint64_t kHostVa = 0x70'0000'0000ull;
-constexpr uint32_t kCtas = 16, kThreads = 64, kAddsPerThread = 64;
+// Long enough (about 0.1 s) for the CPU's adds to overlap the kernel's.
+constexpr uint32_t kCtas = 256, kThreads = 64, kAddsPerThread = 64;
 constexpr uint32_t kDeviceAdds = kCtas * kThreads * kAddsPerThread;
 
 // Each thread adds 1 to the word at a0 kAddsPerThread times (llvm-mc-16).

@@ -34,6 +34,11 @@ inline float unbox(uint64_t r)
                                       : std::bit_cast<float>(kCanonicalNanS);
 }
 
+struct HostFpState {
+    uint8_t flags; // RISC-V fflags bits
+    bool nearest_even;
+};
+
 // The host FPU. Operations between clear() and flags() run in `set_round`'s
 // mode; the asm statements (with memory clobbers) keep the compiler from
 // moving the per-lane loops, which read and write memory, across them.
@@ -53,11 +58,18 @@ inline void set_round(uint8_t rm)
     set_host_csr((host_csr() & ~(3u << 13) & ~0x3fu) | rc[rm & 3]);
 }
 inline void clear_flags() { set_host_csr(host_csr() & ~0x3fu); }
-inline uint8_t flags()
+inline uint8_t flags_of_csr(uint32_t x)
 {
-    const uint32_t x = host_csr();
     return uint8_t(((x & 1) ? kNV : 0) | ((x & 4) ? kDZ : 0) | ((x & 8) ? kOF : 0) |
                    ((x & 16) ? kUF : 0) | ((x & 32) ? kNX : 0));
+}
+inline uint8_t flags() { return flags_of_csr(host_csr()); }
+// The flags raised since they were last cleared, and whether the host rounds
+// to nearest even, in one read (an MXCSR write costs far more than a read).
+inline HostFpState host_state()
+{
+    const uint32_t x = host_csr();
+    return HostFpState{flags_of_csr(x), (x & (3u << 13)) == 0};
 }
 #else
 inline void set_round(uint8_t rm)
@@ -74,6 +86,7 @@ inline uint8_t flags()
                    ((x & FE_OVERFLOW) ? kOF : 0) | ((x & FE_UNDERFLOW) ? kUF : 0) |
                    ((x & FE_INEXACT) ? kNX : 0));
 }
+inline HostFpState host_state() { return HostFpState{flags(), std::fegetround() == FE_TONEAREST}; }
 #endif
 
 // Whether a + b (a sum) or a * b (a product), rounded to nearest even, is

@@ -36,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -332,6 +333,37 @@ struct Sm::Impl {
     // kernels whose bursts end at a global access).
     std::vector<uint64_t> can_issue, recheck, ready, waiting;
     void recheck_slot(uint32_t slot) { recheck[slot / 64] |= uint64_t(1) << (slot % 64); }
+    // The waiting slots by the cycle they may issue (a min-heap; scanning
+    // every waiting slot before each burst was a fifth of such kernels' time
+    // again with 64 slots). An entry whose slot no longer waits, or waits
+    // for another cycle (a newer entry has that), is dropped when it is first.
+    struct Wake {
+        uint64_t at;
+        uint32_t slot;
+        bool operator>(const Wake &o) const { return at > o.at; }
+    };
+    std::vector<Wake> wakes;
+    void wake_at(uint64_t at, uint32_t slot)
+    {
+        wakes.push_back(Wake{at, slot});
+        std::push_heap(wakes.begin(), wakes.end(), std::greater<>());
+    }
+    // Takes the slots whose cycle has come out of `waiting`; returns the
+    // next cycle a waiting slot may issue (UINT64_MAX: none).
+    uint64_t wake_due()
+    {
+        while (!wakes.empty()) {
+            const Wake first = wakes.front();
+            const uint64_t bit = uint64_t(1) << (first.slot % 64);
+            const bool current =
+                (waiting[first.slot / 64] & bit) && ready_at[first.slot] == first.at;
+            if (current && first.at > now) return first.at;
+            if (current) waiting[first.slot / 64] &= ~bit;
+            std::pop_heap(wakes.begin(), wakes.end(), std::greater<>());
+            wakes.pop_back();
+        }
+        return UINT64_MAX;
+    }
     std::vector<uint64_t> age;  // per slot: launch order of its warp onto this SM
     std::vector<uint64_t> issued_at; // per slot: the cycle its warp last issued
     uint64_t warps_launched = 0;
@@ -458,7 +490,7 @@ struct Sm::Impl {
     void zero_local(Warp &w, uint32_t lane, uint64_t chunks);
     void zero_local_all(Warp &w, uint64_t chunks);
     // Byte `off` of lane l's local memory (interleaved: see Warp::local).
-    uint8_t *local_byte(Warp &w, uint32_t lane, uint64_t off) const
+    SIMT_INLINE uint8_t *local_byte(Warp &w, uint32_t lane, uint64_t off) const
     {
         return reinterpret_cast<uint8_t *>(w.local.data() + (off >> 3) * W + lane) + (off & 7);
     }
@@ -467,10 +499,22 @@ struct Sm::Impl {
                      bool write);
     // The chunks of local memory bytes off..off+size-1 lie in (at most chunk
     // 63: 2 << 63 wraps to 0).
-    uint64_t local_chunks(uint64_t off, uint32_t size) const
+    SIMT_INLINE uint64_t local_chunks(uint64_t off, uint32_t size) const
     {
         const uint32_t shift = cur->local_chunk_shift;
         return (uint64_t(2) << ((off + size - 1) >> shift)) - (uint64_t(1) << (off >> shift));
+    }
+    // A register row of W lanes, copied four lanes at a time (a call to
+    // memcpy was 6 % of a kernel that reloads spills).
+    SIMT_INLINE void copy_lanes(void *dst, const void *src) const
+    {
+        typedef uint64_t Quad __attribute__((vector_size(32), aligned(1), may_alias));
+        if (W % 4 != 0) {
+            std::memcpy(dst, src, 8 * size_t(W));
+            return;
+        }
+        for (uint32_t l = 0; l < W; l += 4)
+            static_cast<Quad *>(dst)[l / 4] = static_cast<const Quad *>(src)[l / 4];
     }
     uint8_t *coalesced(uint32_t slot, uint64_t mask, const uint64_t *addr, int64_t imm,
                        uint32_t size, Access access, uint64_t &offset_mask, bool &one_address);
@@ -502,10 +546,28 @@ struct Sm::Impl {
     };
     bool simd_fp = false; // fp::lanes runs here and W is a multiple of 8
     template <class Compute, class Rmm>
-    bool fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t *dst, Compute compute,
-                    Rmm rmm, const WarpFp &warp_op = {});
+    bool fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t *dst,
+                    const Compute &compute, const Rmm &rmm, const WarpFp &warp_op = {});
     bool lane_rm(Warp &w, const Insn &in, uint32_t lane, uint8_t &rm);
     // Whether every lane's frm is round-to-nearest-even (0), eight at a time.
+    // Whether every lane of `lanes` has accrued all of `flags`.
+    bool lanes_have_flags(const Warp &w, uint64_t lanes, uint8_t flags) const
+    {
+        const uint8_t *fflags = w.fflags.data();
+        if (lanes == full_mask && W % 8 == 0) {
+            uint64_t all = ~uint64_t(0);
+            for (uint32_t l = 0; l < W; l += 8) {
+                uint64_t eight;
+                std::memcpy(&eight, fflags + l, 8);
+                all &= eight;
+            }
+            const uint64_t want = flags * 0x0101010101010101ull;
+            return (all & want) == want;
+        }
+        bool have = true;
+        each(lanes, [&](uint32_t l) { have &= (fflags[l] & flags) == flags; });
+        return have;
+    }
     bool frm_all_rne(const Warp &w) const
     {
         const uint8_t *frm = w.frm.data();
@@ -803,29 +865,28 @@ SmRunResult Sm::Impl::run(uint64_t cycles)
         advance(issued, warps_resident);
     }
     while (now < end && resident_ctas && !exception && !stopped) {
-        uint64_t next_ready = UINT64_MAX;
         for (size_t k = 0; k < can_issue.size(); ++k) {
             for (uint64_t m = recheck[k]; m; m &= m - 1) {
                 const uint32_t s = uint32_t(k * 64) + uint32_t(std::countr_zero(m));
                 const Warp &w = warps[s];
                 if (w.active && w.runnable()) {
                     can_issue[k] |= m & -m;
-                    waiting[k] |= m & -m; // looked at below
+                    if (ready_at[s] > now) {
+                        waiting[k] |= m & -m;
+                        if (ready_at[s] != UINT64_MAX) wake_at(ready_at[s], s);
+                    } else {
+                        waiting[k] &= ~(m & -m);
+                    }
                 } else {
                     can_issue[k] &= ~(m & -m);
                     waiting[k] &= ~(m & -m);
                 }
             }
             recheck[k] = 0;
-            for (uint64_t m = waiting[k]; m; m &= m - 1) {
-                const uint64_t at = ready_at[k * 64 + size_t(std::countr_zero(m))];
-                if (at <= now)
-                    waiting[k] &= ~(m & -m);
-                else
-                    next_ready = std::min(next_ready, at);
-            }
-            ready[k] = can_issue[k] & ~waiting[k];
         }
+        const uint64_t next_ready = wake_due();
+        for (size_t k = 0; k < can_issue.size(); ++k)
+            ready[k] = can_issue[k] & ~waiting[k];
         const int slot = scheduler->pick_bits(ready, uint32_t(warps.size()), age, last_issued);
         if (trace)
             trace_pick(slot);
@@ -1019,6 +1080,16 @@ SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va,
     return nullptr;
 }
 
+// Four lanes' 64-bit registers as one host vector (GCC's vector extensions:
+// one AVX2 operation in the burst loop's AVX2 clone, two SSE2 ones otherwise).
+typedef uint64_t LaneQuad __attribute__((vector_size(32), aligned(8), may_alias));
+// (By reference: a vector by value would change the ABI between the clones.)
+SIMT_INLINE const LaneQuad &quad(const uint64_t *lanes)
+{
+    return *reinterpret_cast<const LaneQuad *>(lanes);
+}
+SIMT_INLINE uint64_t or_quad(const LaneQuad &q) { return q[0] | q[1] | q[2] | q[3]; }
+
 // A warp access whose lanes all fall in one global page that the TLB maps to
 // host memory, or all in the CTA's shared memory: the host pointer `base`
 // such that a lane's bytes are at base + (its address & offset_mask), or
@@ -1033,14 +1104,14 @@ SIMT_INLINE uint8_t *Sm::Impl::coalesced(uint32_t slot, uint64_t mask, const uin
     const uint64_t ref = addr[std::countr_zero(mask)] + imm;
     uint64_t differ = 0, offsets = 0; // bits where some lane differs from ref; of any lane
     if (mask == full_mask && W % 4 == 0) {
-        uint64_t differ4[4] = {0, 0, 0, 0}, offsets4[4] = {0, 0, 0, 0};
-        for (uint32_t l = 0; l < W; l += 4)
-            for (uint32_t k = 0; k < 4; ++k) {
-                differ4[k] |= (addr[l + k] + imm) ^ ref;
-                offsets4[k] |= addr[l + k] + imm;
-            }
-        differ = differ4[0] | differ4[1] | differ4[2] | differ4[3];
-        offsets = offsets4[0] | offsets4[1] | offsets4[2] | offsets4[3];
+        LaneQuad differ4 = {0, 0, 0, 0}, offsets4 = {0, 0, 0, 0};
+        for (uint32_t l = 0; l < W; l += 4) {
+            const LaneQuad lanes = quad(addr + l) + uint64_t(imm);
+            differ4 |= lanes ^ ref;
+            offsets4 |= lanes;
+        }
+        differ = or_quad(differ4);
+        offsets = or_quad(offsets4);
     } else {
         each(mask, [&](uint32_t l) {
             differ |= (addr[l] + imm) ^ ref;
@@ -1072,11 +1143,13 @@ SIMT_INLINE uint8_t *Sm::Impl::contiguous(uint32_t slot, const uint64_t *addr, i
     // The last lane first: most accesses off the row fail here at once.
     if (W % 4 != 0 || addr[W - 1] - first != uint64_t(W - 1) * size)
         return nullptr;
-    uint64_t off4[4] = {0, 0, 0, 0}; // any bit set: a lane off the row
-    for (uint32_t l = 0; l < W; l += 4)
-        for (uint32_t k = 0; k < 4; ++k)
-            off4[k] |= (addr[l + k] - first) ^ (uint64_t(l + k) * size);
-    if (off4[0] | off4[1] | off4[2] | off4[3])
+    LaneQuad off4 = {0, 0, 0, 0}; // any bit set: a lane off the row
+    LaneQuad row = LaneQuad{0, 1, 2, 3} * uint64_t(size) + first;
+    for (uint32_t l = 0; l < W; l += 4) {
+        off4 |= quad(addr + l) ^ row;
+        row += 4 * uint64_t(size);
+    }
+    if (or_quad(off4))
         return nullptr;
     const uint64_t lo = first + imm, last = lo + uint64_t(W) * size - 1;
     if ((lo >> 32) == (SIMTGPU_SHARED_BASE >> 32) && ((lo ^ last) >> 32) == 0) {
@@ -2019,7 +2092,7 @@ bool Sm::Impl::lane_rm(Warp &w, const Insn &in, uint32_t l, uint8_t &rm)
 // exceptions.
 template <class Compute, class Rmm>
 bool Sm::Impl::fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t *dst,
-                          Compute compute, Rmm rmm, const WarpFp &warp_op)
+                          const Compute &compute, const Rmm &rmm, const WarpFp &warp_op)
 {
     Warp &w = warps[slot];
     uint64_t by_rm[5] = {0, 0, 0, 0, 0};
@@ -2041,23 +2114,41 @@ bool Sm::Impl::fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t
     for (uint8_t rm = 0; rm < fp::kRmm; ++rm) { // host-supported modes
         const uint64_t lanes = by_rm[rm];
         if (!lanes) continue;
-        fp::set_round(rm); // also clears the flags
-        if (warp_op.ok && simd_fp && lanes == full_mask) {
-            if (warp_op.dbl)
-                fp::lanes::dbl(warp_op.kind, warp_op.a, warp_op.b, warp_op.c, warp_op.sa,
-                               warp_op.sc, res, W);
-            else
-                fp::lanes::single(warp_op.kind, warp_op.a, warp_op.b, warp_op.c,
-                                  float(warp_op.sa), float(warp_op.sc), res, W);
-        } else {
-            each(lanes, compute);
+        auto run_lanes = [&] {
+            if (warp_op.ok && simd_fp && lanes == full_mask) {
+                if (warp_op.dbl)
+                    fp::lanes::dbl(warp_op.kind, warp_op.a, warp_op.b, warp_op.c, warp_op.sa,
+                                   warp_op.sc, res, W);
+                else
+                    fp::lanes::single(warp_op.kind, warp_op.a, warp_op.b, warp_op.c,
+                                      float(warp_op.sa), float(warp_op.sc), res, W);
+            } else {
+                each(lanes, compute);
+            }
+        };
+        // Nearest-even, the host's own mode, runs without setting the mode
+        // or clearing the flags: flags left from earlier operations only
+        // make `raised` a superset, and the lanes are run again from clear
+        // flags when a lane lacks one.
+        bool cleared = rm != fp::kRne;
+        if (cleared) fp::set_round(rm); // also clears the flags
+        run_lanes();
+        fp::HostFpState host = fp::host_state();
+        if (!cleared && !host.nearest_even) { // the host program changed its mode
+            fp::set_round(fp::kRne);
+            cleared = true;
+            run_lanes();
+            host = fp::host_state();
         }
-        const uint8_t raised = fp::flags();
-        if (!raised) continue;
-        // Attribute the flags to lanes, unless every lane already has them.
-        bool all_have = true;
-        each(lanes, [&](uint32_t l) { all_have &= (w.fflags[l] & raised) == raised; });
-        if (all_have) continue;
+        uint8_t raised = host.flags;
+        if (!raised || lanes_have_flags(w, lanes, raised)) continue;
+        if (!cleared) {
+            fp::clear_flags();
+            run_lanes();
+            raised = fp::flags();
+            if (!raised || lanes_have_flags(w, lanes, raised)) continue;
+        }
+        // Attribute the flags to lanes.
         auto lane_flags = [&](uint32_t l) { // the lane alone, by the FPU
             fp::clear_flags();
             compute(l);
@@ -2446,7 +2537,7 @@ SIMT_HOST_SIMD_CLONES uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupC
                     zero_local_all(w, need);
                 const uint8_t *slot_bytes = local_byte(w, 0, off);
                 if (sizeof(T) == 8 && mask == full_mask) { // a spill's reload: one copy
-                    std::memcpy(dst, slot_bytes, 8 * size_t(W));
+                    copy_lanes(dst, slot_bytes);
                 } else {
                     each(mask, [&](uint32_t l) {
                         T v;
@@ -2497,7 +2588,7 @@ SIMT_HOST_SIMD_CLONES uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupC
                     zero_local_all(w, need);
                 uint8_t *slot_bytes = local_byte(w, 0, off);
                 if (sizeof(T) == 8 && mask == full_mask) { // a spill: one copy
-                    std::memcpy(slot_bytes, src, 8 * size_t(W));
+                    copy_lanes(slot_bytes, src);
                 } else {
                     each(mask, [&](uint32_t l) {
                         const T v = T(src[l]);
@@ -3318,6 +3409,7 @@ void Sm::abort()
     s.resume_slot = -1;
     std::fill(s.can_issue.begin(), s.can_issue.end(), 0);
     std::fill(s.waiting.begin(), s.waiting.end(), 0);
+    s.wakes.clear();
     for (LaunchContext &lc : s.launches) {
         lc.attached = false;
         lc.resident_ctas = 0;
