@@ -584,6 +584,25 @@ TEST_P(SimtTest, LocalMemoryStartsZeroedAndKeepsWrites) {
         }
 }
 
+// A spill to a word no lane has touched skips zeroing it only where the
+// simulator zeroes word by word (a window of at most 512 bytes): the word
+// after it still reads zero, though an earlier thread of the slot wrote it.
+TEST_P(SimtTest, LocalSpillsLeaveTheNextWordZeroed) {
+    mem.write(kIn, 32);
+    Params p;
+    p.n = 1;
+    const uint32_t ctas = 64, threads = 64;
+    for (uint32_t window : {256u, 512u}) { // chunks of 8 and 16 bytes
+        SCOPED_TRACE(window);
+        RunOutcome r = launch("k_local_spill", {ctas, 1, 1}, {threads, 1, 1}, p, 0, window);
+        ASSERT_FALSE(r.exception) << r.exception->kind << " detail " << r.exception->detail;
+        for (uint64_t t = 0; t < ctas * threads; ++t) {
+            ASSERT_EQ(out(2 * t), 0u) << "thread " << t;
+            ASSERT_EQ(out(2 * t + 1), t << 32 | 1) << "thread " << t;
+        }
+    }
+}
+
 TEST_P(SimtTest, LocalMemoryOfLanesStaysApart) {
     const uint32_t ctas = 4, threads = 96;
     RunOutcome r = launch("k_local_lanes", {ctas, 1, 1}, {threads, 1, 1});

@@ -172,9 +172,12 @@ struct Warp {
     // shuffle's source lane and rs1, and rd to write.
     std::vector<uint64_t> sync_mask, sync_value;
     std::vector<uint8_t> sync_funct, sync_src, sync_rs1, sync_rd;
-    // A lane waiting at a CTA barrier: its instruction (SIMTGPU_BAR_*), rd
-    // and barrier id.
-    std::vector<uint8_t> bar_kind, bar_rd, bar_id;
+    // A lane waiting at a CTA barrier: its instruction (SIMTGPU_BAR_*) and
+    // rd; the lanes waiting at each barrier, and those of them in a bar.red
+    // (popc/and/or), which get a value when it completes.
+    std::vector<uint8_t> bar_kind, bar_rd;
+    std::array<uint64_t, SIMTGPU_BARRIERS> bar_lanes{};
+    uint64_t bar_red_lanes = 0;
     std::vector<uint64_t> resv_addr, resv_value;
     uint64_t resv_valid = 0;
     // Local memory of the warp's lanes, allocated when first touched and
@@ -184,9 +187,9 @@ struct Warp {
     // is W consecutive words, not W cache lines apart. A thread's local
     // memory reads as zero until it writes it (deterministic; CUDA leaves
     // it undefined), but only the chunks it touches are zeroed
-    // (local_zeroed: bit c for chunk c of LaunchContext::local_chunk_shift
-    // bytes; local_zeroed_all: the chunks zeroed in every lane): most
-    // threads use a few words of a window of kilobytes.
+    // (bit c for chunk c of LaunchContext::local_chunk_shift bytes: in
+    // local_zeroed[l] zeroed or written for lane l, in local_zeroed_all for
+    // every lane): most threads use a few words of a window of kilobytes.
     std::vector<uint64_t> local;
     std::vector<uint64_t> local_zeroed;
     uint64_t local_zeroed_all = 0;
@@ -489,6 +492,7 @@ struct Sm::Impl {
                     bool &in_window, bool &split);
     void zero_local(Warp &w, uint32_t lane, uint64_t chunks);
     void zero_local_all(Warp &w, uint64_t chunks);
+    size_t local_words(Warp &w) const; // sizes w.local for the launch's stack
     // Byte `off` of lane l's local memory (interleaved: see Warp::local).
     SIMT_INLINE uint8_t *local_byte(Warp &w, uint32_t lane, uint64_t off) const
     {
@@ -618,7 +622,6 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
         w.sync_rd.resize(W);
         w.bar_kind.resize(W);
         w.bar_rd.resize(W);
-        w.bar_id.resize(W);
         w.resv_addr.resize(W);
         w.resv_value.resize(W);
         w.local_zeroed.resize(W);
@@ -706,6 +709,8 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
         w.warp_in_cta = k;
         w.valid = lanes >= 64 ? ~uint64_t(0) : (uint64_t(1) << lanes) - 1;
         w.exited = w.blocked_bar = w.blocked_sync = w.resv_valid = 0;
+        w.bar_lanes.fill(0);
+        w.bar_red_lanes = 0;
         w.waiting_warp_sync = w.waiting_vote = w.waiting_shfl = 0;
         ready_at[slot] = now;
         recheck_slot(slot);
@@ -1063,7 +1068,7 @@ SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va,
         if (off + size <= cur->desc.stack_bytes) {
             Warp &w = warps[slot];
             const uint64_t need = local_chunks(off, size);
-            if (need & ~w.local_zeroed[lane])
+            if (need & ~(w.local_zeroed[lane] | w.local_zeroed_all))
                 zero_local(w, lane, need);
             if ((off & 7) + size > 8) { // two words, not adjacent: the caller goes byte by byte
                 split = true;
@@ -1183,13 +1188,17 @@ SIMT_INLINE uint8_t *Sm::Impl::global_page(uint64_t va, uint32_t lanes, Access a
 
 // Zeroes the chunks of a lane's local memory that its thread touches for
 // the first time.
-void Sm::Impl::zero_local(Warp &w, uint32_t lane, uint64_t chunks) {
-    const uint32_t bytes = cur->desc.stack_bytes;
-    const size_t words = (size_t(bytes) + 7) / 8;
+size_t Sm::Impl::local_words(Warp &w) const {
+    const size_t words = (size_t(cur->desc.stack_bytes) + 7) / 8;
     if (w.local.size() < words * W)
         w.local.resize(words * W); // word k of lane l stays at k * W + l
-    const uint32_t shift = cur->local_chunk_shift; // >= 6: chunks are whole words
-    for (uint64_t m = chunks & ~w.local_zeroed[lane]; m; m &= m - 1) {
+    return words;
+}
+
+void Sm::Impl::zero_local(Warp &w, uint32_t lane, uint64_t chunks) {
+    const size_t words = local_words(w);
+    const uint32_t shift = cur->local_chunk_shift; // >= 3: chunks are whole words
+    for (uint64_t m = chunks & ~(w.local_zeroed[lane] | w.local_zeroed_all); m; m &= m - 1) {
         const size_t begin = size_t(std::countr_zero(m)) << (shift - 3);
         const size_t end = std::min(begin + (size_t(1) << (shift - 3)), words);
         for (size_t k = begin; k < end; ++k) w.local[k * W + lane] = 0;
@@ -1206,20 +1215,14 @@ void Sm::Impl::zero_local_all(Warp &w, uint64_t chunks) {
     uint64_t fresh = chunks & ~w.local_zeroed_all;
     for (uint32_t l = 0; l < W && fresh; ++l)
         fresh &= ~w.local_zeroed[l];
-    if (fresh) {
-        const size_t words = (size_t(cur->desc.stack_bytes) + 7) / 8;
-        if (w.local.size() < words * W)
-            w.local.resize(words * W);
-        const uint32_t shift = cur->local_chunk_shift; // >= 6: chunks are whole words
-        for (uint64_t m = fresh; m; m &= m - 1) {
-            const size_t begin = size_t(std::countr_zero(m)) << (shift - 3);
-            const size_t end = std::min(begin + (size_t(1) << (shift - 3)), words);
-            std::memset(w.local.data() + begin * W, 0, (end - begin) * W * sizeof(uint64_t));
-        }
-        for (uint32_t l = 0; l < W; ++l)
-            w.local_zeroed[l] |= fresh;
+    const size_t words = local_words(w);
+    const uint32_t shift = cur->local_chunk_shift; // >= 3: chunks are whole words
+    for (uint64_t m = fresh; m; m &= m - 1) {
+        const size_t begin = size_t(std::countr_zero(m)) << (shift - 3);
+        const size_t end = std::min(begin + (size_t(1) << (shift - 3)), words);
+        std::memset(w.local.data() + begin * W, 0, (end - begin) * W * sizeof(uint64_t));
     }
-    if (const uint64_t rest = chunks & ~fresh)
+    if (const uint64_t rest = chunks & ~fresh & ~w.local_zeroed_all)
         for (uint32_t l = 0; l < W; ++l)
             if (rest & ~w.local_zeroed[l])
                 zero_local(w, l, rest);
@@ -1613,11 +1616,7 @@ void Sm::Impl::arrive_barrier(uint32_t slot, const Insn &in, uint64_t mask)
         bar.waiting += lanes;
         bar.partial |= partial_warp;
         w.blocked_bar |= mask;
-        each(mask, [&](uint32_t l) {
-            w.bar_id[l] = 0;
-            w.bar_kind[l] = in.funct;
-            w.bar_rd[l] = in.rd;
-        });
+        w.bar_lanes[0] |= mask;
         touched = 1;
     }
     for (uint64_t m = touched ? 0 : mask; m; m &= m - 1) {
@@ -1648,10 +1647,11 @@ void Sm::Impl::arrive_barrier(uint32_t slot, const Insn &in, uint64_t mask)
         if (!waits) continue;
         ++bar.waiting;
         w.blocked_bar |= uint64_t(1) << l;
-        w.bar_id[l] = uint8_t(id);
-        w.bar_kind[l] = in.funct;
-        w.bar_rd[l] = in.rd;
+        w.bar_lanes[id] |= uint64_t(1) << l;
         if (in.funct != SIMTGPU_BAR_SYNC) {
+            w.bar_red_lanes |= uint64_t(1) << l;
+            w.bar_kind[l] = in.funct;
+            w.bar_rd[l] = in.rd;
             ++cta.red_arrivals;
             cta.red_true += src[l] != 0;
         }
@@ -1682,20 +1682,19 @@ void Sm::Impl::release_barrier(Cta &cta, uint32_t id)
 {
     for (uint32_t slot : cta.warps) {
         Warp &w = warps[slot];
-        uint64_t released = 0;
-        for (uint64_t m = w.blocked_bar; m; m &= m - 1) {
+        const uint64_t released = w.bar_lanes[id];
+        for (uint64_t m = released & w.bar_red_lanes; m; m &= m - 1) {
             const uint32_t l = uint32_t(std::countr_zero(m));
-            if (w.bar_id[l] != id) continue;
-            released |= uint64_t(1) << l;
             uint64_t value = 0;
             switch (w.bar_kind[l]) {
             case SIMTGPU_BAR_POPC: value = cta.red_true; break;
             case SIMTGPU_BAR_AND: value = cta.red_true == cta.red_arrivals; break;
             case SIMTGPU_BAR_OR: value = cta.red_true != 0; break;
-            default: continue;
             }
             X(w, w.bar_rd[l])[l] = value;
         }
+        w.bar_lanes[id] = 0;
+        w.bar_red_lanes &= ~released;
         w.blocked_bar &= ~released;
         recheck_slot(slot);
     }
@@ -2584,8 +2583,16 @@ SIMT_HOST_SIMD_CLONES uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupC
                        one_address && off < cur->desc.stack_bytes &&
                        cur->desc.stack_bytes - off >= sizeof(T) && (off & 7) + sizeof(T) <= 8) {
                 const uint64_t need = local_chunks(off, sizeof(T));
-                if (need & ~w.local_zeroed_all) [[unlikely]]
-                    zero_local_all(w, need);
+                if (need & ~w.local_zeroed_all) [[unlikely]] {
+                    // A spill of every lane to a chunk of one word writes
+                    // all of it: nothing to zero first.
+                    if (sizeof(T) == 8 && mask == full_mask && cur->local_chunk_shift == 3) {
+                        local_words(w);
+                        w.local_zeroed_all |= need;
+                    } else {
+                        zero_local_all(w, need);
+                    }
+                }
                 uint8_t *slot_bytes = local_byte(w, 0, off);
                 if (sizeof(T) == 8 && mask == full_mask) { // a spill: one copy
                     copy_lanes(slot_bytes, src);
@@ -3265,8 +3272,8 @@ std::optional<uint32_t> Sm::attach(const LaunchDesc &launch, GlobalMemory &memor
     lc.resident_ctas = lc.ctas_completed = 0;
     lc.ctas_finished = lc.thread_instructions = 0;
     lc.exits = ExitRecord{};
-    // Chunks of at least 64 bytes, at most 64 of them per window.
-    lc.local_chunk_shift = 6;
+    // Chunks of at least a word, at most 64 of them per window.
+    lc.local_chunk_shift = 3;
     while ((uint64_t(launch.stack_bytes) >> lc.local_chunk_shift) >= 64)
         ++lc.local_chunk_shift;
     for (TlbEntry &e : lc.tlb) e = TlbEntry{};

@@ -409,6 +409,22 @@ KERNEL(k_local_fresh)
 	}
 }
 
+/* A doubleword that every lane stores at the same offset p->in[0] of its
+ * window (a register spill), then the doubleword after it: loaded (what it
+ * finds), stored and both loaded back. */
+KERNEL(k_local_spill)
+{
+	uint32_t t = gtid();
+	uint64_t a = SIMTGPU_LOCAL_BASE + p->in[0], next, mine;
+	uint64_t v = (uint64_t)t << 32 | 1;
+	__asm__ volatile("sd %0, 0(%1)" : : "r"(v), "r"(a) : "memory");
+	__asm__ volatile("ld %0, 8(%1)" : "=r"(next) : "r"(a) : "memory");
+	__asm__ volatile("sd %0, 8(%1)" : : "r"(v + 1), "r"(a) : "memory");
+	__asm__ volatile("ld %0, 0(%1)" : "=r"(mine) : "r"(a) : "memory");
+	p->out[2 * t] = next;
+	p->out[2 * t + 1] = mine;
+}
+
 /* Lanes' local memory stays apart (it is interleaved by word on the host):
  * each thread stores bytes 0..23 at a per-thread shift s = t % 7 of its
  * window, then a misaligned halfword at s + 3 and word at s + 9, and loads
