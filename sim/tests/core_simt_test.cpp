@@ -584,21 +584,24 @@ TEST_P(SimtTest, LocalMemoryStartsZeroedAndKeepsWrites) {
         }
 }
 
-// A spill to a word no lane has touched skips zeroing it only where the
-// simulator zeroes word by word (a window of at most 512 bytes): the word
-// after it still reads zero, though an earlier thread of the slot wrote it.
+// A spill of every lane to a word none has touched is not zeroed first,
+// but the word after it still reads zero (an earlier thread of the slot
+// wrote it), and zeroing its 64 bytes lane by lane, for accesses at other
+// addresses in each lane, leaves both words as stored.
 TEST_P(SimtTest, LocalSpillsLeaveTheNextWordZeroed) {
     mem.write(kIn, 32);
     Params p;
     p.n = 1;
     const uint32_t ctas = 64, threads = 64;
-    for (uint32_t window : {256u, 512u}) { // chunks of 8 and 16 bytes
+    for (uint32_t window : {256u, 4096u}) {
         SCOPED_TRACE(window);
         RunOutcome r = launch("k_local_spill", {ctas, 1, 1}, {threads, 1, 1}, p, 0, window);
         ASSERT_FALSE(r.exception) << r.exception->kind << " detail " << r.exception->detail;
         for (uint64_t t = 0; t < ctas * threads; ++t) {
-            ASSERT_EQ(out(2 * t), 0u) << "thread " << t;
-            ASSERT_EQ(out(2 * t + 1), t << 32 | 1) << "thread " << t;
+            ASSERT_EQ(out(4 * t), 0u) << "thread " << t;
+            ASSERT_EQ(out(4 * t + 1), 0u) << "thread " << t;
+            ASSERT_EQ(out(4 * t + 2), t << 32 | 1) << "thread " << t;
+            ASSERT_EQ(out(4 * t + 3), (t << 32 | 1) + 1) << "thread " << t;
         }
     }
 }

@@ -187,12 +187,16 @@ struct Warp {
     // is W consecutive words, not W cache lines apart. A thread's local
     // memory reads as zero until it writes it (deterministic; CUDA leaves
     // it undefined), but only the chunks it touches are zeroed
-    // (bit c for chunk c of LaunchContext::local_chunk_shift bytes: in
-    // local_zeroed[l] zeroed or written for lane l, in local_zeroed_all for
-    // every lane): most threads use a few words of a window of kilobytes.
+    // (local_zeroed[l]: bit c for chunk c of LaunchContext::local_chunk_shift
+    // bytes zeroed for lane l, by accesses lane by lane; local_rows: bit k
+    // for word k zeroed or written in every lane, by accesses of every lane
+    // at one address, as a stack frame's): most threads use a few words of
+    // a window of kilobytes.
     std::vector<uint64_t> local;
     std::vector<uint64_t> local_zeroed;
-    uint64_t local_zeroed_all = 0;
+    uint64_t local_zeroed_any = 0; // OR of local_zeroed
+    std::vector<uint64_t> local_rows;
+    bool local_row_ready(uint64_t word) const { return local_rows[word >> 6] >> (word & 63) & 1; }
 
     uint64_t runnable() const { return valid & ~exited & ~blocked_bar & ~blocked_sync; }
     uint64_t live() const { return valid & ~exited; }
@@ -491,7 +495,7 @@ struct Sm::Impl {
     uint8_t *window(uint32_t slot, uint32_t lane, uint64_t va, uint32_t size, Access access,
                     bool &in_window, bool &split);
     void zero_local(Warp &w, uint32_t lane, uint64_t chunks);
-    void zero_local_all(Warp &w, uint64_t chunks);
+    void start_local_row(Warp &w, uint64_t word, bool written_whole);
     size_t local_words(Warp &w) const; // sizes w.local for the launch's stack
     // Byte `off` of lane l's local memory (interleaved: see Warp::local).
     SIMT_INLINE uint8_t *local_byte(Warp &w, uint32_t lane, uint64_t off) const
@@ -786,7 +790,8 @@ void Sm::Impl::initialise_placed_warps()
             X(w, 2)[l] = sp;
             w.local_zeroed[l] = 0;
         }
-        w.local_zeroed_all = 0;
+        w.local_zeroed_any = 0;
+        w.local_rows.assign((size_t(launch.stack_bytes) + 8 * 64 - 1) / (8 * 64), 0);
     }
     uninitialised.clear();
 }
@@ -1068,7 +1073,7 @@ SIMT_INLINE uint8_t *Sm::Impl::window(uint32_t slot, uint32_t lane, uint64_t va,
         if (off + size <= cur->desc.stack_bytes) {
             Warp &w = warps[slot];
             const uint64_t need = local_chunks(off, size);
-            if (need & ~(w.local_zeroed[lane] | w.local_zeroed_all))
+            if (need & ~w.local_zeroed[lane])
                 zero_local(w, lane, need);
             if ((off & 7) + size > 8) { // two words, not adjacent: the caller goes byte by byte
                 split = true;
@@ -1195,38 +1200,36 @@ size_t Sm::Impl::local_words(Warp &w) const {
     return words;
 }
 
+// Zeroes lane's words of `chunks` that it has not zeroed, but for the rows
+// already zeroed or written in every lane.
 void Sm::Impl::zero_local(Warp &w, uint32_t lane, uint64_t chunks) {
     const size_t words = local_words(w);
     const uint32_t shift = cur->local_chunk_shift; // >= 3: chunks are whole words
-    for (uint64_t m = chunks & ~(w.local_zeroed[lane] | w.local_zeroed_all); m; m &= m - 1) {
+    for (uint64_t m = chunks & ~w.local_zeroed[lane]; m; m &= m - 1) {
         const size_t begin = size_t(std::countr_zero(m)) << (shift - 3);
         const size_t end = std::min(begin + (size_t(1) << (shift - 3)), words);
-        for (size_t k = begin; k < end; ++k) w.local[k * W + lane] = 0;
+        for (size_t k = begin; k < end; ++k)
+            if (!w.local_row_ready(k)) w.local[k * W + lane] = 0;
     }
     w.local_zeroed[lane] |= chunks;
+    w.local_zeroed_any |= chunks;
 }
 
-// zero_local for every lane of the warp, so that accesses to these chunks
-// need no check per lane from now on.
-// The chunks no lane has zeroed yet (a fresh warp's stack) are one run of
-// words for all lanes together (word k of lane l is local[k * W + l]): one
-// memset each, not W strided loops.
-void Sm::Impl::zero_local_all(Warp &w, uint64_t chunks) {
-    uint64_t fresh = chunks & ~w.local_zeroed_all;
-    for (uint32_t l = 0; l < W && fresh; ++l)
-        fresh &= ~w.local_zeroed[l];
-    const size_t words = local_words(w);
-    const uint32_t shift = cur->local_chunk_shift; // >= 3: chunks are whole words
-    for (uint64_t m = fresh; m; m &= m - 1) {
-        const size_t begin = size_t(std::countr_zero(m)) << (shift - 3);
-        const size_t end = std::min(begin + (size_t(1) << (shift - 3)), words);
-        std::memset(w.local.data() + begin * W, 0, (end - begin) * W * sizeof(uint64_t));
-    }
-    if (const uint64_t rest = chunks & ~fresh & ~w.local_zeroed_all)
+// Word `word` of every lane (a row) made ready for an access of them all:
+// zeroed, but in lanes that zeroed its chunk themselves, or left as it is
+// when the access writes all of it.
+void Sm::Impl::start_local_row(Warp &w, uint64_t word, bool written_whole) {
+    local_words(w);
+    uint64_t *row = w.local.data() + word * W;
+    const uint64_t chunk = uint64_t(1) << (word >> (cur->local_chunk_shift - 3));
+    if (written_whole) {
+    } else if (!(w.local_zeroed_any & chunk)) {
+        std::memset(row, 0, W * sizeof(uint64_t));
+    } else {
         for (uint32_t l = 0; l < W; ++l)
-            if (rest & ~w.local_zeroed[l])
-                zero_local(w, l, rest);
-    w.local_zeroed_all |= chunks;
+            if (!(w.local_zeroed[l] & chunk)) row[l] = 0;
+    }
+    w.local_rows[word >> 6] |= uint64_t(1) << (word & 63);
 }
 
 void Sm::Impl::local_split(Warp &w, uint32_t lane, uint64_t off, void *data, uint32_t size,
@@ -2531,9 +2534,8 @@ SIMT_HOST_SIMD_CLONES uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupC
                 cur->desc.stack_bytes - off >= sizeof(T) && (off & 7) + sizeof(T) <= 8) {
                 // Every lane at the same local address (a stack slot): W
                 // consecutive words.
-                const uint64_t need = local_chunks(off, sizeof(T));
-                if (need & ~w.local_zeroed_all) [[unlikely]]
-                    zero_local_all(w, need);
+                if (!w.local_row_ready(off >> 3)) [[unlikely]]
+                    start_local_row(w, off >> 3, false);
                 const uint8_t *slot_bytes = local_byte(w, 0, off);
                 if (sizeof(T) == 8 && mask == full_mask) { // a spill's reload: one copy
                     copy_lanes(dst, slot_bytes);
@@ -2582,17 +2584,9 @@ SIMT_HOST_SIMD_CLONES uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupC
             } else if (const uint64_t off = a[first] + imm - SIMTGPU_LOCAL_BASE;
                        one_address && off < cur->desc.stack_bytes &&
                        cur->desc.stack_bytes - off >= sizeof(T) && (off & 7) + sizeof(T) <= 8) {
-                const uint64_t need = local_chunks(off, sizeof(T));
-                if (need & ~w.local_zeroed_all) [[unlikely]] {
-                    // A spill of every lane to a chunk of one word writes
-                    // all of it: nothing to zero first.
-                    if (sizeof(T) == 8 && mask == full_mask && cur->local_chunk_shift == 3) {
-                        local_words(w);
-                        w.local_zeroed_all |= need;
-                    } else {
-                        zero_local_all(w, need);
-                    }
-                }
+                // A spill of every lane writes all of its row: nothing to zero.
+                if (!w.local_row_ready(off >> 3)) [[unlikely]]
+                    start_local_row(w, off >> 3, sizeof(T) == 8 && mask == full_mask);
                 uint8_t *slot_bytes = local_byte(w, 0, off);
                 if (sizeof(T) == 8 && mask == full_mask) { // a spill: one copy
                     copy_lanes(slot_bytes, src);
@@ -3272,8 +3266,8 @@ std::optional<uint32_t> Sm::attach(const LaunchDesc &launch, GlobalMemory &memor
     lc.resident_ctas = lc.ctas_completed = 0;
     lc.ctas_finished = lc.thread_instructions = 0;
     lc.exits = ExitRecord{};
-    // Chunks of at least a word, at most 64 of them per window.
-    lc.local_chunk_shift = 3;
+    // Chunks of at least 64 bytes, at most 64 of them per window.
+    lc.local_chunk_shift = 6;
     while ((uint64_t(launch.stack_bytes) >> lc.local_chunk_shift) >= 64)
         ++lc.local_chunk_shift;
     for (TlbEntry &e : lc.tlb) e = TlbEntry{};

@@ -411,18 +411,26 @@ KERNEL(k_local_fresh)
 
 /* A doubleword that every lane stores at the same offset p->in[0] of its
  * window (a register spill), then the doubleword after it: loaded (what it
- * finds), stored and both loaded back. */
+ * finds) and stored; then, lane by lane, a doubleword 16 or 24 bytes on
+ * (by t's parity), in the same 64 bytes: loaded and stored; then the first
+ * two loaded back. */
 KERNEL(k_local_spill)
 {
 	uint32_t t = gtid();
-	uint64_t a = SIMTGPU_LOCAL_BASE + p->in[0], next, mine;
+	uint64_t a = SIMTGPU_LOCAL_BASE + p->in[0], next, own, mine, mine_next;
+	uint64_t b = a + 16 + 8 * (t & 1);
 	uint64_t v = (uint64_t)t << 32 | 1;
 	__asm__ volatile("sd %0, 0(%1)" : : "r"(v), "r"(a) : "memory");
 	__asm__ volatile("ld %0, 8(%1)" : "=r"(next) : "r"(a) : "memory");
 	__asm__ volatile("sd %0, 8(%1)" : : "r"(v + 1), "r"(a) : "memory");
+	__asm__ volatile("ld %0, 0(%1)" : "=r"(own) : "r"(b) : "memory");
+	__asm__ volatile("sd %0, 0(%1)" : : "r"(v + 2), "r"(b) : "memory");
 	__asm__ volatile("ld %0, 0(%1)" : "=r"(mine) : "r"(a) : "memory");
-	p->out[2 * t] = next;
-	p->out[2 * t + 1] = mine;
+	__asm__ volatile("ld %0, 8(%1)" : "=r"(mine_next) : "r"(a) : "memory");
+	p->out[4 * t] = next;
+	p->out[4 * t + 1] = own;
+	p->out[4 * t + 2] = mine;
+	p->out[4 * t + 3] = mine_next;
 }
 
 /* Lanes' local memory stays apart (it is interleaved by word on the host):
