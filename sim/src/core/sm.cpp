@@ -3444,8 +3444,15 @@ uint64_t Sm::state_fingerprint(uint32_t launch) const {
         mix(uint64_t(cta.ctaid[0]) | uint64_t(cta.ctaid[1]) << 21 | uint64_t(cta.ctaid[2]) << 42);
         for (const Barrier &bar : cta.bars)
             mix(bar.arrived);
-        for (uint8_t byte : cta.shared)
-            mix(byte);
+        // Eight bytes at a time: byte by byte was a percent of short kernels.
+        const size_t words = cta.shared.size() / 8;
+        for (size_t k = 0; k < words; ++k) {
+            uint64_t word;
+            std::memcpy(&word, cta.shared.data() + 8 * k, 8);
+            mix(word);
+        }
+        for (size_t k = 8 * words; k < cta.shared.size(); ++k)
+            mix(cta.shared[k]);
     }
     for (const Warp &w : s.warps) {
         if (!w.active || s.ctas[w.cta].launch != launch)
