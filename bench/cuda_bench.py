@@ -12,7 +12,7 @@ results against the CPU, so a wrong answer shows as FAIL.
                         [--threads 1,2] [--markdown]
 
 --threads runs each program once per host-thread count (SIMTGPU_SIM_THREADS:
-the functional model's SMs on several host threads) and adds its wall-clock
+the SMs on several host threads, in either model) and adds its wall-clock
 speedup over the first count, measured in the same run.
 
 The rate per CPU second counts the whole process (setup, copies and the CPU

@@ -105,7 +105,7 @@ uint64_t latency(MemorySystem &mem, uint64_t &now, const WarpAccess &a) {
     Token token = mem.issue(a, now).token;
     for (;; ++now)
         for (const Completion &c : mem.tick(now))
-            if (c.token == token)
+            if (c.sm == a.sm && c.token == token) // tokens are per SM
                 return c.cycle - start;
 }
 

@@ -299,6 +299,7 @@ INSTANTIATE_TEST_SUITE_P(Models, Replay,
                          ::testing::Values(ReplaySetup{"functional", nullptr, 1},
                                            ReplaySetup{"two_threads", nullptr, 2},
                                            ReplaySetup{"teaching", "teaching", 1},
+                                           ReplaySetup{"teaching_two_threads", "teaching", 2},
                                            ReplaySetup{"volta", "volta", 1}),
                          [](const auto &info) { return std::string(info.param.name); });
 

@@ -48,7 +48,8 @@ WarpAccess one_lane(uint32_t sm, AccessKind kind, uint64_t address) {
 struct Driver {
     MemorySystem mem;
     uint64_t now = 0;
-    std::map<Token, uint64_t> done; // completions not yet claimed
+    using Ticket = std::pair<uint32_t, Token>; // an access: its SM and token (tokens are per SM)
+    std::map<Ticket, uint64_t> done;           // completions not yet claimed
 
     explicit Driver(const MemoryConfig &config = MemoryConfig{}, uint32_t sms = 80,
                     uint32_t clock_khz = kVoltaClockKhz)
@@ -56,20 +57,21 @@ struct Driver {
 
     void step() {
         for (const Completion &c : mem.tick(now))
-            done[c.token] = c.cycle;
+            done[{c.sm, c.token}] = c.cycle;
         ++now;
     }
-    Token issue(const WarpAccess &a) {
+    Ticket issue(const WarpAccess &a) {
         IssueResult r = mem.issue(a, now);
         EXPECT_TRUE(r.accepted);
-        return r.token;
+        return {a.sm, r.token};
     }
     // Runs until `token` completes; its completion cycle.
-    uint64_t wait(Token token) {
+    uint64_t wait(Ticket token) {
         while (!done.count(token)) {
             step();
             if (now > 10'000'000) {
-                ADD_FAILURE() << "token " << token << " never completed";
+                ADD_FAILURE() << "token " << token.second << " of SM " << token.first
+                              << " never completed";
                 return 0;
             }
         }
@@ -120,8 +122,8 @@ TEST(MemSystem, SharedMemoryLatencyGrowsWithBankConflicts) {
     EXPECT_EQ(d.mem.counters(0).shared_passes, 1u + 1u + 2u + 32u);
     // Two conflicted accesses back to back share the SM's pipeline.
     uint64_t start = d.now;
-    Token first = d.issue(strided(0, AccessKind::shared_load, 0, 128));
-    Token second = d.issue(strided(0, AccessKind::shared_load, 0, 128));
+    Driver::Ticket first = d.issue(strided(0, AccessKind::shared_load, 0, 128));
+    Driver::Ticket second = d.issue(strided(0, AccessKind::shared_load, 0, 128));
     EXPECT_EQ(d.wait(first) - start, 51u);
     EXPECT_EQ(d.wait(second) - start, 51u + 32u);
 }
@@ -178,9 +180,9 @@ TEST(MemSystem, L1ReplacesTheLeastRecentlyUsedLine) {
 TEST(MemSystem, MshrsMergeRequestsForASectorInFlight) {
     Driver d;
     const uint64_t start = d.now;
-    Token first = d.issue(strided(0, AccessKind::load, 0x500000, 4, 32, 0));
+    Driver::Ticket first = d.issue(strided(0, AccessKind::load, 0x500000, 4, 32, 0));
     d.step();
-    Token second = d.issue(strided(0, AccessKind::load, 0x500000, 4, 32, 1));
+    Driver::Ticket second = d.issue(strided(0, AccessKind::load, 0x500000, 4, 32, 1));
     uint64_t first_done = d.wait(first), second_done = d.wait(second);
     const MemoryCounters &c = d.mem.counters(0);
     EXPECT_EQ(c.l1_sector_misses, 4u);
@@ -195,7 +197,7 @@ TEST(MemSystem, MshrsMergeRequestsForASectorInFlight) {
 TEST(MemSystem, FullMshrsThrottleNewMisses) {
     MemoryConfig config = config_from({{"l1", {{"mshrs", 2}, {"mshr_merge", 2}}}});
     Driver d(config, 1);
-    Token a = d.issue(strided(0, AccessKind::load, 0x600000, 4));
+    Driver::Ticket a = d.issue(strided(0, AccessKind::load, 0x600000, 4));
     d.issue(strided(0, AccessKind::load, 0x700000, 4));
     EXPECT_FALSE(d.mem.issue(strided(0, AccessKind::load, 0x800000, 4), d.now).accepted);
     EXPECT_EQ(d.mem.counters(0).mshr_throttles, 1u);
@@ -266,8 +268,8 @@ TEST(MemSystem, L2SlicesContendAcrossSms) {
     // Warm two sectors of one line (so one slice) into L2.
     d.latency(strided(0, AccessKind::load, 0xa00000, 4, 16));
     uint64_t start = d.now;
-    Token a = d.issue(one_lane(1, AccessKind::load, 0xa00000));
-    Token b = d.issue(one_lane(2, AccessKind::load, 0xa00020));
+    Driver::Ticket a = d.issue(one_lane(1, AccessKind::load, 0xa00000));
+    Driver::Ticket b = d.issue(one_lane(2, AccessKind::load, 0xa00020));
     EXPECT_EQ(d.wait(a) - start, 212u);
     EXPECT_EQ(d.wait(b) - start, 213u); // second in line at the slice port
 }
@@ -305,9 +307,9 @@ std::pair<uint64_t, uint64_t> row_race(const char *scheduler) {
     uint64_t b = neighbour(d.mem, a, false), c = neighbour(d.mem, a, true);
     d.issue(one_lane(0, AccessKind::load, a));
     d.step();
-    Token tb = d.issue(one_lane(1, AccessKind::load, b));
+    Driver::Ticket tb = d.issue(one_lane(1, AccessKind::load, b));
     d.step();
-    Token tc = d.issue(one_lane(2, AccessKind::load, c));
+    Driver::Ticket tc = d.issue(one_lane(2, AccessKind::load, c));
     return {d.wait(tb), d.wait(tc)};
 }
 
@@ -363,13 +365,13 @@ TEST(MemSystem, ASequentialStreamReachesTheConfiguredBandwidth) {
 TEST(MemSystem, IndependentMissesOverlap) {
     Driver d;
     uint64_t one = d.latency(strided(0, AccessKind::load, 0x8000000, 4));
-    std::vector<Token> tokens;
+    std::vector<Driver::Ticket> tokens;
     uint64_t start = d.now;
     for (uint32_t warp = 0; warp < 16; ++warp)
         tokens.push_back(
             d.issue(strided(0, AccessKind::load, 0x9000000 + warp * 0x10080, 4, 32, warp)));
     uint64_t last = 0;
-    for (Token t : tokens)
+    for (Driver::Ticket t : tokens)
         last = std::max(last, d.wait(t));
     EXPECT_LT(last - start, 2 * one) << "16 misses took " << last - start << ", one " << one;
 }
@@ -385,8 +387,8 @@ TEST(MemSystem, AtomicsSerialisePerAddressAtL2) {
     EXPECT_EQ(d.mem.totals().atomic_ops, 32u + 4u);
     // Two warps on one address: the second waits for the first's 32.
     uint64_t start = d.now;
-    Token a = d.issue(strided(1, AccessKind::atomic, counter, 0));
-    Token b = d.issue(strided(2, AccessKind::atomic, counter, 0));
+    Driver::Ticket a = d.issue(strided(1, AccessKind::atomic, counter, 0));
+    Driver::Ticket b = d.issue(strided(2, AccessKind::atomic, counter, 0));
     EXPECT_EQ(d.wait(a) - start, 212u + 32u);
     EXPECT_EQ(d.wait(b) - start, 212u + 64u);
     // The L1 copy is stale after an atomic.
@@ -440,6 +442,84 @@ TEST(MemSystem, CyclesAndCountersAreDeterministic) {
         return cycles;
     };
     EXPECT_EQ(run(), run());
+}
+
+// The engine's quanta (device/grid_scheduler.h): every SM side runs
+// lookahead() cycles on its own, then the shared side runs them. That is
+// only sound if no answer the shared side sends is due inside the quantum it
+// ran; one that were would reach its SM late, at the next quantum.
+struct QuantumDriver {
+    MemorySystem mem;
+    uint64_t now = 0;
+    std::map<std::pair<uint32_t, Token>, uint64_t> done; // (sm, token) -> its last cycle
+    uint64_t completions = 0;
+
+    explicit QuantumDriver(uint32_t sms)
+        : mem(std::move(*MemorySystem::create(MemoryConfig{}, sms, kVoltaClockKhz))) {}
+
+    // One quantum; `issue(sm, cycle)` may issue accesses of that SM.
+    template <typename Issue> void quantum(Issue &&issue) {
+        const uint64_t end = now + mem.lookahead();
+        for (uint32_t sm = 0; sm < mem.num_sms(); ++sm)
+            for (uint64_t cycle = now; cycle < end; ++cycle) {
+                for (const Completion &c : mem.tick_sm(sm, cycle)) {
+                    EXPECT_EQ(c.cycle, cycle);
+                    done[{sm, c.token}] = c.cycle;
+                    ++completions;
+                }
+                issue(sm, cycle);
+            }
+        mem.advance_shared(end - 1);
+        now = end;
+    }
+    // The latency of one lane's load of `address` by `sm`, issued at the
+    // first cycle of a quantum.
+    uint64_t latency(uint32_t sm, uint64_t address) {
+        const uint64_t start = now;
+        Token token = 0;
+        quantum([&](uint32_t s, uint64_t cycle) {
+            if (s == sm && cycle == start)
+                token = mem.issue(one_lane(sm, AccessKind::load, address), cycle).token;
+        });
+        while (!done.count({sm, token}) && now < start + 10'000)
+            quantum([](uint32_t, uint64_t) {});
+        return done.count({sm, token}) ? done[{sm, token}] - start : 0;
+    }
+};
+
+TEST(MemSystem, QuantaOfTheLookaheadKeepTheConfiguredLatencies) {
+    QuantumDriver d(2);
+    const MemoryConfig c;
+    EXPECT_EQ(d.mem.lookahead(), c.l2.hit_latency - c.l1.hit_latency);
+    EXPECT_EQ(d.latency(0, 0x100000), c.dram.latency); // closed row
+    EXPECT_EQ(d.latency(0, 0x100000), c.l1.hit_latency);
+    EXPECT_EQ(d.latency(1, 0x100000), c.l2.hit_latency); // the other SM's line, at L2
+}
+
+// Loads, stores and atomics from 8 SMs to lines they share, L2 hits and
+// misses alike: each completes at the cycle it is due, none is lost, and
+// after each quantum no SM has an event due inside it.
+TEST(MemSystem, QuantaOfTheLookaheadCompleteEveryAccess) {
+    QuantumDriver d(8);
+    std::mt19937 rng(7);
+    uint64_t issued = 0;
+    for (uint32_t q = 0; q < 40; ++q) {
+        d.quantum([&](uint32_t sm, uint64_t cycle) {
+            if (q >= 30 || rng() % 4 != 0)
+                return;
+            const AccessKind kind = std::array{AccessKind::load, AccessKind::load,
+                                               AccessKind::store, AccessKind::atomic}[rng() % 4];
+            const uint64_t base = 0x100000 + (rng() % 64) * 128;
+            issued += d.mem.issue(strided(sm, kind, base, 4, 32, 0), cycle).accepted;
+        });
+        for (uint32_t sm = 0; sm < 8; ++sm)
+            EXPECT_GT(d.mem.next_sm_event_cycle(sm), d.now - 1);
+    }
+    EXPECT_TRUE(d.mem.idle());
+    EXPECT_EQ(d.completions, issued) << "accesses never completed";
+    EXPECT_GT(issued, 100u);
+    EXPECT_GT(d.mem.totals().l2_sector_hits, 0u);
+    EXPECT_GT(d.mem.totals().dram_read_bytes, 0u);
 }
 
 } // namespace

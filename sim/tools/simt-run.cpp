@@ -52,8 +52,8 @@ constexpr const char *kUsage =
     "  --trace FILE        write a Chrome/Perfetto trace of the run to FILE\n"
     "                      (docs/trace.md; open it in ui.perfetto.dev)\n"
     "  --trace-max-events N  events the trace holds at most (default 1000000)\n"
-    "  --threads N         host threads that run the SMs (functional model;\n"
-    "                      the same results for every N; default 1)\n"
+    "  --threads N         host threads that run the SMs (either model; the\n"
+    "                      same results and cycles for every N; default 1)\n"
     "  --help              show this text\n";
 
 // Where the driver puts its own things: physical VRAM, and the VA of the

@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# The functional model's SMs on several host threads (SIMTGPU_SIM_THREADS)
-# give the serial run's results, statistics and cycle counts exactly: runs a
+# SMs on several host threads (SIMTGPU_SIM_THREADS) give the serial run's
+# results, statistics and cycle counts exactly, in the functional model and
+# under a timing preset: runs a
 # CUDA program with 1, 2 and 4 host threads on the in-process transport and
 # compares its output, exit status and SIMTGPU_STATS file (every kernel's
 # cycles and counters) with the one-thread run's. The program itself checks
 # its results against a CPU reference and must print "<name>: PASS".
-# usage: sm_threads_test.sh PROGRAM [SIMTGPU_SIM_SMS]
+# usage: sm_threads_test.sh PROGRAM [SIMTGPU_SIM_SMS [SIMTGPU_SIM_CONFIG]]
 set -uo pipefail
 program=$1
 sms=${2:-}
+[[ $sms == 0 ]] && sms= # the preset's
+preset=${3:-}
 name=$(basename "$program")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 run() { # THREADS
 	env SIMTGPU_TRANSPORT=sim SIMTGPU_SIM_THREADS="$1" ${sms:+SIMTGPU_SIM_SMS=$sms} \
+		${preset:+SIMTGPU_SIM_CONFIG=$preset} \
 		SIMTGPU_STATS="$work/stats.$1" "$program" >"$work/out.$1" 2>&1
 	echo $? >"$work/status.$1"
 }

@@ -117,10 +117,9 @@ typedef struct simtgpu_sim_config {
 	 * note in the trace and on stderr, and later events are dropped.
 	 * 0 = 1000000. */
 	uint64_t trace_max_events;
-	/* ABI 6: host threads that run the functional model's SMs, 1..256;
-	 * 0 = 1. Results, statistics and cycles are the same for every count
-	 * (docs/simulator.md, "SMs on several host threads"); the timing model
-	 * runs on one thread whatever this says. */
+	/* ABI 6: host threads that run the SMs, 1..256; 0 = 1. Results,
+	 * statistics and cycles are the same for every count, in either model
+	 * (docs/simulator.md, "SMs on several host threads"). */
 	uint32_t host_threads;
 	/* ABI 8: atomics on host memory (needs dma_read). NULL: the device
 	 * does them as a read, a compare and a write under its own lock,

@@ -444,9 +444,22 @@ struct Sm::Impl {
     uint64_t memory_epoch = 0;        // answers of the memory system so far
     mem::WarpAccess access;
 
+    // A timing cycle between its two halves: what the first found.
+    struct CycleState {
+        uint32_t warps_resident = 0;
+        uint32_t blocked = 0, active = 0; // warps with no runnable lane, live warps
+        uint64_t wake = UINT64_MAX;       // when the first reason not to issue ends
+        bool any_ready = false;
+        size_t subcore = 0; // the next sub-core to issue
+        int pick = -1;      // its pick, made before the run stopped
+    };
+    std::optional<CycleState> resume_cycle;
+
     void make_own_memory();
     SmRunResult run_timing(uint64_t cycles);
     void timing_cycle();
+    void issue_cycle(CycleState c);
+    bool must_run_serially(uint32_t slot);
     bool peek(uint32_t slot);
     bool warp_ready(uint32_t slot, const SubCore &sc, Stall &why, uint64_t &until);
     bool issue_memory(uint32_t slot);
@@ -2922,16 +2935,23 @@ SIMT_HOST_SIMD_CLONES uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupC
 
 SmRunResult Sm::Impl::run_timing(uint64_t cycles) {
     ctas_completed = 0;
+    stopped = false;
     const uint64_t end = now + cycles;
-    while (now < end && resident_ctas && !exception) {
-        if (own_memory)
-            for (const mem::Completion &c : own_memory->tick(now))
-                memory_done(c);
+    if (resume_cycle && now < end && !exception) {
+        // The cycle an isolated run stopped in, from the sub-core it stopped at.
+        const CycleState c = *resume_cycle;
+        resume_cycle.reset();
+        issue_cycle(c);
+    }
+    while (now < end && resident_ctas && !exception && !stopped) {
+        // This SM's side of the memory system; a lone SM ticks the whole of its own.
+        for (const mem::Completion &c :
+             own_memory ? own_memory->tick(now) : memory->tick_sm(memory_sm, now))
+            memory_done(c);
         if (sleep_until > now) { // nothing can issue: skip to the next event
-            uint64_t until = std::min(sleep_until, end);
-            if (own_memory)
-                until = std::min(until, std::max(now + 1, own_memory->next_event_cycle()));
-            sleep(until - now);
+            const uint64_t event = own_memory ? own_memory->next_event_cycle()
+                                              : memory->next_sm_event_cycle(memory_sm);
+            sleep(std::min({sleep_until, end, std::max(now + 1, event)}) - now);
             continue;
         }
         timing_cycle();
@@ -3180,10 +3200,8 @@ void Sm::Impl::sleep(uint64_t cycles) {
 // One cycle: each sub-core's scheduler picks among its ready warps and
 // issues at most one instruction.
 void Sm::Impl::timing_cycle() {
-    const uint32_t warps_resident = resident_warps;
-    uint32_t blocked = 0, active = 0; // warps with no runnable lane, live warps
-    uint64_t wake = UINT64_MAX;       // when the first reason not to issue ends
-    bool any_ready = false;
+    CycleState c;
+    c.warps_resident = resident_warps;
     // Every scheduler sees its warps as they are at the start of the cycle.
     for (SubCore &sc : subcores) {
         sc.any_ready = false;
@@ -3196,30 +3214,66 @@ void Sm::Impl::timing_cycle() {
             sc.long_wait[i] = !sc.live[i];
             if (!sc.live[i])
                 continue;
-            ++active;
+            ++c.active;
             Stall why = Stall::stall_not_selected;
             uint64_t until = 0;
             const bool ready_now = warp_ready(slot, sc, why, until);
             if (exception)
                 return;
+            if (stop_before) { // its code is in host memory: the cycle runs serially
+                stop_before = false;
+                stopped = true;
+                return;
+            }
             sc.ready[i] = ready_now;
             sc.why[i] = why;
             sc.any_ready |= ready_now;
-            any_ready |= ready_now;
-            wake = std::min(wake, until);
+            c.any_ready |= ready_now;
+            c.wake = std::min(c.wake, until);
             if (!ready_now) {
                 sc.long_wait[i] =
                     why == Stall::stall_long_scoreboard || why == Stall::stall_barrier;
-                blocked += warps[slot].runnable() == 0;
+                c.blocked += warps[slot].runnable() == 0;
             }
         }
     }
-    for (SubCore &sc : subcores) {
+    issue_cycle(c);
+}
+
+// Whether the warp's peeked instruction would change what other SMs see at
+// once (a global atomic, an access to host memory, a store to decoded
+// code): an isolated run stops before it (Sm::run_isolated).
+bool Sm::Impl::must_run_serially(uint32_t slot) {
+    const WarpTiming &t = timing_warps[slot];
+    if (!isolated || t.info.mem == timing::MemOp::none || t.mem_left != 0)
+        return false;
+    cur = &launches[ctas[warps[slot].cta].launch];
+    const Access access = t.info.mem == timing::MemOp::load    ? Access::Read
+                          : t.info.mem == timing::MemOp::store ? Access::Write
+                                                               : Access::Atomic;
+    const int64_t imm = access == Access::Atomic ? 0 : t.insn.imm;
+    return needs_serial(t.group.mask, X(warps[slot], t.insn.rs1), imm, t.info.lane_bytes, access);
+}
+
+// The issue half of a cycle, from sub-core c.subcore on: each scheduler
+// picks among its ready warps and issues at most one instruction. An
+// isolated run that meets an instruction that must run serially keeps the
+// cycle in resume_cycle, and run() finishes it from there.
+void Sm::Impl::issue_cycle(CycleState c) {
+    for (; c.subcore < subcores.size(); ++c.subcore, c.pick = -1) {
+        SubCore &sc = subcores[c.subcore];
         int issued = -1;
         if (sc.any_ready) {
-            const int pick = sc.scheduler->pick(sc.ready, sc.age, sc.last, sc.long_wait);
+            const int pick = c.pick >= 0 ? c.pick
+                                         : sc.scheduler->pick(sc.ready, sc.age, sc.last, sc.long_wait);
             if (pick >= 0 && warps[sc.slots[size_t(pick)]].active) {
                 sc.last = pick;
+                if (must_run_serially(sc.slots[size_t(pick)])) {
+                    c.pick = pick;
+                    resume_cycle = c;
+                    stopped = true;
+                    return;
+                }
                 WarpTiming &picked = timing_warps[sc.slots[size_t(pick)]];
                 picked.mem_refused = !timing_issue(sc.slots[size_t(pick)], sc);
                 picked.refused_epoch = memory_epoch;
@@ -3235,13 +3289,13 @@ void Sm::Impl::timing_cycle() {
             if (sc.live[i])
                 account_warp_cycle(sc.slots[i], int(i) == issued, sc.why[i], 1);
     }
-    if (active && blocked == active) // every live thread waits: a deadlock?
-        for (uint32_t c = 0; c < ctas.size() && !exception; ++c)
-            if (ctas[c].active)
-                check_deadlock(c);
-    advance(1, warps_resident);
-    if (!any_ready && resident_warps == warps_resident)
-        sleep_until = wake; // memory_done() wakes it earlier
+    if (c.active && c.blocked == c.active) // every live thread waits: a deadlock?
+        for (uint32_t cta = 0; cta < ctas.size() && !exception; ++cta)
+            if (ctas[cta].active)
+                check_deadlock(cta);
+    advance(1, c.warps_resident);
+    if (!c.any_ready && resident_warps == c.warps_resident)
+        sleep_until = c.wake; // memory_done() wakes it earlier
 }
 
 // ------------------------------------------------------------ Sm
@@ -3376,10 +3430,6 @@ void Sm::invalidate_tlb()
             e = TlbEntry{};
 }
 
-uint64_t Sm::wake_cycle() const {
-    return std::max(impl_->now, impl_->sleep_until);
-}
-
 void Sm::memory_done(const mem::Completion &completion) { impl_->memory_done(completion); }
 
 uint32_t Sm::take_ctas_completed(uint32_t launch)
@@ -3415,6 +3465,7 @@ void Sm::abort()
     s.held_warps = 0;
     s.new_faults.clear();
     s.resume_slot = -1;
+    s.resume_cycle.reset();
     std::fill(s.can_issue.begin(), s.can_issue.end(), 0);
     std::fill(s.waiting.begin(), s.waiting.end(), 0);
     s.wakes.clear();

@@ -95,12 +95,13 @@ public:
     // Advance this SM's clock by up to `cycles`; returns early on an
     // exception. Exits of threads are folded into exit_record(launch).
     // Timing model: run(cycles) issues cycle by cycle. A lone SM (tests,
-    // benchmarks) owns a memory system and ticks it itself; the grid
-    // scheduler instead shares one among its SMs (use_memory_system), ticks
-    // it once per cycle, hands each SM its completions (memory_done) and
-    // then runs every SM for one cycle, in SM order (docs/simulator.md).
+    // benchmarks) owns a memory system and ticks the whole of it; the grid
+    // scheduler instead shares one among its SMs (use_memory_system): each
+    // SM ticks its own side of it (L1, shared memory) as it runs, and the
+    // scheduler runs the shared side (L2, DRAM) after every quantum
+    // (docs/simulator.md).
     SmRunResult run(uint64_t cycles);
-    // Functional model, SMs on several host threads: run() that changes
+    // SMs on several host threads (either model): run() that changes
     // nothing another SM can see, so that SMs may run it at once. Stores to
     // VRAM stay in the SM (its own loads see them) until commit(), which the
     // caller makes in SM order; it stops (stopped()) before an instruction
@@ -115,9 +116,8 @@ public:
     // Moves this SM's clock forward to `cycle` if it is behind (timing model:
     // the SMs sharing a memory system run on the device's cycle).
     void catch_up(uint64_t cycle);
-    // Timing model: the first cycle at which a warp might issue, unless the
-    // memory system answers earlier (memory_done); clock() when it can now.
-    uint64_t wake_cycle() const;
+    // Timing model: an access of this SM completed (the grid scheduler hands
+    // an idle SM the answers to its exited warps' accesses).
     void memory_done(const mem::Completion &completion);
     // CTAs of `launch` completed since the last call.
     uint32_t take_ctas_completed(uint32_t launch);

@@ -91,7 +91,7 @@ GridScheduler::GridScheduler(const DeviceConfig &config)
     for (uint32_t i = 0; i < config.num_sms; ++i)
         sms_.push_back(std::make_unique<Sm>(config, i));
     make_memory_system();
-    if (config.model != Model::timing && config.host_threads > 1)
+    if (config.host_threads > 1)
         workers_ = std::make_unique<SmWorkers>(config.host_threads);
 }
 
@@ -235,92 +235,20 @@ uint64_t GridScheduler::step(uint64_t now) {
             reserve(grid, order, reserved);
     }
 
-    uint64_t advanced = 0;
-    if (memory_) {
-        // Timing model: the SMs and their shared memory system in lockstep,
-        // cycle by cycle: first the memory system's answers due by this
-        // cycle, then each SM issues, in SM order (docs/simulator.md).
-        // An SM whose clock fell behind (the device spent cycles on packets
-        // and copies) joins the device's cycle.
-        for (auto &sm : sms_)
-            if (!sm->idle())
-                sm->catch_up(now);
-        // An SM that waits (Sm::wake_cycle) is not run cycle by cycle: it
-        // catches up (counting the same stalls) when the memory system
-        // answers it, when it wakes, and at the end of the quantum.
-        const uint64_t end = now + kQuantum;
-        auto catch_up = [&](uint32_t i, uint64_t cycle) {
-            if (!sms_[i]->idle() && sms_[i]->clock() < cycle)
-                sms_[i]->run(cycle - sms_[i]->clock());
-        };
-        // Each SM's wake cycle and whether it holds CTAs, kept in arrays
-        // and refreshed only when the SM runs, is answered, or a grid fails
-        // (which may empty other SMs): asking 80 SMs through their
-        // interfaces every cycle cost a third of a volta run.
-        std::vector<uint64_t> &wakes = wakes_;
-        std::vector<uint8_t> &busy_sm = busy_sms_;
-        wakes.resize(sms_.size());
-        busy_sm.resize(sms_.size());
-        auto refresh = [&](uint32_t i) {
-            busy_sm[i] = !sms_[i]->idle();
-            wakes[i] = sms_[i]->wake_cycle();
-        };
-        for (uint32_t i = 0; i < sms_.size(); ++i)
-            refresh(i);
-        uint64_t cycle = now;
-        while (cycle < end) {
-            bool ran = false;
-            for (const mem::Completion &c : memory_->tick(cycle)) {
-                catch_up(c.sm, cycle);
-                sms_[c.sm]->memory_done(c);
-                refresh(c.sm);
-            }
-            uint64_t wake = std::min(end, memory_->next_event_cycle());
-            bool busy = false;
-            for (uint32_t i = 0; i < sms_.size(); ++i) {
-                if (!busy_sm[i])
-                    continue;
-                ran = true;
-                if (wakes[i] <= cycle) {
-                    catch_up(i, cycle);
-                    const SmRunResult r = sms_[i]->run(1);
-                    if (r.ctas_completed || r.exception)
-                        collect(i, r);
-                    if (r.exception)
-                        for (uint32_t j = 0; j < sms_.size(); ++j)
-                            refresh(j);
-                    else
-                        refresh(i);
-                }
-                if (busy_sm[i]) {
-                    busy = true;
-                    wake = std::min(wake, wakes[i]);
-                }
-            }
-            if (!ran)
-                break;
-            // Nothing happens before `wake`: go there at once.
-            cycle = busy ? std::max(cycle + 1, wake) : cycle + 1;
-            advanced = cycle - now;
-        }
-        for (uint32_t i = 0; i < sms_.size(); ++i)
-            catch_up(i, cycle);
-    } else {
-        advanced = step_functional();
-    }
-
+    const uint64_t advanced = memory_ ? step_timing(now) : step_functional();
     now_ = now + advanced;
     for (auto &g : grids_)
         settle(*g, now + advanced);
     return advanced;
 }
 
-// The functional model: every SM with CTAs runs the quantum isolated, on
-// as many host threads as configured, then their stores are committed in SM
-// order, then the SMs that stopped before an instruction that must run
-// serially (Sm::run_isolated) finish the quantum one after the other. The
-// same three phases on one thread give the same result, by construction.
-uint64_t GridScheduler::step_functional() {
+// The SMs with CTAs run the quantum isolated, on as many host threads as
+// configured, then their stores are committed in SM order, then the SMs
+// that stopped before an instruction that must run serially (Sm::run_isolated)
+// finish the quantum one after the other. The same three phases on one
+// thread give the same result, by construction. Returns the cycles the
+// quantum took: fewer than `quantum` when every SM ran out of CTAs.
+uint64_t GridScheduler::run_quantum(uint64_t quantum) {
     std::vector<uint32_t> &busy = busy_list_;
     busy.clear();
     for (uint32_t i = 0; i < sms_.size(); ++i)
@@ -331,7 +259,7 @@ uint64_t GridScheduler::step_functional() {
     auto isolated_run = [&](uint32_t k) {
         Sm &sm = *sms_[busy[k]];
         starts_[busy[k]] = sm.clock();
-        isolated_[busy[k]] = sm.run_isolated(kFunctionalQuantum);
+        isolated_[busy[k]] = sm.run_isolated(quantum);
     };
     // A trace's SM tracks go to one writer: one thread then.
     if (workers_ && !trace_)
@@ -346,7 +274,7 @@ uint64_t GridScheduler::step_functional() {
         Sm &sm = *sms_[i];
         SmRunResult r = isolated_[i];
         if (sm.stopped() && !sm.idle()) {
-            const uint64_t rest = starts_[i] + kFunctionalQuantum - sm.clock();
+            const uint64_t rest = starts_[i] + quantum - sm.clock();
             SmRunResult more = sm.run(rest);
             more.ctas_completed += r.ctas_completed;
             r = more;
@@ -354,6 +282,36 @@ uint64_t GridScheduler::step_functional() {
         collect(i, r);
         advanced = std::max(advanced, sm.clock() - starts_[i]);
     }
+    return advanced;
+}
+
+uint64_t GridScheduler::step_functional() { return run_quantum(kFunctionalQuantum); }
+
+// The timing model: each SM runs the quantum beside its own side of the
+// memory system (L1, shared memory), isolated as in the functional model;
+// then the shared side (L2, DRAM) takes their requests in SM order and runs
+// the same cycles. The quantum is at most the memory system's lookahead,
+// the least latency of an answer from L2, so every answer an SM gets in a
+// quantum was sent in an earlier one (docs/simulator.md).
+uint64_t GridScheduler::step_timing(uint64_t now) {
+    for (auto &sm : sms_)
+        if (!sm->idle())
+            sm->catch_up(now); // an SM behind the device's cycle joins it
+    const uint64_t advanced = run_quantum(std::min<uint64_t>(kQuantum, memory_->lookahead()));
+    const uint64_t last = now + advanced - 1;
+    for (uint32_t i = 0; i < sms_.size(); ++i) {
+        Sm &sm = *sms_[i];
+        if (!sm.idle()) {
+            sm.catch_up(now + advanced);
+            continue;
+        }
+        // Answers to accesses of warps that have exited still arrive.
+        if (advanced)
+            for (const mem::Completion &c : memory_->tick_sm(i, last))
+                sm.memory_done(c);
+    }
+    if (advanced)
+        memory_->advance_shared(last);
     return advanced;
 }
 

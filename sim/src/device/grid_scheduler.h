@@ -17,11 +17,12 @@
 //   finished it is parked with its next CTA saved, and resumes from there.
 //
 // Deterministic by construction: grids and SMs in a fixed order, a fixed
-// quantum; in the functional model the SMs of a quantum may run on several
-// host threads (DeviceConfig::host_threads), isolated from each other until
-// their stores are committed in SM order (step_functional). The device clock advances per step by the most cycles any
-// SM advanced in it. Under the timing model a quantum is run cycle by cycle,
-// every SM beside the one memory system they share (docs/simulator.md).
+// quantum; the SMs of a quantum may run on several host threads
+// (DeviceConfig::host_threads), isolated from each other until their stores
+// are committed in SM order (run_quantum). The device clock advances per
+// step by the most cycles any SM advanced in it. Under the timing model the
+// quantum is at most the memory system's lookahead: each SM runs it beside
+// its own L1, then the shared L2 and DRAM run it (docs/simulator.md).
 #pragma once
 
 #include "config.h"
@@ -41,10 +42,11 @@ namespace simtgpu::sim {
 class GridScheduler {
 public:
     // Cycles each SM runs between two placement decisions: the timing
-    // model's, and the functional model's, longer because each of its
-    // quanta costs a fixed amount of host time (two synchronisations of
-    // the host threads, the SMs' TLB entries redirected and restored, a
-    // copy and a diff of every page stored to: docs/simulator-performance.md).
+    // model's (or the memory system's lookahead, if less: step_timing), and
+    // the functional model's, longer because each of its quanta costs a
+    // fixed amount of host time (two synchronisations of the host threads,
+    // the SMs' TLB entries redirected and restored, a copy and a diff of
+    // every page stored to: docs/simulator-performance.md).
     static constexpr uint64_t kQuantum = 256;
     static constexpr uint64_t kFunctionalQuantum = 2048;
 
@@ -127,7 +129,9 @@ private:
                  std::vector<const Grid *> &reserved) const;
     void fail(Grid &grid, const Exception &e);
     void collect(uint32_t sm, const SmRunResult &r);
+    uint64_t run_quantum(uint64_t quantum);
     uint64_t step_functional();
+    uint64_t step_timing(uint64_t now);
     void make_memory_system();
     void update_l2_windows(); // the memory system's windows: those of grids_
     void settle(Grid &grid, uint64_t now);
@@ -142,10 +146,7 @@ private:
     uint64_t arrivals_ = 0;
     std::vector<uint64_t> ctas_completed_;
     std::unique_ptr<mem::MemorySystem> memory_; // timing model only
-    // Timing model: step()'s per-SM wake cycles and whether each holds CTAs.
-    std::vector<uint64_t> wakes_;
-    std::vector<uint8_t> busy_sms_;
-    // Functional model: step()'s SMs with CTAs, and each one's isolated run.
+    // step()'s SMs with CTAs, and each one's isolated run.
     std::vector<uint32_t> busy_list_;
     std::vector<SmRunResult> isolated_;
     std::vector<uint64_t> starts_;

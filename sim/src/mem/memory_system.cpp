@@ -49,8 +49,7 @@ MemorySystem::MemorySystem(const MemoryConfig &config, uint32_t num_sms, uint32_
       l2_sets_per_slice_(uint32_t(config.l2.size_bytes / (uint64_t(config.l1.line_bytes) *
                                                           config.l2.assoc * config.l2.slices))),
       l2_return_(config.l2.hit_latency - config.l1.hit_latency), counters_(num_sms),
-      l1_(num_sms, SectoredCache(l1_sets_, config.l1.assoc)), l1_mshrs_used_(num_sms, 0),
-      lsu_free_(num_sms, 0), l1_version_(num_sms, 0), last_refusal_(num_sms),
+      sm_(num_sms, SmSide(l1_sets_, config.l1.assoc)),
       l2_(config.l2.slices * l2_sets_per_slice_, config.l2.assoc),
       l2_policy_(config.l2.slices * l2_sets_per_slice_, config.l2.assoc, config.l1.line_bytes),
       slice_port_free_(config.l2.slices, 0), slice_atomic_free_(config.l2.slices, 0),
@@ -105,27 +104,44 @@ void MemorySystem::schedule(uint64_t cycle, EventKind kind, uint32_t index) {
 }
 
 uint64_t MemorySystem::next_event_cycle() const {
-    return events_.next_cycle();
+    uint64_t next = events_.next_cycle();
+    for (uint32_t sm = 0; sm < num_sms_; ++sm) {
+        next = std::min(next, sm_[sm].events.next_cycle());
+        for (const SectorRequest &r : sm_[sm].outbox)
+            next = std::min(next, r.arrival);
+    }
+    return next;
 }
 
-Token MemorySystem::new_token(const WarpAccess &access, uint64_t now) {
-    Token token = take(tokens_, free_tokens_);
-    tokens_[token] = TokenState{access.sm, access.warp, 0, access.kind, now};
+uint64_t MemorySystem::next_sm_event_cycle(uint32_t sm) const {
+    return sm_[sm].events.next_cycle();
+}
+
+bool MemorySystem::idle() const {
+    return events_.empty() && std::all_of(sm_.begin(), sm_.end(), [](const SmSide &s) {
+               return s.events.empty() && s.outbox.empty();
+           });
+}
+
+Token MemorySystem::new_token(uint32_t sm, const WarpAccess &access, uint64_t now) {
+    SmSide &side = sm_[sm];
+    Token token = take(side.tokens, side.free_tokens);
+    side.tokens[token] = TokenState{access.warp, 0, access.kind, now};
     return token;
 }
 
 // One more piece of `token` arrived at `when`; the last one completes it.
-void MemorySystem::settle(Token token, uint64_t when) {
-    TokenState &t = tokens_[token];
+void MemorySystem::settle(uint32_t sm, Token token, uint64_t when) {
+    TokenState &t = sm_[sm].tokens[token];
     t.ready = std::max(t.ready, when);
     if (--t.pending == 0)
-        schedule(t.ready, EventKind::token_done, token);
+        sm_[sm].events.schedule(t.ready, SmEvent{token, SmEventKind::token_done});
 }
 
 void MemorySystem::invalidate_l1() {
-    for (uint32_t sm = 0; sm < num_sms_; ++sm) {
-        l1_[sm].invalidate();
-        ++l1_version_[sm];
+    for (SmSide &side : sm_) {
+        side.l1.invalidate();
+        ++side.l1_version;
     }
 }
 
@@ -136,23 +152,60 @@ MemoryCounters MemorySystem::totals() const {
     return sum;
 }
 
+std::span<const Completion> MemorySystem::tick_sm(uint32_t sm, uint64_t now) {
+    SmSide &side = sm_[sm];
+    for (Token token : side.completed_tokens)
+        side.free_tokens.push_back(token);
+    side.completed_tokens.clear();
+    side.completions.clear();
+    side.events.run_until(now, [&](uint64_t cycle, SmEvent e) { run_sm(sm, cycle, e); });
+    return side.completions;
+}
+
+void MemorySystem::run_sm(uint32_t sm, uint64_t cycle, SmEvent e) {
+    SmSide &side = sm_[sm];
+    switch (e.kind) {
+    case SmEventKind::token_done: {
+        const TokenState &t = side.tokens[e.index];
+        side.completions.push_back(Completion{e.index, sm, t.warp, t.kind, cycle});
+        side.completed_tokens.push_back(e.index);
+        break;
+    }
+    case SmEventKind::response: {
+        const Response response = side.responses[e.index];
+        side.free_responses.push_back(e.index);
+        respond(sm, response, cycle);
+        break;
+    }
+    }
+}
+
+void MemorySystem::advance_shared(uint64_t until) {
+    for (uint32_t sm = 0; sm < num_sms_; ++sm) {
+        for (const SectorRequest &from : sm_[sm].outbox) {
+            uint32_t index = take(l2_requests_, free_l2_requests_);
+            l2_requests_[index] =
+                L2Request{from.line, sm,    slice_of_line(from.line), from.l1_line, from.token,
+                          kNone,     kNone, from.sector,              from.ops,     from.kind};
+            schedule(from.arrival, EventKind::l2_arrival, index);
+        }
+        sm_[sm].outbox.clear();
+    }
+    events_.run_until(until, [this](uint64_t cycle, Event e) { run(cycle, e); });
+}
+
 std::span<const Completion> MemorySystem::tick(uint64_t now) {
-    for (Token token : completed_tokens_)
-        free_tokens_.push_back(token);
-    completed_tokens_.clear();
+    advance_shared(now);
     completions_.clear();
-    events_.run_until(now, [this](uint64_t cycle, Event e) { run(cycle, e); });
+    for (uint32_t sm = 0; sm < num_sms_; ++sm) {
+        std::span<const Completion> done = tick_sm(sm, now);
+        completions_.insert(completions_.end(), done.begin(), done.end());
+    }
     return completions_;
 }
 
 void MemorySystem::run(uint64_t cycle, Event e) {
     switch (e.kind) {
-    case EventKind::token_done: {
-        const TokenState &t = tokens_[e.index];
-        completions_.push_back(Completion{e.index, t.sm, t.warp, t.kind, cycle});
-        completed_tokens_.push_back(e.index);
-        break;
-    }
     case EventKind::l2_arrival:
         l2_arrival(e.index, cycle);
         break;
@@ -170,9 +223,6 @@ void MemorySystem::run(uint64_t cycle, Event e) {
     }
     case EventKind::dram_fill:
         l2_fill(e.index, cycle);
-        break;
-    case EventKind::response:
-        respond(e.index, cycle);
         break;
     }
 }
@@ -195,39 +245,30 @@ IssueResult MemorySystem::issue(const WarpAccess &access, uint64_t now) {
 }
 
 IssueResult MemorySystem::issue_shared(const WarpAccess &access, uint64_t now) {
+    SmSide &side = sm_[access.sm];
     SharedPasses p = shared_passes(access, config_.shared.banks, config_.shared.bank_bytes);
     MemoryCounters &c = counters_[access.sm];
     c.shared_passes += p.passes;
     c.shared_bank_conflicts += p.conflicts;
-    uint64_t start = std::max(now, lsu_free_[access.sm]);
-    lsu_free_[access.sm] = start + p.passes;
-    Token token = new_token(access, now);
-    tokens_[token].ready = start + config_.shared.latency + (p.passes ? p.passes - 1 : 0);
-    schedule(tokens_[token].ready, EventKind::token_done, token);
+    uint64_t start = std::max(now, side.lsu_free);
+    side.lsu_free = start + p.passes;
+    Token token = new_token(access.sm, access, now);
+    TokenState &t = side.tokens[token];
+    t.ready = start + config_.shared.latency + (p.passes ? p.passes - 1 : 0);
+    side.events.schedule(t.ready, SmEvent{token, SmEventKind::token_done});
     return {true, token};
 }
 
-uint32_t MemorySystem::new_l2_request(L2Kind kind, const WarpAccess &access, uint64_t line,
-                                      uint32_t sector, uint64_t arrival) {
-    uint32_t index = take(l2_requests_, free_l2_requests_);
-    L2Request &r = l2_requests_[index];
-    r = L2Request{};
-    r.kind = kind;
-    r.line = line;
-    r.sm = access.sm;
-    r.slice = slice_of_line(line);
-    r.l2_line = kNone;
-    r.next = kNone;
-    r.sector = uint8_t(sector);
-    r.ops = 1;
-    schedule(arrival, EventKind::l2_arrival, index);
-    return index;
+void MemorySystem::send(uint32_t sm, L2Kind kind, uint64_t line, uint32_t sector,
+                        uint64_t arrival, uint32_t l1_line, Token token, uint8_t ops) {
+    sm_[sm].outbox.push_back(SectorRequest{arrival, line, l1_line, token, uint8_t(sector), ops, kind});
 }
 
 IssueResult MemorySystem::refuse(const WarpAccess &access) {
+    SmSide &side = sm_[access.sm];
     ++counters_[access.sm].mshr_throttles;
-    last_refusal_[access.sm] = Refusal{l1_version_[access.sm], first_address(access),
-                                       access.active_mask, access.warp, access.lane_bytes};
+    side.last_refusal = Refusal{side.l1_version, first_address(access), access.active_mask,
+                                access.warp, access.lane_bytes};
     return {};
 }
 
@@ -235,16 +276,17 @@ IssueResult MemorySystem::refuse(const WarpAccess &access) {
 // line it waits on already holds mshr_merge accesses, or a set has no line
 // to give a missing line (every candidate waits on a fill).
 IssueResult MemorySystem::issue_load(const WarpAccess &access, uint64_t now) {
-    const Refusal &refused = last_refusal_[access.sm];
-    if (refused.l1_version == l1_version_[access.sm] && refused.warp == access.warp &&
+    SmSide &side = sm_[access.sm];
+    const Refusal &refused = side.last_refusal;
+    if (refused.l1_version == side.l1_version && refused.warp == access.warp &&
         refused.active_mask == access.active_mask && refused.lane_bytes == access.lane_bytes &&
         refused.first_address == first_address(access)) {
         ++counters_[access.sm].mshr_throttles;
         return {};
     }
-    CoalescedAccess &lines = coalesced_;
+    CoalescedAccess &lines = side.coalesced;
     coalesce(access, config_.l1.line_bytes, config_.l1.sector_bytes, lines);
-    SectoredCache &l1 = l1_[access.sm];
+    SectoredCache &l1 = side.l1;
     MemoryCounters &c = counters_[access.sm];
     std::array<uint32_t, 2 * kMaxLanes> found;
     uint32_t new_mshrs = 0;
@@ -261,7 +303,7 @@ IssueResult MemorySystem::issue_load(const WarpAccess &access, uint64_t now) {
             return refuse(access);
         new_mshrs += (waits & ~l.pending) && l.pending == 0;
     }
-    if (l1_mshrs_used_[access.sm] + new_mshrs > config_.l1.mshrs)
+    if (side.mshrs_used + new_mshrs > config_.l1.mshrs)
         return refuse(access);
     for (uint32_t i = 0; i < lines.count; ++i) {
         if (found[i] != kNone)
@@ -283,14 +325,14 @@ IssueResult MemorySystem::issue_load(const WarpAccess &access, uint64_t now) {
         if (needed > replaceable)
             return refuse(access);
     }
-    ++l1_version_[access.sm];
-    Token token = new_token(access, now);
-    TokenState &t = tokens_[token];
-    uint64_t start = std::max(now, lsu_free_[access.sm]);
-    lsu_free_[access.sm] = start + lines.count;
+    ++side.l1_version;
+    Token token = new_token(access.sm, access, now);
+    uint64_t start = std::max(now, side.lsu_free);
+    side.lsu_free = start + lines.count;
     auto serve = [&](uint32_t i, uint32_t index) {
         const LineRequest &request = lines.lines[i];
         CacheLine &l = l1.line(index);
+        TokenState &t = side.tokens[token];
         uint64_t looked_up = start + i + config_.l1.hit_latency;
         uint8_t hits = request.sector_mask & l.valid;
         uint8_t waits = request.sector_mask & ~l.valid;
@@ -301,20 +343,18 @@ IssueResult MemorySystem::issue_load(const WarpAccess &access, uint64_t now) {
         if (hits)
             t.ready = std::max(t.ready, looked_up);
         if (waits) {
-            uint32_t w = take(waiters_, free_waiters_);
-            waiters_[w] = Waiter{token, l.waiters, waits};
+            uint32_t w = take(side.waiters, side.free_waiters);
+            side.waiters[w] = Waiter{token, l.waiters, waits};
             l.waiters = w;
             ++l.merged;
             ++t.pending;
         }
         if (misses) {
-            l1_mshrs_used_[access.sm] += l.pending == 0;
+            side.mshrs_used += l.pending == 0;
             l.pending |= misses;
-            for (uint8_t m = misses; m != 0; m &= m - 1) {
-                uint32_t r = new_l2_request(L2Kind::read, access, request.line, std::countr_zero(m),
-                                            looked_up);
-                l2_requests_[r].l1_line = index;
-            }
+            for (uint8_t m = misses; m != 0; m &= m - 1)
+                send(access.sm, L2Kind::read, request.line, std::countr_zero(m), looked_up, index,
+                     0, 1);
         }
         l1.touch(index);
     };
@@ -331,19 +371,21 @@ IssueResult MemorySystem::issue_load(const WarpAccess &access, uint64_t now) {
         l1.line(index).tag = lines.lines[i].line;
         serve(i, index);
     }
+    const TokenState &t = side.tokens[token];
     if (t.pending == 0)
-        schedule(t.ready, EventKind::token_done, token);
+        side.events.schedule(t.ready, SmEvent{token, SmEventKind::token_done});
     return {true, token};
 }
 
 IssueResult MemorySystem::issue_store_or_atomic(const WarpAccess &access, uint64_t now) {
-    CoalescedAccess &lines = coalesced_;
+    SmSide &side = sm_[access.sm];
+    CoalescedAccess &lines = side.coalesced;
     coalesce(access, config_.l1.line_bytes, config_.l1.sector_bytes, lines);
-    SectoredCache &l1 = l1_[access.sm];
+    SectoredCache &l1 = side.l1;
     bool atomic = access.kind == AccessKind::atomic;
-    Token token = new_token(access, now);
-    uint64_t start = std::max(now, lsu_free_[access.sm]);
-    lsu_free_[access.sm] = start + lines.count;
+    Token token = new_token(access.sm, access, now);
+    uint64_t start = std::max(now, side.lsu_free);
+    side.lsu_free = start + lines.count;
     for (uint32_t i = 0; i < lines.count; ++i) {
         const LineRequest &request = lines.lines[i];
         uint32_t index = l1.find(uint32_t(request.line % l1_sets_), request.line);
@@ -351,19 +393,19 @@ IssueResult MemorySystem::issue_store_or_atomic(const WarpAccess &access, uint64
         // write-evict. Write-through stores update the copy.
         if (index != kNone && (atomic || config_.l1.write_policy == L1WritePolicy::write_evict)) {
             l1.line(index).valid &= ~request.sector_mask;
-            ++l1_version_[access.sm];
+            ++side.l1_version;
         }
         for (uint8_t m = request.sector_mask; m != 0; m &= m - 1) {
             uint32_t sector = std::countr_zero(m);
-            uint32_t r = new_l2_request(atomic ? L2Kind::atomic : L2Kind::store, access,
-                                        request.line, sector, start + i + config_.l1.hit_latency);
-            l2_requests_[r].token = token;
-            l2_requests_[r].ops = std::max<uint8_t>(1, request.atomic_ops[sector]);
-            ++tokens_[token].pending;
+            send(access.sm, atomic ? L2Kind::atomic : L2Kind::store, request.line, sector,
+                 start + i + config_.l1.hit_latency, kNone, token,
+                 std::max<uint8_t>(1, request.atomic_ops[sector]));
+            ++side.tokens[token].pending;
         }
     }
-    if (tokens_[token].pending == 0)
-        schedule(tokens_[token].ready, EventKind::token_done, token);
+    const TokenState &t = side.tokens[token];
+    if (t.pending == 0)
+        side.events.schedule(t.ready, SmEvent{token, SmEventKind::token_done});
     return {true, token};
 }
 
@@ -454,7 +496,7 @@ void MemorySystem::l2_service(uint32_t request, uint64_t now) {
             l2_.line(index).dirty |= bit;
             l2_.touch(index);
         }
-        schedule(now + l2_return_, EventKind::response, request);
+        answer(request, now + l2_return_);
         return;
     }
 
@@ -466,7 +508,7 @@ void MemorySystem::l2_service(uint32_t request, uint64_t now) {
         if (r.kind == L2Kind::atomic)
             perform(request, now);
         else
-            schedule(now + l2_return_, EventKind::response, request);
+            answer(request, now + l2_return_);
         return;
     }
     ++c.l2_sector_misses;
@@ -492,7 +534,7 @@ void MemorySystem::l2_fill(uint32_t fill, uint64_t now) {
         if (l2_requests_[request].kind == L2Kind::atomic)
             perform(request, now);
         else
-            schedule(now + l2_return_, EventKind::response, request);
+            answer(request, now + l2_return_);
     };
     if (fill & kUncached) {
         deliver(fill & ~kUncached);
@@ -527,28 +569,36 @@ void MemorySystem::perform(uint32_t request, uint64_t now) {
         l2_.line(index).dirty |= uint8_t(1u << r.sector);
     else
         to_dram(r.line, r.slice, true, r.sm, 0, now);
-    schedule(alu + l2_return_, EventKind::response, request);
+    answer(request, alu + l2_return_);
 }
 
-void MemorySystem::respond(uint32_t request, uint64_t now) {
-    L2Request r = l2_requests_[request];
+void MemorySystem::answer(uint32_t request, uint64_t cycle) {
+    const L2Request &r = l2_requests_[request];
+    SmSide &side = sm_[r.sm];
+    const uint32_t index = take(side.responses, side.free_responses);
+    side.responses[index] = Response{r.l1_line, r.token, r.sector, r.kind};
+    side.events.schedule(cycle, SmEvent{index, SmEventKind::response});
     free_l2_requests_.push_back(request);
+}
+
+void MemorySystem::respond(uint32_t sm, const Response &r, uint64_t now) {
+    SmSide &side = sm_[sm];
     if (r.kind != L2Kind::read) {
-        settle(r.token, now);
+        settle(sm, r.token, now);
         return;
     }
-    CacheLine &l = l1_[r.sm].line(r.l1_line);
+    CacheLine &l = side.l1.line(r.l1_line);
     uint8_t bit = uint8_t(1u << r.sector);
     l.valid |= bit;
     l.pending &= ~bit;
     if (l.pending == 0) {
-        --l1_mshrs_used_[r.sm];
-        ++l1_version_[r.sm]; // a refused load may fit now
+        --side.mshrs_used;
+        ++side.l1_version; // a refused load may fit now
     }
     uint32_t *link = &l.waiters;
     while (*link != kNone) {
         uint32_t w = *link;
-        Waiter &waiter = waiters_[w];
+        Waiter &waiter = side.waiters[w];
         if (!(waiter.sectors & bit)) {
             link = &waiter.next;
             continue;
@@ -556,16 +606,16 @@ void MemorySystem::respond(uint32_t request, uint64_t now) {
         waiter.sectors &= ~bit;
         if (waiter.sectors != 0) {
             // Its other sectors are still coming; this one's arrival counts.
-            TokenState &t = tokens_[waiter.token];
+            TokenState &t = side.tokens[waiter.token];
             t.ready = std::max(t.ready, now);
             link = &waiter.next;
             continue;
         }
         *link = waiter.next;
         --l.merged;
-        ++l1_version_[r.sm];
-        free_waiters_.push_back(w);
-        settle(waiter.token, now);
+        ++side.l1_version;
+        side.free_waiters.push_back(w);
+        settle(sm, waiter.token, now);
     }
 }
 

@@ -1,19 +1,26 @@
 // The memory hierarchy's timing model: per SM a coalescer, a shared-memory
-// bank model and a sectored L1 with MSHRs; one L2 shared by every SM, split
-// into address-hashed slices; DRAM channels behind the slices
-// (docs/timing-memory.md explains it with a figure and every parameter).
+// bank model and a sectored L1 with MSHRs (the SM side); one L2 shared by
+// every SM, split into address-hashed slices, and DRAM channels behind the
+// slices (the shared side). docs/timing-memory.md explains it with a figure
+// and every parameter.
 //
 // Time model: discrete events on one clock, the SM cycle. The SM model calls
 // issue(access, now) for a warp memory instruction; it is accepted (a token)
 // or refused because the SM's MSHRs are full (the warp retries later: a
 // "memory throttle" stall). Internally each sector request moves through
-// timed events (L2 slice arrival, DRAM queue, fill, response); tick(now)
-// runs every event due by `now` and returns the accesses that completed, each
-// with the cycle its data arrived. Every SM shares this one instance, so
-// requests from different SMs queue for the same L2 slice ports and DRAM
-// banks and buses: the later ones wait. The engine calls tick() once per
-// cycle, before the SMs issue, or jumps to next_event_cycle() when no SM has
-// anything to issue.
+// timed events (L2 slice arrival, DRAM queue, fill, response). Requests from
+// different SMs queue for the same L2 slice ports and DRAM banks and buses:
+// the later ones wait.
+//
+// The two sides meet only through messages with a latency: an SM side's
+// requests to L2, and L2's answers, which reach the SM lookahead() cycles or
+// more after the event that sends them. So the SMs of a device may each run
+// lookahead() cycles on their own (tick_sm(), issue(), on several host
+// threads at once), after which advance_shared() takes their requests in SM
+// order and runs the shared side through the same cycles: the answers it
+// sends are due after them. The result does not depend on the host threads
+// (docs/simulator.md). tick() does both, for one cycle, for a caller that
+// drives every SM on one thread (a lone SM, tests).
 //
 // Latencies are end to end, issue to data, as microbenchmarks measure them:
 // an isolated L1 hit takes l1.hit_latency, an L2 hit l2.hit_latency and a
@@ -46,7 +53,7 @@ using Token = uint32_t;
 
 struct IssueResult {
     bool accepted = false; // false: throttled, nothing was done; retry later
-    Token token = 0;       // valid until tick() reports its completion
+    Token token = 0;       // of its SM; valid until a tick reports its completion
 };
 
 struct Completion {
@@ -65,11 +72,25 @@ public:
                                          uint32_t sm_clock_khz);
 
     // One warp memory instruction at cycle `now` (never earlier than the
-    // last tick()). Calls for one cycle come in SM order for determinism.
+    // SM's last tick). Changes only the SM side of access.sm: calls for
+    // different SMs may come from different threads at once.
     IssueResult issue(const WarpAccess &access, uint64_t now);
 
-    // Runs every event due by `now`; the accesses that completed, valid
-    // until the next call. Their tokens are free for reuse afterwards.
+    // The SM side of `sm`: runs its events due by `now` (L1 and shared
+    // memory answers, L2's answers); the accesses that completed, valid
+    // until its next call. Their tokens are free for reuse afterwards.
+    std::span<const Completion> tick_sm(uint32_t sm, uint64_t now);
+    // The earliest cycle at which something happens on the SM side of `sm`.
+    uint64_t next_sm_event_cycle(uint32_t sm) const;
+    // The cycles SMs may run between two advance_shared() calls: the least
+    // latency of an answer from L2 back to an SM.
+    uint32_t lookahead() const { return l2_return_; }
+    // The shared side: takes every SM's requests so far, in SM order, and
+    // runs its events due by `until`. No SM may be ticked meanwhile.
+    void advance_shared(uint64_t until);
+
+    // Both sides for one cycle: advance_shared(now), then every SM's
+    // tick_sm(now) in SM order; their completions, valid until the next call.
     std::span<const Completion> tick(uint64_t now);
 
     // Drops every SM's L1 data, as Volta does when a kernel starts (L1 is
@@ -91,7 +112,7 @@ public:
 
     // The earliest cycle at which something happens (kNever when idle).
     uint64_t next_event_cycle() const;
-    bool idle() const { return events_.empty(); }
+    bool idle() const;
 
     const MemoryCounters &counters(uint32_t sm) const { return counters_[sm]; }
     MemoryCounters totals() const;
@@ -108,20 +129,28 @@ public:
 private:
     MemorySystem(const MemoryConfig &config, uint32_t num_sms, uint32_t sm_clock_khz);
 
+    // The shared side's events.
     enum class EventKind : uint8_t {
-        token_done, // index: token
         l2_arrival, // index: L2 request, reaching its slice
         l2_service, // index: L2 request, its turn at the slice port
         dram_wake,  // index: channel
         dram_fill,  // index: L2 request whose sector DRAM delivered
-        response,   // index: L2 request whose answer reaches the SM
     };
     struct Event {
         uint32_t index;
         EventKind kind;
     };
+    // An SM side's events.
+    enum class SmEventKind : uint8_t {
+        token_done, // index: token
+        response,   // index: Response, L2's answer reaching the SM
+    };
+    struct SmEvent {
+        uint32_t index;
+        SmEventKind kind;
+    };
     struct TokenState {
-        uint32_t sm, warp;
+        uint32_t warp;
         uint32_t pending; // L1 waiters and L2 answers still to come
         AccessKind kind;
         uint64_t ready; // the latest arrival so far
@@ -133,26 +162,76 @@ private:
         uint8_t sectors;
     };
     enum class L2Kind : uint8_t { read, store, atomic };
-    // One sector's trip from an SM to L2 and back.
-    struct L2Request {
+    // One sector's trip from an SM to L2, as the SM side sends it.
+    struct SectorRequest {
+        uint64_t arrival; // the cycle it reaches its slice
         uint64_t line;
-        uint32_t sm;
-        uint32_t slice;
         uint32_t l1_line; // reads: the L1 line (MSHR) to fill
         Token token;      // stores and atomics: whose answer this is
-        uint32_t l2_line; // the L2 line it waits on, kNone if uncached
-        uint32_t next;    // the next request waiting on the same L2 line
         uint8_t sector;
         uint8_t ops; // atomics: serialised operations
         L2Kind kind;
     };
+    // ... at L2.
+    struct L2Request {
+        uint64_t line;
+        uint32_t sm;
+        uint32_t slice;
+        uint32_t l1_line;
+        Token token;
+        uint32_t l2_line; // the L2 line it waits on, kNone if uncached
+        uint32_t next;    // the next request waiting on the same L2 line
+        uint8_t sector;
+        uint8_t ops;
+        L2Kind kind;
+    };
+    // L2's answer to one sector request, on its way back to the SM.
+    struct Response {
+        uint32_t l1_line;
+        Token token;
+        uint8_t sector;
+        L2Kind kind;
+    };
+    // A refused load retried before anything that could admit it changed
+    // (an MSHR or merge slot freed, a line allocated) is refused again
+    // without being looked at: the SM retries every cycle while it waits. A
+    // warp retries the instruction it was refused (it issues in order), so
+    // warp, mask, size and first address identify the access.
+    struct Refusal {
+        uint64_t l1_version = UINT64_MAX;
+        uint64_t first_address = 0;
+        uint64_t active_mask = 0;
+        uint32_t warp = 0;
+        uint32_t lane_bytes = 0;
+    };
+    // Everything of one SM that its accesses change until they leave for L2.
+    struct SmSide {
+        explicit SmSide(uint32_t l1_sets, uint32_t l1_assoc) : l1(l1_sets, l1_assoc) {}
+        SectoredCache l1;
+        uint32_t mshrs_used = 0;
+        uint64_t lsu_free = 0;   // next cycle its L1/shared pipeline takes a line
+        uint64_t l1_version = 0; // bumped by each change that may admit a refused load
+        Refusal last_refusal;
+        EventWheel<SmEvent> events;
+        std::vector<TokenState> tokens;
+        std::vector<Token> free_tokens;
+        std::vector<Token> completed_tokens; // freed at the next tick_sm()
+        std::vector<Completion> completions;
+        std::vector<Waiter> waiters;
+        std::vector<uint32_t> free_waiters;
+        std::vector<Response> responses;
+        std::vector<uint32_t> free_responses;
+        std::vector<SectorRequest> outbox; // to L2, in issue order
+        CoalescedAccess coalesced;
+    };
 
     void schedule(uint64_t cycle, EventKind kind, uint32_t index);
     void run(uint64_t cycle, Event event);
-    Token new_token(const WarpAccess &access, uint64_t now);
-    void settle(Token token, uint64_t when);
-    uint32_t new_l2_request(L2Kind kind, const WarpAccess &access, uint64_t line, uint32_t sector,
-                            uint64_t arrival);
+    void run_sm(uint32_t sm, uint64_t cycle, SmEvent event);
+    Token new_token(uint32_t sm, const WarpAccess &access, uint64_t now);
+    void settle(uint32_t sm, Token token, uint64_t when);
+    void send(uint32_t sm, L2Kind kind, uint64_t line, uint32_t sector, uint64_t arrival,
+              uint32_t l1_line, Token token, uint8_t ops);
 
     IssueResult issue_shared(const WarpAccess &access, uint64_t now);
     IssueResult issue_load(const WarpAccess &access, uint64_t now);
@@ -163,7 +242,9 @@ private:
     void l2_service(uint32_t request, uint64_t now);
     void l2_fill(uint32_t request, uint64_t now);
     void perform(uint32_t request, uint64_t now);
-    void respond(uint32_t request, uint64_t now);
+    // L2's answer to `request`, due at the SM at `cycle`; frees the request.
+    void answer(uint32_t request, uint64_t cycle);
+    void respond(uint32_t sm, const Response &response, uint64_t now);
     uint32_t l2_allocate(uint32_t set, uint32_t sm, uint64_t now, L2Property incoming);
     // The access's window property applied at L2: counts persisting sectors,
     // gives a line it hits the property; returns the property a missing line
@@ -184,24 +265,11 @@ private:
     uint32_t l2_return_;   // cycles from an L2 slice back to the SM
     uint32_t dram_return_; // cycles from a DRAM burst's end to its L2 fill
 
+    // Per SM; an SM side counts its L1 and shared-memory events, the shared
+    // side the L2, DRAM and atomic ones, never at the same time.
     std::vector<MemoryCounters> counters_;
-    std::vector<SectoredCache> l1_;
-    std::vector<uint32_t> l1_mshrs_used_;
-    std::vector<uint64_t> lsu_free_; // per SM: next cycle its L1/shared pipeline takes a line
-    // A refused load retried before anything that could admit it changed
-    // (an MSHR or merge slot freed, a line allocated) is refused again
-    // without being looked at: the SM retries every cycle while it waits. A
-    // warp retries the instruction it was refused (it issues in order), so
-    // warp, mask, size and first address identify the access.
-    struct Refusal {
-        uint64_t l1_version = UINT64_MAX;
-        uint64_t first_address = 0;
-        uint64_t active_mask = 0;
-        uint32_t warp = 0;
-        uint32_t lane_bytes = 0;
-    };
-    std::vector<uint64_t> l1_version_; // per SM: bumped by each such change
-    std::vector<Refusal> last_refusal_;
+    std::vector<SmSide> sm_;
+
     SectoredCache l2_;
     L2AccessPolicy l2_policy_;
     std::vector<uint64_t> slice_port_free_;
@@ -209,16 +277,10 @@ private:
     Dram dram_;
 
     EventWheel<Event> events_;
-    std::vector<TokenState> tokens_;
-    std::vector<Token> free_tokens_;
-    std::vector<Waiter> waiters_;
-    std::vector<uint32_t> free_waiters_;
     std::vector<L2Request> l2_requests_;
     std::vector<uint32_t> free_l2_requests_;
-    std::vector<Completion> completions_;
-    std::vector<Token> completed_tokens_; // freed at the next tick()
     std::vector<DramRead> dram_reads_;
-    CoalescedAccess coalesced_;
+    std::vector<Completion> completions_; // tick()'s
 };
 
 } // namespace simtgpu::sim::mem
