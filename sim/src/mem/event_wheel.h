@@ -1,7 +1,8 @@
 // Timed events on the SM clock: a ring of per-cycle buckets covering the
-// next kSpan cycles (scheduling and running an event is O(1)), and a heap for
+// next Span cycles (scheduling and running an event is O(1)), and a heap for
 // the rare ones further out. Events of one cycle run in the order they were
-// scheduled, which keeps the model deterministic.
+// scheduled, which keeps the model deterministic. The buckets are made at
+// the first event: a device has a wheel per SM, most of them often unused.
 #pragma once
 
 #include <algorithm>
@@ -10,16 +11,18 @@
 
 namespace simtgpu::sim::mem {
 
-template <typename Payload> class EventWheel {
+template <typename Payload, uint64_t Span = 4096> class EventWheel {
+    static_assert((Span & (Span - 1)) == 0, "a power of two");
+
 public:
     static constexpr uint64_t kNever = UINT64_MAX;
-
-    EventWheel() : buckets_(kSpan) {}
 
     // An event for a cycle already run (only an empty access asks for one)
     // runs at the first cycle not yet run.
     void schedule(uint64_t cycle, const Payload &payload) {
         cycle = std::max(cycle, base_);
+        if (buckets_.empty())
+            buckets_.resize(kSpan);
         if (cycle - base_ < kSpan) {
             buckets_[cycle & (kSpan - 1)].push_back(payload);
             ++in_buckets_;
@@ -71,7 +74,7 @@ public:
     bool empty() const { return in_buckets_ == 0 && later_.empty(); }
 
 private:
-    static constexpr uint64_t kSpan = 4096; // above every configured latency in practice
+    static constexpr uint64_t kSpan = Span;
 
     struct Later {
         uint64_t cycle;

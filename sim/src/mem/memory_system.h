@@ -212,7 +212,9 @@ private:
         uint64_t lsu_free = 0;   // next cycle its L1/shared pipeline takes a line
         uint64_t l1_version = 0; // bumped by each change that may admit a refused load
         Refusal last_refusal;
-        EventWheel<SmEvent> events;
+        // Its events are due within about the L2 latency (answers, L1 and
+        // shared-memory hits); the heap takes the rare later ones.
+        EventWheel<SmEvent, 512> events;
         std::vector<TokenState> tokens;
         std::vector<Token> free_tokens;
         std::vector<Token> completed_tokens; // freed at the next tick_sm()
@@ -276,7 +278,7 @@ private:
     std::vector<uint64_t> slice_atomic_free_;
     Dram dram_;
 
-    EventWheel<Event> events_;
+    EventWheel<Event> events_; // 4096 cycles: above every configured latency in practice
     std::vector<L2Request> l2_requests_;
     std::vector<uint32_t> free_l2_requests_;
     std::vector<DramRead> dram_reads_;
