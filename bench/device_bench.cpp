@@ -29,18 +29,21 @@ constexpr uint64_t kCode = 0x10000;
 constexpr uint64_t kData = 0x10'0000'0000ull;
 constexpr uint32_t kThreads = 32;
 
-simtgpu_sim_config config(const char *sm_sharing, uint32_t host_threads) {
+simtgpu_sim_config config(const char *sm_sharing, uint32_t host_threads,
+                          const char *preset = nullptr) {
     simtgpu_sim_config c{};
     c.sm_sharing = sm_sharing;
     c.host_threads = host_threads;
+    c.config = preset;
     return c;
 }
 
 // A device with the record kernel loaded and ring n at priority n.
 struct Bench {
     DeviceHarness h;
-    explicit Bench(const char *sm_sharing = nullptr, uint32_t host_threads = 0)
-        : h(config(sm_sharing, host_threads)) {
+    explicit Bench(const char *sm_sharing = nullptr, uint32_t host_threads = 0,
+                   const char *preset = nullptr)
+        : h(config(sm_sharing, host_threads, preset)) {
         const uint64_t pa = h.map_new(kCode, 4096, SIMTGPU_PTE_R | SIMTGPU_PTE_X);
         std::memcpy(h.vram + pa, kRecordKernel.data(), kRecordKernel.size() * 4);
         for (uint32_t ring = 0; ring < SIMTGPU_NUM_RINGS; ++ring) {
@@ -136,16 +139,16 @@ BENCHMARK_CAPTURE(BM_HighPriorityLatencyUnderLoad, same_context, "same-context")
 BENCHMARK_CAPTURE(BM_HighPriorityLatencyUnderLoad, exclusive, "exclusive")
     ->Iterations(12)->UseRealTime()->Unit(benchmark::kMillisecond);
 
-// One kernel of four waves of one-warp CTAs over every warp slot of the
-// default device (4 SMs), each thread spinning 2000 times, on the
-// functional model's SMs run by 1 and by 2 host threads: the parallel part
-// of a quantum, without a CUDA program's host-side work (cuda_bench.py
-// --threads measures whole programs).
-void BM_SmsOnHostThreads(benchmark::State &state) {
-    Bench b(nullptr, uint32_t(state.range(0)));
+// One kernel of four waves of one-warp CTAs over every warp slot of a
+// device, each thread spinning `spins` times, on its SMs run by 1 and by 2
+// host threads: the parallel part of a quantum, without a CUDA program's
+// host-side work (cuda_bench.py --threads measures whole programs). The
+// default device (4 SMs, functional) and the timing model's presets.
+void BM_SmsOnHostThreads(benchmark::State &state, const char *preset, uint64_t spins) {
+    Bench b(nullptr, uint32_t(state.range(0)), preset);
     const uint32_t slots = b.h.reg(SIMTGPU_REG_WARPS_PER_SM) * b.h.reg(SIMTGPU_REG_NUM_SMS);
     uint64_t pa = 0;
-    const auto launch = b.grid(kData, 4 * slots, 2000, pa);
+    const auto launch = b.grid(kData, 4 * slots, spins, pa);
     const uint64_t before = b.h.stats().counters[SIMTGPU_COUNTER_thread_instructions];
     for (auto _ : state) {
         b.h.emit(0, launch);
@@ -159,8 +162,12 @@ void BM_SmsOnHostThreads(benchmark::State &state) {
     state.counters["thread_instr/s"] =
         benchmark::Counter(double(after - before), benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_SmsOnHostThreads)->ArgName("host_threads")->Arg(1)->Arg(2)
-    ->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SmsOnHostThreads, functional, nullptr, 2000)
+    ->ArgName("host_threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SmsOnHostThreads, teaching, "teaching", 200)
+    ->ArgName("host_threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SmsOnHostThreads, volta, "volta", 20)
+    ->ArgName("host_threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 } // namespace
 
