@@ -19,12 +19,13 @@ failed_suites=()
 failed_checks=()
 
 # note_failures SUITE LOG: remembers LOG's failure lines (ctest's
-# "N - NAME (Failed)", a check's "FAIL NAME", a script's "guest-tests: ...").
+# "N - NAME (Failed)", a check's "FAIL NAME", a guest program's "NAME: FAIL
+# (...)" or "umd: NAME FAILED (...)", a script's "guest-tests: ...").
 note_failures() {
 	local name=$1 log=$2 check
 	while IFS= read -r check; do
 		failed_checks+=("$name: $check")
-	done < <(grep -aE '^[[:space:]]*[0-9]+ - .* \((Failed|Timeout|SEGFAULT|Subprocess aborted|Not Run|Exception)\)$|^FAIL |^guest-tests: |^[A-Za-z0-9_-]+: exited [0-9]+ without a result line' "$log" |
+	done < <(grep -aE '^[[:space:]]*[0-9]+ - .* \((Failed|Timeout|SEGFAULT|Subprocess aborted|Not Run|Exception)\)$|^FAIL |: FAIL( \(|[[:space:]]*$)|^umd: .* FAILED \(|^guest-tests: |^[A-Za-z0-9_-]+: exited [0-9]+ without a result line' "$log" |
 		tr -d '\r' | sed -E 's/^[[:space:]]+//')
 }
 

@@ -13,8 +13,13 @@
 // prints "launched" once it runs, each prints its device time. --role half
 // runs one kernel on half the SMs and prints the device timer (ns) at its
 // first block's start and its last block's end, so that two processes can
-// show their kernels overlapped.
+// show their kernels overlapped. With --when FILE a role sets up, prints
+// "ready" and launches only once FILE exists: the second process of a pair is
+// started before the first, so that a guest's slow process start-up is not
+// part of the race with the first kernel.
 #include "test_util.h"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -68,14 +73,34 @@ __global__ void timed_spin(unsigned *out, int iterations, unsigned long long *ti
 		times[2 * blockIdx.x + 1] = globaltimer_ns();
 }
 
+// With --when FILE: "ready", then nothing until FILE exists (at most 10 min).
+static bool wait_for_go(const char *go_file)
+{
+	if (!go_file)
+		return true;
+	std::printf("ready\n");
+	std::fflush(stdout);
+	const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+	while (access(go_file, F_OK) != 0) {
+		if (std::chrono::steady_clock::now() > give_up) {
+			std::printf("stream_priority: %s did not appear within 10 minutes\n", go_file);
+			return false;
+		}
+		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	}
+	return true;
+}
+
 // Half the SMs for a long time; prints when it ran, in device time.
-static int run_half(int sms)
+static int run_half(int sms, const char *go_file)
 {
 	const int blocks = sms / 2 > 0 ? sms / 2 : 1, threads = 128, iterations = 3000000;
 	unsigned *out;
 	unsigned long long *times;
 	CHECK_CUDA(cudaMalloc(&out, blocks * threads * sizeof(unsigned)));
 	CHECK_CUDA(cudaMalloc(&times, 2 * blocks * sizeof(unsigned long long)));
+	if (!wait_for_go(go_file))
+		return 2;
 	timed_spin<<<blocks, threads>>>(out, iterations, times);
 	CHECK_CUDA(cudaGetLastError());
 	std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -94,7 +119,7 @@ static int run_half(int sms)
 }
 
 // One kernel of the priority case, on its own, for a test across processes.
-static int run_role(const char *role, int sms)
+static int run_role(const char *role, int sms, const char *go_file)
 {
 	const bool is_long = std::strcmp(role, "long") == 0;
 	if (!is_long && std::strcmp(role, "short") != 0) {
@@ -111,6 +136,8 @@ static int run_role(const char *role, int sms)
 	const int threads = 128, blocks = is_long ? 64 * sms : 4, iterations = is_long ? 15000 : 150;
 	unsigned *out;
 	CHECK_CUDA(cudaMalloc(&out, blocks * threads * sizeof(unsigned)));
+	if (!wait_for_go(go_file))
+		return 2;
 	CHECK_CUDA(cudaEventRecord(start, s));
 	spin<<<blocks, threads, 0, s>>>(out, iterations);
 	CHECK_CUDA(cudaEventRecord(end, s));
@@ -130,8 +157,16 @@ int main(int argc, char **argv)
 	cudaDeviceProp prop;
 	CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
 	const int sms = prop.multiProcessorCount, threads = 128;
-	if (argc == 3 && std::strcmp(argv[1], "--role") == 0)
-		return std::strcmp(argv[2], "half") == 0 ? run_half(sms) : run_role(argv[2], sms);
+	if ((argc == 3 || (argc == 5 && std::strcmp(argv[3], "--when") == 0)) &&
+	    std::strcmp(argv[1], "--role") == 0) {
+		const char *go_file = argc == 5 ? argv[4] : nullptr;
+		return std::strcmp(argv[2], "half") == 0 ? run_half(sms, go_file)
+							 : run_role(argv[2], sms, go_file);
+	}
+	if (argc != 1) {
+		std::printf("usage: stream_priority [--role long|short|half [--when FILE]]\n");
+		return 2;
+	}
 	int least = 0, greatest = 0;
 	CHECK_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
 	cudaStream_t low, high, a, b;

@@ -87,29 +87,44 @@ done
 rm -f "$log"
 
 # Two processes on one device (hardware.md, "Grids"): stream_priority
-# --role $1 in the background, and once it says its kernel runs, --role $2.
-# Leaves their output in $first_out and $second_out, their statuses in
-# $first_status and $second_status, and whether the first was still running
-# when the second ended in $first_was_running (0: yes).
+# --role $2 --when GO starts first and sets up, then --role $1 in the
+# background; once the first says its kernel runs, GO appears and the second
+# launches at once (a process's start-up in a guest under TCG can take longer
+# than the first kernel runs). Leaves their output in $first_out and
+# $second_out, their statuses in $first_status and $second_status, and
+# whether the first was still running when the second ended in
+# $first_was_running (0: yes).
 run_pair() {
 	program=$build/tests/cuda/stream_priority
 	first_log=$(mktemp)
+	second_log=$(mktemp)
+	go=$(mktemp -u)
+	SIMTGPU_TRANSPORT=drm timeout "$per_program_timeout" "$program" --role "$2" --when "$go" >"$second_log" 2>&1 &
+	second_pid=$!
+	wait_for_line ready "$second_log"
 	SIMTGPU_TRANSPORT=drm timeout "$per_program_timeout" "$program" --role "$1" >"$first_log" 2>&1 &
 	first_pid=$!
-	waited=0
-	while ! grep -q '^launched' "$first_log" && [ $waited -lt 600 ]; do
-		sleep 0.1
-		waited=$((waited + 1))
-	done
-	second_out=$(SIMTGPU_TRANSPORT=drm timeout "$per_program_timeout" "$program" --role "$2" 2>&1)
+	wait_for_line launched "$first_log"
+	touch "$go"
+	wait $second_pid
 	second_status=$?
 	kill -0 $first_pid 2>/dev/null
 	first_was_running=$?
 	wait $first_pid
 	first_status=$?
 	first_out=$(cat "$first_log")
-	rm -f "$first_log"
+	second_out=$(cat "$second_log")
+	rm -f "$first_log" "$second_log" "$go"
 	printf '%s\n%s\n' "$first_out" "$second_out"
+}
+
+# wait_for_line LINE FILE: until FILE has LINE, for at most a minute.
+wait_for_line() {
+	waited=0
+	while ! grep -q "^$1" "$2" && [ $waited -lt 600 ]; do
+		sleep 0.1
+		waited=$((waited + 1))
+	done
 }
 
 # A long kernel on the least-priority stream of one process holds every SM;
