@@ -444,10 +444,11 @@ TEST(MemSystem, CyclesAndCountersAreDeterministic) {
     EXPECT_EQ(run(), run());
 }
 
-// The engine's quanta (device/grid_scheduler.h): every SM side runs
-// lookahead() cycles on its own, then the shared side runs them. That is
-// only sound if no answer the shared side sends is due inside the quantum it
-// ran; one that were would reach its SM late, at the next quantum.
+// The engine's pipelined quanta (device/grid_scheduler.h): every SM side
+// runs lookahead() / 2 cycles on its own while the shared side runs the
+// quantum before, then exchange() passes their messages. That is only sound
+// if no answer the shared side sends is due before the SMs' quantum after
+// the exchange; one that were would reach its SM late.
 struct QuantumDriver {
     MemorySystem mem;
     uint64_t now = 0;
@@ -459,7 +460,9 @@ struct QuantumDriver {
 
     // One quantum; `issue(sm, cycle)` may issue accesses of that SM.
     template <typename Issue> void quantum(Issue &&issue) {
-        const uint64_t end = now + mem.lookahead();
+        const uint64_t end = now + mem.lookahead() / 2;
+        if (now > 0)
+            mem.advance_shared(now - 1);
         for (uint32_t sm = 0; sm < mem.num_sms(); ++sm)
             for (uint64_t cycle = now; cycle < end; ++cycle) {
                 for (const Completion &c : mem.tick_sm(sm, cycle)) {
@@ -469,7 +472,7 @@ struct QuantumDriver {
                 }
                 issue(sm, cycle);
             }
-        mem.advance_shared(end - 1);
+        mem.exchange();
         now = end;
     }
     // The latency of one lane's load of `address` by `sm`, issued at the
@@ -487,7 +490,7 @@ struct QuantumDriver {
     }
 };
 
-TEST(MemSystem, QuantaOfTheLookaheadKeepTheConfiguredLatencies) {
+TEST(MemSystem, PipelinedQuantaKeepTheConfiguredLatencies) {
     QuantumDriver d(2);
     const MemoryConfig c;
     EXPECT_EQ(d.mem.lookahead(), c.l2.hit_latency - c.l1.hit_latency);
@@ -499,7 +502,7 @@ TEST(MemSystem, QuantaOfTheLookaheadKeepTheConfiguredLatencies) {
 // Loads, stores and atomics from 8 SMs to lines they share, L2 hits and
 // misses alike: each completes at the cycle it is due, none is lost, and
 // after each quantum no SM has an event due inside it.
-TEST(MemSystem, QuantaOfTheLookaheadCompleteEveryAccess) {
+TEST(MemSystem, PipelinedQuantaCompleteEveryAccess) {
     QuantumDriver d(8);
     std::mt19937 rng(7);
     uint64_t issued = 0;

@@ -248,7 +248,7 @@ uint64_t GridScheduler::step(uint64_t now) {
 // finish the quantum one after the other. The same three phases on one
 // thread give the same result, by construction. Returns the cycles the
 // quantum took: fewer than `quantum` when every SM ran out of CTAs.
-uint64_t GridScheduler::run_quantum(uint64_t quantum) {
+uint64_t GridScheduler::run_quantum(uint64_t quantum, const std::function<void()> &beside) {
     std::vector<uint32_t> &busy = busy_list_;
     busy.clear();
     for (uint32_t i = 0; i < sms_.size(); ++i)
@@ -256,16 +256,23 @@ uint64_t GridScheduler::run_quantum(uint64_t quantum) {
             busy.push_back(i);
     isolated_.resize(sms_.size());
     starts_.resize(sms_.size());
+    // Job 0 is `beside`, handed out first: the longest job.
+    const uint32_t first_sm = beside ? 1 : 0;
     auto isolated_run = [&](uint32_t k) {
-        Sm &sm = *sms_[busy[k]];
-        starts_[busy[k]] = sm.clock();
-        isolated_[busy[k]] = sm.run_isolated(quantum);
+        if (k < first_sm) {
+            beside();
+            return;
+        }
+        Sm &sm = *sms_[busy[k - first_sm]];
+        starts_[busy[k - first_sm]] = sm.clock();
+        isolated_[busy[k - first_sm]] = sm.run_isolated(quantum);
     };
+    const uint32_t jobs = first_sm + uint32_t(busy.size());
     // A trace's SM tracks go to one writer: one thread then.
     if (workers_ && !trace_)
-        workers_->run(uint32_t(busy.size()), isolated_run);
+        workers_->run(jobs, isolated_run);
     else
-        for (uint32_t k = 0; k < busy.size(); ++k)
+        for (uint32_t k = 0; k < jobs; ++k)
             isolated_run(k);
     for (uint32_t i : busy)
         sms_[i]->commit();
@@ -288,16 +295,21 @@ uint64_t GridScheduler::run_quantum(uint64_t quantum) {
 uint64_t GridScheduler::step_functional() { return run_quantum(kFunctionalQuantum); }
 
 // The timing model: each SM runs the quantum beside its own side of the
-// memory system (L1, shared memory), isolated as in the functional model;
-// then the shared side (L2, DRAM) takes their requests in SM order and runs
-// the same cycles. The quantum is at most the memory system's lookahead,
-// the least latency of an answer from L2, so every answer an SM gets in a
-// quantum was sent in an earlier one (docs/simulator.md).
+// memory system (L1, shared memory), isolated as in the functional model,
+// while the shared side (L2, DRAM) runs the cycles before it, up to `now`,
+// with the requests the SMs sent then. A quantum is at most half the memory
+// system's lookahead, the least latency of an answer from L2, so an answer
+// sent in the quantum before this one is due after this one: the SMs get it
+// in time at the exchange that ends the step (docs/simulator.md).
 uint64_t GridScheduler::step_timing(uint64_t now) {
     for (auto &sm : sms_)
         if (!sm->idle())
             sm->catch_up(now); // an SM behind the device's cycle joins it
-    const uint64_t advanced = run_quantum(std::min<uint64_t>(kQuantum, memory_->lookahead()));
+    const uint64_t quantum = std::max<uint64_t>(1, std::min<uint64_t>(kQuantum, memory_->lookahead() / 2));
+    std::function<void()> shared_side;
+    if (now > 0)
+        shared_side = [&] { memory_->advance_shared(now - 1); };
+    const uint64_t advanced = run_quantum(quantum, shared_side);
     const uint64_t last = now + advanced - 1;
     for (uint32_t i = 0; i < sms_.size(); ++i) {
         Sm &sm = *sms_[i];
@@ -310,8 +322,7 @@ uint64_t GridScheduler::step_timing(uint64_t now) {
             for (const mem::Completion &c : memory_->tick_sm(i, last))
                 sm.memory_done(c);
     }
-    if (advanced)
-        memory_->advance_shared(last);
+    memory_->exchange();
     return advanced;
 }
 

@@ -21,8 +21,9 @@
 // (DeviceConfig::host_threads), isolated from each other until their stores
 // are committed in SM order (run_quantum). The device clock advances per
 // step by the most cycles any SM advanced in it. Under the timing model the
-// quantum is at most the memory system's lookahead: each SM runs it beside
-// its own L1, then the shared L2 and DRAM run it (docs/simulator.md).
+// quantum is at most half the memory system's lookahead: each SM runs it
+// beside its own L1 while the shared L2 and DRAM run the quantum before
+// (docs/simulator.md).
 #pragma once
 
 #include "config.h"
@@ -34,6 +35,7 @@
 #include "trace/trace_writer.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -42,7 +44,7 @@ namespace simtgpu::sim {
 class GridScheduler {
 public:
     // Cycles each SM runs between two placement decisions: the timing
-    // model's (or the memory system's lookahead, if less: step_timing), and
+    // model's (or half the memory system's lookahead, if less: step_timing), and
     // the functional model's, longer because each of its quanta costs a
     // fixed amount of host time (two synchronisations of the host threads,
     // the SMs' TLB entries redirected and restored, a copy and a diff of
@@ -129,7 +131,8 @@ private:
                  std::vector<const Grid *> &reserved) const;
     void fail(Grid &grid, const Exception &e);
     void collect(uint32_t sm, const SmRunResult &r);
-    uint64_t run_quantum(uint64_t quantum);
+    // `beside`, if any, runs on a host thread beside the SMs' isolated runs.
+    uint64_t run_quantum(uint64_t quantum, const std::function<void()> &beside = {});
     uint64_t step_functional();
     uint64_t step_timing(uint64_t now);
     void make_memory_system();

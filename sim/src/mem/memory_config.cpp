@@ -174,10 +174,11 @@ std::string relations(const MemoryConfig &c) {
         return "memory.l2.persisting_max_bytes (" + n(c.l2.persisting_max_bytes) +
                ") and memory.l2.access_window_max_bytes (" + n(c.l2.access_window_max_bytes) +
                ") must both be 0 (no persisting lines) or both above 0";
-    if (c.l2.hit_latency <= l1.hit_latency)
+    // The engine runs the SMs beside L2 in quanta of half this difference.
+    if (c.l2.hit_latency < l1.hit_latency + 2)
         return "memory.l2.hit_latency = " + n(c.l2.hit_latency) +
-               " must exceed memory.l1.hit_latency = " + n(l1.hit_latency) +
-               " (an L2 hit first misses L1)";
+               " must be at least memory.l1.hit_latency + 2 = " + n(l1.hit_latency + 2) +
+               " (an L2 hit first misses L1, and its answer takes two or more cycles back)";
     const auto &d = c.dram;
     if (!power_of_two(d.channels) || !power_of_two(d.banks_per_channel))
         return "memory.dram.channels (" + n(d.channels) + ") and memory.dram.banks_per_channel (" +

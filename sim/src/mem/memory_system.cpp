@@ -49,7 +49,7 @@ MemorySystem::MemorySystem(const MemoryConfig &config, uint32_t num_sms, uint32_
       l2_sets_per_slice_(uint32_t(config.l2.size_bytes / (uint64_t(config.l1.line_bytes) *
                                                           config.l2.assoc * config.l2.slices))),
       l2_return_(config.l2.hit_latency - config.l1.hit_latency), counters_(num_sms),
-      sm_(num_sms, SmSide(l1_sets_, config.l1.assoc)),
+      sm_(num_sms, SmSide(l1_sets_, config.l1.assoc)), links_(num_sms),
       l2_(config.l2.slices * l2_sets_per_slice_, config.l2.assoc),
       l2_policy_(config.l2.slices * l2_sets_per_slice_, config.l2.assoc, config.l1.line_bytes),
       slice_port_free_(config.l2.slices, 0), slice_atomic_free_(config.l2.slices, 0),
@@ -106,21 +106,29 @@ void MemorySystem::schedule(uint64_t cycle, EventKind kind, uint32_t index) {
 uint64_t MemorySystem::next_event_cycle() const {
     uint64_t next = events_.next_cycle();
     for (uint32_t sm = 0; sm < num_sms_; ++sm) {
-        next = std::min(next, sm_[sm].events.next_cycle());
-        for (const SectorRequest &r : sm_[sm].outbox)
-            next = std::min(next, r.arrival);
+        next = std::min(next, next_sm_event_cycle(sm));
+        for (const auto *requests : {&sm_[sm].outbox, &links_[sm].requests})
+            for (const SectorRequest &r : *requests)
+                next = std::min(next, r.arrival);
+        for (const Answer &a : links_[sm].answers)
+            next = std::min(next, a.cycle);
     }
     return next;
 }
 
 uint64_t MemorySystem::next_sm_event_cycle(uint32_t sm) const {
-    return sm_[sm].events.next_cycle();
+    return std::min(sm_[sm].events.next_cycle(), sm_[sm].inbox_first);
 }
 
 bool MemorySystem::idle() const {
-    return events_.empty() && std::all_of(sm_.begin(), sm_.end(), [](const SmSide &s) {
-               return s.events.empty() && s.outbox.empty();
-           });
+    for (uint32_t sm = 0; sm < num_sms_; ++sm) {
+        const SmSide &s = sm_[sm];
+        const SmLink &link = links_[sm];
+        if (!s.events.empty() || !s.outbox.empty() || !s.inbox.empty() ||
+            !link.requests.empty() || !link.answers.empty())
+            return false;
+    }
+    return events_.empty();
 }
 
 Token MemorySystem::new_token(uint32_t sm, const WarpAccess &access, uint64_t now) {
@@ -158,6 +166,13 @@ std::span<const Completion> MemorySystem::tick_sm(uint32_t sm, uint64_t now) {
         side.free_tokens.push_back(token);
     side.completed_tokens.clear();
     side.completions.clear();
+    for (const Answer &a : side.inbox) {
+        const uint32_t index = take(side.responses, side.free_responses);
+        side.responses[index] = a.response;
+        side.events.schedule(a.cycle, SmEvent{index, SmEventKind::response});
+    }
+    side.inbox.clear();
+    side.inbox_first = kNever;
     side.events.run_until(now, [&](uint64_t cycle, SmEvent e) { run_sm(sm, cycle, e); });
     return side.completions;
 }
@@ -182,20 +197,45 @@ void MemorySystem::run_sm(uint32_t sm, uint64_t cycle, SmEvent e) {
 
 void MemorySystem::advance_shared(uint64_t until) {
     for (uint32_t sm = 0; sm < num_sms_; ++sm) {
-        for (const SectorRequest &from : sm_[sm].outbox) {
+        for (const SectorRequest &from : links_[sm].requests) {
             uint32_t index = take(l2_requests_, free_l2_requests_);
             l2_requests_[index] =
                 L2Request{from.line, sm,    slice_of_line(from.line), from.l1_line, from.token,
                           kNone,     kNone, from.sector,              from.ops,     from.kind};
             schedule(from.arrival, EventKind::l2_arrival, index);
         }
-        sm_[sm].outbox.clear();
+        links_[sm].requests.clear();
     }
     events_.run_until(until, [this](uint64_t cycle, Event e) { run(cycle, e); });
 }
 
+namespace {
+// Appends `from` to `to` and empties it; a swap when `to` is empty, so
+// that both keep their capacity.
+template <typename T> void hand_over(std::vector<T> &from, std::vector<T> &to) {
+    if (to.empty())
+        to.swap(from);
+    else
+        to.insert(to.end(), from.begin(), from.end());
+    from.clear();
+}
+} // namespace
+
+void MemorySystem::exchange() {
+    for (uint32_t sm = 0; sm < num_sms_; ++sm) {
+        SmSide &side = sm_[sm];
+        SmLink &link = links_[sm];
+        hand_over(side.outbox, link.requests);
+        for (const Answer &a : link.answers)
+            side.inbox_first = std::min(side.inbox_first, a.cycle);
+        hand_over(link.answers, side.inbox);
+    }
+}
+
 std::span<const Completion> MemorySystem::tick(uint64_t now) {
+    exchange();
     advance_shared(now);
+    exchange();
     completions_.clear();
     for (uint32_t sm = 0; sm < num_sms_; ++sm) {
         std::span<const Completion> done = tick_sm(sm, now);
@@ -574,10 +614,7 @@ void MemorySystem::perform(uint32_t request, uint64_t now) {
 
 void MemorySystem::answer(uint32_t request, uint64_t cycle) {
     const L2Request &r = l2_requests_[request];
-    SmSide &side = sm_[r.sm];
-    const uint32_t index = take(side.responses, side.free_responses);
-    side.responses[index] = Response{r.l1_line, r.token, r.sector, r.kind};
-    side.events.schedule(cycle, SmEvent{index, SmEventKind::response});
+    links_[r.sm].answers.push_back(Answer{cycle, Response{r.l1_line, r.token, r.sector, r.kind}});
     free_l2_requests_.push_back(request);
 }
 

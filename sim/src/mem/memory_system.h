@@ -14,13 +14,17 @@
 //
 // The two sides meet only through messages with a latency: an SM side's
 // requests to L2, and L2's answers, which reach the SM lookahead() cycles or
-// more after the event that sends them. So the SMs of a device may each run
-// lookahead() cycles on their own (tick_sm(), issue(), on several host
-// threads at once), after which advance_shared() takes their requests in SM
-// order and runs the shared side through the same cycles: the answers it
-// sends are due after them. The result does not depend on the host threads
-// (docs/simulator.md). tick() does both, for one cycle, for a caller that
-// drives every SM on one thread (a lone SM, tests).
+// more after the event that sends them. exchange() passes both: the
+// requests the SMs have sent go to the shared side, the answers it has sent
+// to their SMs. Between two exchanges the SM sides (tick_sm(), issue(), on
+// several host threads at once) and the shared side (advance_shared()) may
+// run at the same time, since neither reads what the other writes. The
+// engine pipelines them: while the SMs run a quantum of lookahead() / 2
+// cycles, the shared side runs the quantum before it, whose answers are
+// due after the SMs' quantum ends; requests enter the shared side in SM
+// order. The result does not depend on the host threads (docs/simulator.md).
+// tick() does both, for one cycle, for a caller that drives every SM on one
+// thread (a lone SM, tests).
 //
 // Latencies are end to end, issue to data, as microbenchmarks measure them:
 // an isolated L1 hit takes l1.hit_latency, an L2 hit l2.hit_latency and a
@@ -82,15 +86,20 @@ public:
     std::span<const Completion> tick_sm(uint32_t sm, uint64_t now);
     // The earliest cycle at which something happens on the SM side of `sm`.
     uint64_t next_sm_event_cycle(uint32_t sm) const;
-    // The cycles SMs may run between two advance_shared() calls: the least
-    // latency of an answer from L2 back to an SM.
+    // The least latency of an answer from L2 back to an SM: the cycles
+    // between the event that sends an answer and its arrival.
     uint32_t lookahead() const { return l2_return_; }
-    // The shared side: takes every SM's requests so far, in SM order, and
-    // runs its events due by `until`. No SM may be ticked meanwhile.
+    // The shared side: takes the requests exchange() passed it, in SM order,
+    // and runs its events due by `until`; its answers wait for the next
+    // exchange(). May run while other threads run SM sides.
     void advance_shared(uint64_t until);
+    // The SMs' requests so far to the shared side, its answers so far to
+    // their SMs. Neither side may be running.
+    void exchange();
 
-    // Both sides for one cycle: advance_shared(now), then every SM's
-    // tick_sm(now) in SM order; their completions, valid until the next call.
+    // Both sides for one cycle: exchange(), advance_shared(now), exchange(),
+    // then every SM's tick_sm(now) in SM order; their completions, valid
+    // until the next call.
     std::span<const Completion> tick(uint64_t now);
 
     // Drops every SM's L1 data, as Volta does when a kernel starts (L1 is
@@ -192,6 +201,11 @@ private:
         uint8_t sector;
         L2Kind kind;
     };
+    // ... and when it arrives there.
+    struct Answer {
+        uint64_t cycle;
+        Response response;
+    };
     // A refused load retried before anything that could admit it changed
     // (an MSHR or merge slot freed, a line allocated) is refused again
     // without being looked at: the SM retries every cycle while it waits. A
@@ -224,7 +238,14 @@ private:
         std::vector<Response> responses;
         std::vector<uint32_t> free_responses;
         std::vector<SectorRequest> outbox; // to L2, in issue order
+        std::vector<Answer> inbox;         // from L2, scheduled at the next tick_sm()
+        uint64_t inbox_first = kNever;     // the earliest cycle in the inbox
         CoalescedAccess coalesced;
+    };
+    // The shared side's ends of one SM's messages.
+    struct SmLink {
+        std::vector<SectorRequest> requests; // exchanged, for advance_shared()
+        std::vector<Answer> answers;         // sent, for exchange()
     };
 
     void schedule(uint64_t cycle, EventKind kind, uint32_t index);
@@ -268,9 +289,10 @@ private:
     uint32_t dram_return_; // cycles from a DRAM burst's end to its L2 fill
 
     // Per SM; an SM side counts its L1 and shared-memory events, the shared
-    // side the L2, DRAM and atomic ones, never at the same time.
+    // side the L2, DRAM and atomic ones: other fields, so both may at once.
     std::vector<MemoryCounters> counters_;
     std::vector<SmSide> sm_;
+    std::vector<SmLink> links_;
 
     SectoredCache l2_;
     L2AccessPolicy l2_policy_;
