@@ -114,6 +114,10 @@ TEST(MemConfig, FieldsThatMustAgree) {
     };
     expect_names({{"l2", {{"hit_latency", 28}}}},
                  {"memory.l2.hit_latency", "memory.l1.hit_latency"});
+    // An answer from L2 must take two cycles or more back: the engine's quanta are half that.
+    expect_names({{"l2", {{"hit_latency", 29}}}},
+                 {"memory.l2.hit_latency = 29", "at least memory.l1.hit_latency + 2 = 30"});
+    EXPECT_TRUE(MemoryConfig::from_json(json{{"l2", {{"hit_latency", 30}}}}, "test.json"));
     expect_names({{"dram", {{"latency", 200}}}}, {"memory.dram.latency", "memory.l2.hit_latency"});
     expect_names({{"l2", {{"slices", 12}}}}, {"memory.l2.slices = 12", "power of two"});
     expect_names({{"l2", {{"slices", 4}}}}, {"memory.l2.slices = 4", "memory.dram.channels = 8"});
