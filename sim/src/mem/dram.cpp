@@ -34,8 +34,23 @@ uint64_t Dram::enqueue(const DramLocation &where, bool write, uint32_t sm, uint6
                        uint64_t now) {
     Channel &channel = channels_[where.channel];
     Bank &bank = channel.banks[where.bank];
-    bank.queue.push_back(Request{seq_++, where.row, payload, sm, write, false});
-    bank.by_row[where.row].push_back(std::prev(bank.queue.end()));
+    uint32_t index;
+    if (free_requests_.empty()) {
+        index = uint32_t(requests_.size());
+        requests_.emplace_back();
+    } else {
+        index = free_requests_.back();
+        free_requests_.pop_back();
+    }
+    requests_[index] = Request{seq_++, where.row, payload, sm, bank.tail, kNone, kNone, write, false};
+    (bank.tail == kNone ? bank.head : requests_[bank.tail].next) = index;
+    bank.tail = index;
+    auto [row, added] = bank.by_row.try_emplace(where.row, RowQueue{index, index, 1});
+    if (!added) {
+        requests_[row->second.tail].next_in_row = index;
+        row->second.tail = index;
+        ++row->second.count;
+    }
     bank.row_hits += where.row == bank.open_row;
     ++channel.queued;
     if (channel.next_wake <= now)
@@ -44,27 +59,30 @@ uint64_t Dram::enqueue(const DramLocation &where, bool write, uint32_t sm, uint6
     return now;
 }
 
-Dram::Queued Dram::pick(Bank &bank) const {
+uint32_t Dram::pick(const Bank &bank) const {
     if (scheduler_ == DramScheduler::fr_fcfs && bank.row_hits > 0)
-        return bank.by_row.at(bank.open_row).front();
-    return bank.queue.begin(); // end() when empty
+        return bank.by_row.at(bank.open_row).head;
+    return bank.head; // kNone when empty
 }
 
-// A chosen request is the oldest of its row: FR-FCFS takes a row's front,
+// A chosen request is the oldest of its row: FR-FCFS takes a row's head,
 // FCFS the oldest of all.
-Dram::Request Dram::take(Bank &bank, Queued request) {
-    auto row = bank.by_row.find(request->row);
-    row->second.pop_front();
-    if (row->second.empty())
+Dram::Request Dram::take(Bank &bank, uint32_t index) {
+    const Request r = requests_[index];
+    auto row = bank.by_row.find(r.row);
+    if (--row->second.count == 0)
         bank.by_row.erase(row);
-    Request r = *request;
-    bank.queue.erase(request);
+    else
+        row->second.head = r.next_in_row;
+    (r.prev == kNone ? bank.head : requests_[r.prev].next) = r.next;
+    (r.next == kNone ? bank.tail : requests_[r.next].prev) = r.prev;
+    free_requests_.push_back(index);
     return r;
 }
 
 void Dram::count_row_hits(Bank &bank) {
     auto row = bank.by_row.find(bank.open_row);
-    bank.row_hits = row == bank.by_row.end() ? 0 : uint32_t(row->second.size());
+    bank.row_hits = row == bank.by_row.end() ? 0 : row->second.count;
 }
 
 uint64_t Dram::wake(uint32_t channel_index, uint64_t now, std::vector<DramRead> &reads,
@@ -79,14 +97,14 @@ uint64_t Dram::wake(uint32_t channel_index, uint64_t now, std::vector<DramRead> 
     // this cycle.
     while (channel.bus_free < end) {
         Bank *best = nullptr;
-        Queued best_request;
+        uint32_t best_request = kNone;
         for (Bank &bank : channel.banks) {
             if (bank.ready > start)
                 continue;
-            Queued i = pick(bank);
-            if (i == bank.queue.end() || i->row != bank.open_row)
+            const uint32_t i = pick(bank);
+            if (i == kNone || requests_[i].row != bank.open_row)
                 continue;
-            if (!best || i->seq < best_request->seq) {
+            if (!best || requests_[i].seq < requests_[best_request].seq) {
                 best = &bank;
                 best_request = i;
             }
@@ -109,12 +127,12 @@ uint64_t Dram::wake(uint32_t channel_index, uint64_t now, std::vector<DramRead> 
     for (Bank &bank : channel.banks) {
         if (bank.ready > start)
             continue;
-        Queued i = pick(bank);
-        if (i == bank.queue.end() || i->row == bank.open_row)
+        const uint32_t i = pick(bank);
+        if (i == kNone || requests_[i].row == bank.open_row)
             continue;
         bank.ready = start + (bank.open_row == kNoRow ? 0 : precharge_) + activate_;
-        bank.open_row = i->row;
-        i->activated = true;
+        bank.open_row = requests_[i].row;
+        requests_[i].activated = true;
         count_row_hits(bank);
     }
 
@@ -122,7 +140,7 @@ uint64_t Dram::wake(uint32_t channel_index, uint64_t now, std::vector<DramRead> 
         return kNever;
     uint64_t next = kNever;
     for (const Bank &bank : channel.banks) {
-        if (bank.queue.empty())
+        if (bank.head == kNone)
             continue;
         uint64_t when = bank.ready > start ? ceil_cycles(bank.ready, kFractionBits)
                                            : channel.bus_free >> kFractionBits;

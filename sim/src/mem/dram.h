@@ -13,8 +13,6 @@
 #include "mem/memory_counters.h"
 
 #include <cstdint>
-#include <deque>
-#include <list>
 #include <unordered_map>
 #include <vector>
 
@@ -63,24 +61,31 @@ private:
     static constexpr uint64_t kOne = 1ull << kFractionBits;
     static constexpr uint64_t kNoRow = UINT64_MAX;
 
+    static constexpr uint32_t kNone = UINT32_MAX;
+    // Queued requests live in one pool, linked into their bank's queue and
+    // their row's: a bank's queue can hold a whole kernel's write-backs
+    // (stores do not stall their warps), so its scheduler's choices are O(1)
+    // (the oldest request is the queue's head, the oldest for a row its
+    // row's head) and a request costs no allocation once the pool has grown.
     struct Request {
         uint64_t seq;
         uint64_t row;
         uint64_t payload;
         uint32_t sm;
+        uint32_t prev, next;  // the bank's queue, arrival order
+        uint32_t next_in_row; // the row's, arrival order
         bool write;
         bool activated; // its row was opened for it (a row miss)
     };
-    using Queued = std::list<Request>::iterator;
-    // A bank's queue can hold a whole kernel's write-backs (stores do not
-    // stall their warps), so its scheduler's choices are O(1): the oldest
-    // request is the list's front, the oldest for a row its list's front.
+    struct RowQueue {
+        uint32_t head, tail, count;
+    };
     struct Bank {
         uint64_t open_row = kNoRow;
-        uint64_t ready = 0;       // fixed point: when it can take its next command
-        uint32_t row_hits = 0;    // queued requests for open_row
-        std::list<Request> queue; // arrival order
-        std::unordered_map<uint64_t, std::deque<Queued>> by_row; // each row's, in arrival order
+        uint64_t ready = 0;    // fixed point: when it can take its next command
+        uint32_t row_hits = 0; // queued requests for open_row
+        uint32_t head = kNone, tail = kNone;
+        std::unordered_map<uint64_t, RowQueue> by_row;
     };
     struct Channel {
         uint64_t bus_free = 0; // fixed point
@@ -89,12 +94,11 @@ private:
         std::vector<Bank> banks;
     };
 
-    // The request a bank would serve next (queue.end() for none); a column
-    // access when its row is open.
-    Queued pick(Bank &bank) const;
+    // The request a bank would serve next (kNone for none); a column access
+    // when its row is open.
+    uint32_t pick(const Bank &bank) const;
     // Takes a request pick() chose off its bank's queue.
-    Request take(Bank &bank, Queued request);
-    void activate(Bank &bank, uint64_t now_fixed);
+    Request take(Bank &bank, uint32_t request);
     void count_row_hits(Bank &bank);
 
     DramScheduler scheduler_;
@@ -105,6 +109,8 @@ private:
     uint64_t precharge_; // fixed point, t_rp
     uint64_t seq_ = 0;
     std::vector<Channel> channels_;
+    std::vector<Request> requests_;
+    std::vector<uint32_t> free_requests_;
 };
 
 } // namespace simtgpu::sim::mem
