@@ -444,14 +444,16 @@ TEST(MemSystem, CyclesAndCountersAreDeterministic) {
     EXPECT_EQ(run(), run());
 }
 
-// The engine's pipelined quanta (device/grid_scheduler.h): every SM side
-// runs lookahead() / 2 cycles on its own while the shared side runs the
-// quantum before, then exchange() passes their messages. That is only sound
-// if no answer the shared side sends is due before the SMs' quantum after
-// the exchange; one that were would reach its SM late.
+// The engine's steps (device/grid_scheduler.cpp), as plan_step() plans
+// them: every SM side runs lookahead() / 2 cycles on its own while the
+// shared side runs the step before (or a whole lookahead while the shared
+// side has nothing to do, the shared side catching up first in the step
+// after), then exchange() passes their messages. That is only sound if no
+// answer the shared side sends is due before the SMs' step after the
+// exchange; one that were would reach its SM late.
 struct QuantumDriver {
     MemorySystem mem;
-    uint64_t now = 0;
+    uint64_t now = 0, last_cycles = 0;
     std::map<std::pair<uint32_t, Token>, uint64_t> done; // (sm, token) -> its last cycle
     uint64_t completions = 0;
 
@@ -460,9 +462,14 @@ struct QuantumDriver {
 
     // One quantum; `issue(sm, cycle)` may issue accesses of that SM.
     template <typename Issue> void quantum(Issue &&issue) {
-        const uint64_t end = now + mem.lookahead() / 2;
-        if (now > 0)
+        const MemorySystem::StepPlan plan = mem.plan_step(now, last_cycles, 256);
+        if (plan.catch_up_first) {
             mem.advance_shared(now - 1);
+            mem.exchange();
+        }
+        if (plan.shared_beside)
+            mem.advance_shared(now - 1);
+        const uint64_t end = now + plan.cycles;
         for (uint32_t sm = 0; sm < mem.num_sms(); ++sm)
             for (uint64_t cycle = now; cycle < end; ++cycle) {
                 for (const Completion &c : mem.tick_sm(sm, cycle)) {
@@ -473,6 +480,7 @@ struct QuantumDriver {
                 issue(sm, cycle);
             }
         mem.exchange();
+        last_cycles = plan.cycles;
         now = end;
     }
     // The latency of one lane's load of `address` by `sm`, issued at the
@@ -497,6 +505,19 @@ TEST(MemSystem, PipelinedQuantaKeepTheConfiguredLatencies) {
     EXPECT_EQ(d.latency(0, 0x100000), c.dram.latency); // closed row
     EXPECT_EQ(d.latency(0, 0x100000), c.l1.hit_latency);
     EXPECT_EQ(d.latency(1, 0x100000), c.l2.hit_latency); // the other SM's line, at L2
+}
+
+// A step of a whole lookahead, taken while the shared side is idle, and
+// the step after it, which lets the shared side catch up first: an L2 hit
+// issued at its first cycle is answered in time.
+TEST(MemSystem, AWholeLookaheadWhileL2IsIdleKeepsTheL2Latency) {
+    QuantumDriver d(2);
+    const MemoryConfig c;
+    EXPECT_EQ(d.latency(0, 0x100000), c.dram.latency);
+    while (!d.mem.idle())
+        d.quantum([](uint32_t, uint64_t) {});
+    EXPECT_EQ(d.mem.plan_step(d.now, d.last_cycles, 256).cycles, d.mem.lookahead());
+    EXPECT_EQ(d.latency(1, 0x100000), c.l2.hit_latency);
 }
 
 // Loads, stores and atomics from 8 SMs to lines they share, L2 hits and

@@ -296,20 +296,24 @@ uint64_t GridScheduler::step_functional() { return run_quantum(kFunctionalQuantu
 
 // The timing model: each SM runs the quantum beside its own side of the
 // memory system (L1, shared memory), isolated as in the functional model,
-// while the shared side (L2, DRAM) runs the cycles before it, up to `now`,
-// with the requests the SMs sent then. A quantum is at most half the memory
-// system's lookahead, the least latency of an answer from L2, so an answer
-// sent in the quantum before this one is due after this one: the SMs get it
-// in time at the exchange that ends the step (docs/simulator.md).
+// while the shared side (L2, DRAM) runs the cycles of the step before with
+// the requests the SMs sent then, or first when the step before was longer
+// than half the memory system's lookahead (MemorySystem::plan_step). The
+// SMs get the shared side's answers at the exchange that ends the step,
+// before any is due (docs/simulator.md).
 uint64_t GridScheduler::step_timing(uint64_t now) {
     for (auto &sm : sms_)
         if (!sm->idle())
             sm->catch_up(now); // an SM behind the device's cycle joins it
-    const uint64_t quantum = std::max<uint64_t>(1, std::min<uint64_t>(kQuantum, memory_->lookahead() / 2));
+    const mem::MemorySystem::StepPlan plan = memory_->plan_step(now, last_advance_, kQuantum);
+    if (plan.catch_up_first) {
+        memory_->advance_shared(now - 1);
+        memory_->exchange();
+    }
     std::function<void()> shared_side;
-    if (now > 0)
+    if (plan.shared_beside)
         shared_side = [&] { memory_->advance_shared(now - 1); };
-    const uint64_t advanced = run_quantum(quantum, shared_side);
+    const uint64_t advanced = run_quantum(plan.cycles, shared_side);
     const uint64_t last = now + advanced - 1;
     for (uint32_t i = 0; i < sms_.size(); ++i) {
         Sm &sm = *sms_[i];
@@ -323,6 +327,7 @@ uint64_t GridScheduler::step_timing(uint64_t now) {
                 sm.memory_done(c);
     }
     memory_->exchange();
+    last_advance_ = advanced;
     return advanced;
 }
 

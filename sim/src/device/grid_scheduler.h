@@ -156,6 +156,7 @@ private:
     std::unique_ptr<SmWorkers> workers_; // host_threads > 1
     trace::TraceWriter *trace_ = nullptr;
     uint64_t now_ = 0; // the device cycle the last step ended at
+    uint64_t last_advance_ = 0; // the cycles the last step ran (step_timing)
 };
 
 } // namespace simtgpu::sim

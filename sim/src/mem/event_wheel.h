@@ -72,6 +72,8 @@ public:
     }
 
     bool empty() const { return in_buckets_ == 0 && later_.empty(); }
+    // The first cycle run_until() has not run yet.
+    uint64_t first_open_cycle() const { return base_; }
 
 private:
     static constexpr uint64_t kSpan = Span;

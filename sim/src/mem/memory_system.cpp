@@ -131,6 +131,24 @@ bool MemorySystem::idle() const {
     return events_.empty();
 }
 
+MemorySystem::StepPlan MemorySystem::plan_step(uint64_t now, uint64_t last_cycles,
+                                               uint64_t max_cycles) const {
+    const uint64_t whole = std::min<uint64_t>(max_cycles, lookahead());
+    const uint64_t half = std::max<uint64_t>(1, whole / 2);
+    if (now == 0 || shared_idle())
+        return {whole, false, false};
+    if (last_cycles > half)
+        return {half, false, true};
+    return {half, true, false};
+}
+
+bool MemorySystem::shared_idle() const {
+    for (uint32_t sm = 0; sm < num_sms_; ++sm)
+        if (!sm_[sm].outbox.empty() || !links_[sm].requests.empty())
+            return false;
+    return events_.empty();
+}
+
 Token MemorySystem::new_token(uint32_t sm, const WarpAccess &access, uint64_t now) {
     SmSide &side = sm_[sm];
     Token token = take(side.tokens, side.free_tokens);
@@ -167,6 +185,8 @@ std::span<const Completion> MemorySystem::tick_sm(uint32_t sm, uint64_t now) {
     side.completed_tokens.clear();
     side.completions.clear();
     for (const Answer &a : side.inbox) {
+        // The engine's quanta guarantee it (grid_scheduler.cpp, step_timing).
+        assert(a.cycle >= side.events.first_open_cycle() && "an answer from L2 arrived late");
         const uint32_t index = take(side.responses, side.free_responses);
         side.responses[index] = a.response;
         side.events.schedule(a.cycle, SmEvent{index, SmEventKind::response});

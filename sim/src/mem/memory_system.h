@@ -97,6 +97,21 @@ public:
     // their SMs. Neither side may be running.
     void exchange();
 
+    // How to run the step that starts at cycle `now`, after a step of
+    // `last_cycles`, for at most `max_cycles`: the SMs run `cycles` while the
+    // shared side runs the cycles before `now` beside them (shared_beside)
+    // or first (catch_up_first, then exchange()). An answer is due a
+    // lookahead after the event that sends it, so two steps in a row may
+    // run at most that many cycles with the shared side beside: half each.
+    // With nothing on the shared side the SMs may run a whole lookahead;
+    // the step after such a one catches up first.
+    struct StepPlan {
+        uint64_t cycles = 0;
+        bool shared_beside = false;
+        bool catch_up_first = false;
+    };
+    StepPlan plan_step(uint64_t now, uint64_t last_cycles, uint64_t max_cycles) const;
+
     // Both sides for one cycle: exchange(), advance_shared(now), exchange(),
     // then every SM's tick_sm(now) in SM order; their completions, valid
     // until the next call.
@@ -122,6 +137,8 @@ public:
     // The earliest cycle at which something happens (kNever when idle).
     uint64_t next_event_cycle() const;
     bool idle() const;
+    // Whether the shared side has nothing to do: no event, no request to take.
+    bool shared_idle() const;
 
     const MemoryCounters &counters(uint32_t sm) const { return counters_[sm]; }
     MemoryCounters totals() const;
