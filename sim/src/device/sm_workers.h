@@ -1,7 +1,9 @@
-// Host threads that run the SMs of one quantum at once (the functional
-// model's isolated runs, GridScheduler::step): a pool made once per device,
-// whose caller works beside its threads. Which thread runs which SM does not
-// matter to the results: Sm::run_isolated changes nothing another SM sees.
+// Host threads that run the SMs of one quantum at once (their isolated
+// runs, GridScheduler::run_quantum), and under the timing model the memory
+// system's shared side beside them: a pool made once per device, whose
+// caller works beside its threads. Which thread runs which job does not
+// matter to the results: Sm::run_isolated changes nothing another SM sees,
+// and the shared side nothing an SM reads before the next exchange.
 #pragma once
 
 #include <atomic>
