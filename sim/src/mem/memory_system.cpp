@@ -185,7 +185,7 @@ std::span<const Completion> MemorySystem::tick_sm(uint32_t sm, uint64_t now) {
     side.completed_tokens.clear();
     side.completions.clear();
     for (const Answer &a : side.inbox) {
-        // The engine's quanta guarantee it (grid_scheduler.cpp, step_timing).
+        // The steps plan_step() plans guarantee it.
         assert(a.cycle >= side.events.first_open_cycle() && "an answer from L2 arrived late");
         const uint32_t index = take(side.responses, side.free_responses);
         side.responses[index] = a.response;
