@@ -22,7 +22,9 @@
  *
  * VRAM exhaustion, and the optional per-file limit (module parameter
  * vram_limit_mb), are -ENOSPC; the limit of the owner's cgroup
- * (simtgpu_cgroup.c, dmem semantics) is -ENOMEM.
+ * (simtgpu_cgroup.c, dmem semantics) is -ENOMEM. Before either, the file's
+ * managed pages in VRAM are evicted to make room, as cudaMalloc() pushes
+ * managed memory out on NVIDIA's GPUs.
  *
  * A BO may instead be backed by pinned pages of its creator's memory
  * (BO_USERPTR, simtgpu_userptr.c); it then has no VRAM blocks, no mmap
@@ -57,11 +59,11 @@ static void simtgpu_bo_free_work(struct work_struct *work)
 				      MAX_SCHEDULE_TIMEOUT);
 		simtgpu_vm_unmap_bo(vm, bo);
 		/* A managed BO's VRAM is counted per page. */
-		if (!bo->userptr && !bo->managed)
+		if (bo->charged) {
 			atomic64_sub(bo->base.size, &vm->vram_bytes);
-		atomic_dec(&vm->bo_count);
-		if (bo->charged)
 			simtgpu_cg_uncharge(vm->cg, bo->base.size);
+		}
+		atomic_dec(&vm->bo_count);
 	}
 	simtgpu_userptr_release(bo);
 	simtgpu_managed_release(bo);
@@ -167,6 +169,38 @@ struct simtgpu_bo *simtgpu_bo_alloc(struct drm_device *dev,
 	return bo;
 }
 
+/*
+ * Charge @bo's size to its file's limit and its cgroup's and take its VRAM:
+ * all of it or, with the error, nothing.
+ */
+static int simtgpu_bo_take_vram(struct simtgpu_bo *bo, u64 size)
+{
+	struct simtgpu_vm *vm = bo->vm;
+	int ret;
+
+	if (!simtgpu_vram_limit_allows(atomic64_add_return(size,
+							   &vm->vram_bytes),
+				       vm->vram_limit)) {
+		ret = -ENOSPC;
+		goto err_limit;
+	}
+	ret = simtgpu_cg_charge(vm->cg, size);
+	if (ret)
+		goto err_limit;
+	ret = simtgpu_vram_alloc_for(bo->sdev, vm->part, size,
+				     SIMTGPU_PAGE_SIZE, &bo->blocks);
+	if (ret)
+		goto err_cgroup;
+	bo->charged = true;
+	return 0;
+
+err_cgroup:
+	simtgpu_cg_uncharge(vm->cg, size);
+err_limit:
+	atomic64_sub(size, &vm->vram_bytes);
+	return ret;
+}
+
 /**
  * simtgpu_bo_create - allocate a cleared, page-aligned BO of @size bytes in
  * VRAM and map it into @file's address space (at @fixed_va with
@@ -185,18 +219,11 @@ struct simtgpu_bo *simtgpu_bo_create(struct drm_device *dev,
 	if (IS_ERR(bo))
 		return bo;
 	vm = bo->vm;
-	if (!simtgpu_vram_limit_allows(atomic64_add_return(size,
-							   &vm->vram_bytes),
-				       vm->vram_limit)) {
-		ret = -ENOSPC;
-		goto err_put;
-	}
-	ret = simtgpu_cg_charge(vm->cg, size);
-	if (ret)
-		goto err_put;
-	bo->charged = true;
-	ret = simtgpu_vram_alloc_for(sdev, vm->part, size, SIMTGPU_PAGE_SIZE,
-				     &bo->blocks);
+	ret = simtgpu_bo_take_vram(bo, size);
+	/* Room for the page tables its mapping may need too. */
+	if (ret && simtgpu_managed_evict(vm, NULL, size +
+					 (SIMTGPU_PT_LEVELS - 1) * PAGE_SIZE))
+		ret = simtgpu_bo_take_vram(bo, size);
 	if (ret)
 		goto err_put;
 	simtgpu_vram_clear(sdev, &bo->blocks);

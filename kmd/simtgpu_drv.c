@@ -289,6 +289,12 @@ static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
 	case SIMTGPU_PARAM_MANAGED_DUPLICATED:
 		args->value = atomic64_read(&fpriv->vm->managed.duplicated);
 		break;
+	case SIMTGPU_PARAM_MANAGED_REMOTE:
+		args->value = atomic64_read(&fpriv->vm->managed.remote);
+		break;
+	case SIMTGPU_PARAM_MANAGED_EVICTED:
+		args->value = atomic64_read(&fpriv->vm->managed.evicted);
+		break;
 	case SIMTGPU_PARAM_CGROUP_VRAM_MAX:
 	case SIMTGPU_PARAM_CGROUP_VRAM_CURRENT: {
 		u64 max, cur;

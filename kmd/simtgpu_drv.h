@@ -68,6 +68,7 @@ struct simtgpu_managed_stats {
 	atomic64_t remote;
 	atomic64_t cancelled;
 	atomic64_t duplicated;
+	atomic64_t evicted;
 };
 
 /**
@@ -229,6 +230,12 @@ struct simtgpu_device {
 	/* Replayable GPU faults of managed BOs (simtgpu_managed.c). */
 	struct workqueue_struct *fault_wq;
 	struct work_struct fault_work;
+	/* Drains of the fault queue so far, and the number of the one in
+	 * progress (0: none): the pages it migrates are not evicted before
+	 * its warps may retry (simtgpu_managed.c).
+	 */
+	u32 fault_drains;
+	u32 fault_drain;
 	struct simtgpu_managed_stats managed;
 };
 
@@ -320,7 +327,7 @@ struct simtgpu_bo {
 	struct simtgpu_vm *vm;
 	struct drm_mm_node va;
 	u32 flags; /* SIMTGPU_BO_* */
-	bool charged; /* to its VM's cgroup */
+	bool charged; /* its VRAM, to its VM's limit and cgroup */
 	struct work_struct free_work;
 	/* BO_USERPTR: the pinned user pages and their bus addresses. */
 	bool userptr;
@@ -401,6 +408,8 @@ int simtgpu_ioctl_managed_prefetch(struct drm_device *dev, void *data,
 int simtgpu_ioctl_managed_advise(struct drm_device *dev, void *data,
 				 struct drm_file *file);
 void simtgpu_managed_release(struct simtgpu_bo *bo);
+u64 simtgpu_managed_evict(struct simtgpu_vm *vm, struct simtgpu_bo *held,
+			  u64 bytes);
 void simtgpu_managed_fault_irq(struct simtgpu_device *sdev);
 void simtgpu_managed_debugfs_show(struct simtgpu_device *sdev,
 				  struct seq_file *m);
@@ -430,6 +439,11 @@ struct simtgpu_vm {
 	struct simtgpu_client_sched sched;
 	/* Its managed memory's faults and migrations (GET_PARAM). */
 	struct simtgpu_managed_stats managed;
+	/* Its managed pages in VRAM, least recently migrated first: the
+	 * order in which they are evicted (simtgpu_managed.c).
+	 */
+	spinlock_t managed_lru_lock;
+	struct list_head managed_lru;
 };
 
 struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev,

@@ -34,8 +34,20 @@
  * writes FAULT_CANCEL_CONTEXT and FAULT_REPLAY = CANCEL, and the device ends
  * that launch with the page-fault exception the error interrupt reports.
  *
- * When VRAM is full (or the file's VRAM limit or its cgroup's is reached),
- * the page stays in host memory and the GPU maps it over the bus instead
+ * Oversubscription. When VRAM is full (or the file's VRAM limit or its
+ * cgroup's is reached), the driver evicts, as NVIDIA's UVM does: the
+ * address space's managed pages in VRAM are on a list in the order they
+ * were migrated (vm->managed_lru), and the oldest go home, each as a CPU
+ * fault would take it (PTE back to REPLAY, TLB invalidated, copied to its
+ * host page), until the new page fits. A BO_CREATE that finds no room
+ * evicts the same way before it fails. Only the address space's own pages
+ * are evicted: one process never pushes another's out (GPU sharing,
+ * docs/sharing.md). Two kinds of pages stay: those migrated by the fault
+ * drain now being serviced, whose warps have not yet run again (evicting
+ * them would fault again forever when a drain wants more pages than fit),
+ * and those of a BO whose lock another path holds (the lock is only tried:
+ * the caller holds its own BO's). When nothing can be evicted the page
+ * stays in host memory and the GPU maps it over the bus instead
  * (SIMTGPU_PTE_HOST with its DMA address), as NVIDIA falls back to mapping
  * a page remotely: slower for the GPU, but correct, and the CPU keeps its
  * mapping of the same page.
@@ -52,8 +64,9 @@
  * holds mmap_lock when it takes it; the GPU path never takes mmap_lock
  * (unmap_mapping_range() needs only the address_space's i_mmap lock), so
  * the order is mmap_lock, then the BO's lock, then the VM's lock (page
- * tables). The fault work waits for no fence: the jobs it serves cannot
- * finish before it does.
+ * tables). Eviction takes the VM's LRU spinlock only to pick a page, and
+ * another BO's lock only with mutex_trylock(). The fault work waits for no
+ * fence: the jobs it serves cannot finish before it does.
  *
  * Read-mostly pages (MANAGED_ADVISE READ_MOSTLY, cudaMemAdviseSetReadMostly)
  * are duplicated instead of moved, as NVIDIA's UVM does: a GPU read fault
@@ -66,7 +79,8 @@
  * the VRAM copy the only one (the CPU loses its mapping).
  *
  * Counters: per file (GET_PARAM SIMTGPU_PARAM_MANAGED_*) and per device
- * (debugfs "managed"); trace event simtgpu_migrate for each page moved.
+ * (debugfs "managed"); trace event simtgpu_migrate for each page moved
+ * ("vram", "duplicate", "remote", "host", "evict").
  */
 
 #include <linux/dma-mapping.h>
@@ -101,6 +115,11 @@ struct simtgpu_managed_page {
 	 * PTE lacks W and the CPU maps @host read-only.
 	 */
 	bool duplicated;
+	/* The fault drain that moved it to VRAM; 0: none (a prefetch). */
+	u32 migrated_in;
+	/* While @vram: on the VM's managed_lru, under its lock. */
+	struct list_head lru;
+	struct simtgpu_bo *bo;
 };
 
 struct simtgpu_managed {
@@ -174,12 +193,27 @@ static int simtgpu_managed_host_page(struct simtgpu_bo *bo,
 	return 0;
 }
 
+/* @mp has a VRAM page now, by fault drain @drain (or 0): the newest on its
+ * VM's eviction list.
+ */
+static void simtgpu_managed_lru_add(struct simtgpu_bo *bo,
+				    struct simtgpu_managed_page *mp, u32 drain)
+{
+	mp->migrated_in = drain;
+	spin_lock(&bo->vm->managed_lru_lock);
+	list_add_tail(&mp->lru, &bo->vm->managed_lru);
+	spin_unlock(&bo->vm->managed_lru_lock);
+}
+
 /* Give back the VRAM page of @mp and its charges. */
 static void simtgpu_managed_free_vram(struct simtgpu_bo *bo,
 				      struct simtgpu_managed_page *mp)
 {
 	LIST_HEAD(blocks);
 
+	spin_lock(&bo->vm->managed_lru_lock);
+	list_del_init(&mp->lru);
+	spin_unlock(&bo->vm->managed_lru_lock);
 	list_add(&mp->vram->link, &blocks);
 	simtgpu_vram_free(bo->sdev, &blocks);
 	mp->vram = NULL;
@@ -192,7 +226,7 @@ static void simtgpu_managed_free_vram(struct simtgpu_bo *bo,
  * A VRAM page for @bo, charged like any VRAM: the file's limit, its
  * cgroup's, then the allocator. NULL when any says no.
  */
-static struct drm_buddy_block *simtgpu_managed_alloc_vram(struct simtgpu_bo *bo)
+static struct drm_buddy_block *simtgpu_managed_try_vram(struct simtgpu_bo *bo)
 {
 	struct simtgpu_vm *vm = bo->vm;
 	LIST_HEAD(blocks);
@@ -234,10 +268,12 @@ static void simtgpu_managed_drop_duplicate(struct simtgpu_bo *bo,
 
 /*
  * Make page @index of @bo the CPU's: if the GPU owns it, take its PTE away,
- * copy it home and free its VRAM; a duplicate is only dropped. Under the
- * BO's lock, with the device entered.
+ * copy it home and free its VRAM; a duplicate is only dropped. Counted as
+ * an eviction if @evict, else as a move home. Under the BO's lock, with the
+ * device entered.
  */
-static int simtgpu_managed_to_host(struct simtgpu_bo *bo, unsigned long index)
+static int simtgpu_managed_to_host(struct simtgpu_bo *bo, unsigned long index,
+				   bool evict)
 {
 	struct simtgpu_managed_page *mp = &bo->managed->pages[index];
 	struct simtgpu_device *sdev = bo->sdev;
@@ -250,6 +286,9 @@ static int simtgpu_managed_to_host(struct simtgpu_bo *bo, unsigned long index)
 		return ret;
 	if (mp->duplicated) {
 		simtgpu_managed_drop_duplicate(bo, index);
+		if (evict)
+			simtgpu_managed_count(&bo->vm->managed.evicted,
+					      &sdev->managed.evicted);
 		return 0;
 	}
 	/* First the GPU loses the page, then it is copied: no GPU store can
@@ -263,11 +302,93 @@ static int simtgpu_managed_to_host(struct simtgpu_bo *bo, unsigned long index)
 		      PAGE_SIZE);
 	kunmap_local(dst);
 	simtgpu_managed_free_vram(bo, mp);
-	simtgpu_managed_count(&bo->vm->managed.to_host,
-			      &bo->sdev->managed.to_host);
+	if (evict)
+		simtgpu_managed_count(&bo->vm->managed.evicted,
+				      &sdev->managed.evicted);
+	else
+		simtgpu_managed_count(&bo->vm->managed.to_host,
+				      &sdev->managed.to_host);
 	trace_simtgpu_migrate(bo->vm->id, simtgpu_managed_va(bo, index),
-			      "host", ktime_to_ns(ktime_sub(ktime_get(), start)));
+			      evict ? "evict" : "host",
+			      ktime_to_ns(ktime_sub(ktime_get(), start)));
 	return 0;
+}
+
+/*
+ * The oldest page on @vm's eviction list that may go, with its BO locked
+ * (unless it is @held, whose lock the caller holds) and referenced; NULL
+ * when none may.
+ */
+static struct simtgpu_managed_page *
+simtgpu_managed_pick_victim(struct simtgpu_vm *vm, struct simtgpu_bo *held)
+{
+	u32 drain = READ_ONCE(vm->sdev->fault_drain);
+	struct simtgpu_managed_page *mp, *victim = NULL;
+
+	spin_lock(&vm->managed_lru_lock);
+	list_for_each_entry(mp, &vm->managed_lru, lru) {
+		struct simtgpu_bo *bo = mp->bo;
+
+		if (drain && mp->migrated_in == drain)
+			break; /* this drain's, and all newer */
+		if (bo == held) {
+			victim = mp;
+			break;
+		}
+		/* A BO being freed takes its pages with it. */
+		if (!kref_get_unless_zero(&bo->base.refcount))
+			continue;
+		if (mutex_trylock(&bo->managed->lock)) {
+			victim = mp;
+			break;
+		}
+		drm_gem_object_put(&bo->base);
+	}
+	spin_unlock(&vm->managed_lru_lock);
+	return victim;
+}
+
+/**
+ * simtgpu_managed_evict - make room in VRAM for @vm by moving its least
+ * recently migrated managed pages home until @bytes are freed or no page
+ * may go (see "Oversubscription" above). @held: the BO whose lock the
+ * caller holds, or NULL. With the device entered. Returns the bytes freed.
+ */
+u64 simtgpu_managed_evict(struct simtgpu_vm *vm, struct simtgpu_bo *held,
+			  u64 bytes)
+{
+	u64 freed = 0;
+
+	while (freed < bytes) {
+		struct simtgpu_managed_page *mp;
+		struct simtgpu_bo *bo;
+		int ret;
+
+		mp = simtgpu_managed_pick_victim(vm, held);
+		if (!mp)
+			break;
+		bo = mp->bo;
+		ret = simtgpu_managed_to_host(bo, mp - bo->managed->pages, true);
+		if (bo != held) {
+			mutex_unlock(&bo->managed->lock);
+			drm_gem_object_put(&bo->base);
+		}
+		if (ret)
+			break; /* no host memory to take it */
+		freed += PAGE_SIZE;
+	}
+	return freed;
+}
+
+/* A VRAM page for @bo, evicting its VM's oldest managed pages if need be. */
+static struct drm_buddy_block *simtgpu_managed_alloc_vram(struct simtgpu_bo *bo)
+{
+	struct drm_buddy_block *block;
+
+	while (!(block = simtgpu_managed_try_vram(bo)) &&
+	       simtgpu_managed_evict(bo->vm, bo, PAGE_SIZE))
+		;
+	return block;
 }
 
 /* Whether a GPU fault on @mp maps its host page rather than moving it. */
@@ -281,10 +402,11 @@ static bool simtgpu_managed_stays_home(const struct simtgpu_managed_page *mp)
  * Make page @index of @bo reachable by the GPU: move it to VRAM (a
  * read-only duplicate of a read-mostly page unless @write), or, when no
  * VRAM can be had or @migrate is false, map its host page over the bus.
- * Under the BO's lock, with the device entered.
+ * @drain: the fault drain asking, 0 for a prefetch. Under the BO's lock,
+ * with the device entered.
  */
 static int simtgpu_managed_to_gpu(struct simtgpu_bo *bo, unsigned long index,
-				  bool migrate, bool write)
+				  bool migrate, bool write, u32 drain)
 {
 	struct simtgpu_managed_page *mp = &bo->managed->pages[index];
 	struct simtgpu_device *sdev = bo->sdev;
@@ -365,6 +487,7 @@ static int simtgpu_managed_to_gpu(struct simtgpu_bo *bo, unsigned long index,
 	}
 	mp->vram = block;
 	mp->duplicated = duplicate;
+	simtgpu_managed_lru_add(bo, mp, drain);
 	wmb(); /* the data is in VRAM before the PTE points at it */
 	simtgpu_vm_write_pte(bo->vm, va,
 			     SIMTGPU_PTE_MAKE(offset, SIMTGPU_PTE_V |
@@ -414,7 +537,7 @@ static vm_fault_t simtgpu_managed_vm_fault(struct vm_fault *vmf)
 			mutex_unlock(&managed->lock);
 			return VM_FAULT_SIGBUS;
 		}
-		ret = simtgpu_managed_to_host(bo, index);
+		ret = simtgpu_managed_to_host(bo, index, false);
 		drm_dev_exit(idx);
 	} else {
 		ret = simtgpu_managed_host_page(bo, mp);
@@ -541,8 +664,8 @@ int simtgpu_ioctl_managed_prefetch(struct drm_device *dev, void *data,
 
 		if (to_host ? !mp->vram : mp->vram || mp->dma)
 			continue; /* already there */
-		ret = to_host ? simtgpu_managed_to_host(bo, index) :
-				simtgpu_managed_to_gpu(bo, index, true, false);
+		ret = to_host ? simtgpu_managed_to_host(bo, index, false) :
+				simtgpu_managed_to_gpu(bo, index, true, false, 0);
 		if (!ret)
 			args->moved++;
 		if (fatal_signal_pending(current))
@@ -652,7 +775,8 @@ static int simtgpu_managed_service(struct simtgpu_device *sdev, u32 context,
 	ret = simtgpu_managed_to_gpu(bo, index,
 				     !simtgpu_managed_stays_home(&bo->managed->pages[index]),
 				     access == SIMTGPU_ACCESS_WRITE ||
-				     access == SIMTGPU_ACCESS_ATOMIC);
+				     access == SIMTGPU_ACCESS_ATOMIC,
+				     READ_ONCE(sdev->fault_drain));
 	mutex_unlock(&bo->managed->lock);
 	if (!ret)
 		simtgpu_managed_count(&bo->vm->managed.gpu_faults,
@@ -677,6 +801,9 @@ static void simtgpu_managed_fault_work(struct work_struct *work)
 
 	if (!drm_dev_enter(&sdev->drm, &idx))
 		return;
+	/* Numbered from 1 (0 is "none"), wrapping past 0. */
+	sdev->fault_drains = sdev->fault_drains + 1 ?: 1;
+	WRITE_ONCE(sdev->fault_drain, sdev->fault_drains);
 	while (simtgpu_read(sdev, SIMTGPU_REG_FAULT_COUNT)) {
 		u64 va = simtgpu_read(sdev, SIMTGPU_REG_FAULT_ADDR_LO) |
 			 (u64)simtgpu_read(sdev, SIMTGPU_REG_FAULT_ADDR_HI) << 32;
@@ -702,6 +829,7 @@ static void simtgpu_managed_fault_work(struct work_struct *work)
 	 * contexts' warps, and warps a full queue left out, are held too.
 	 */
 	simtgpu_write(sdev, SIMTGPU_REG_FAULT_REPLAY, SIMTGPU_REPLAY_RETRY);
+	WRITE_ONCE(sdev->fault_drain, 0);
 	drm_dev_exit(idx);
 }
 
@@ -751,7 +879,7 @@ struct simtgpu_bo *simtgpu_managed_create(struct drm_device *dev,
 					  struct drm_file *file, u64 size,
 					  u32 flags, u64 fixed_va)
 {
-	unsigned long npages = size >> PAGE_SHIFT;
+	unsigned long i, npages = size >> PAGE_SHIFT;
 	struct simtgpu_managed *managed;
 	struct simtgpu_bo *bo;
 	int ret;
@@ -766,6 +894,10 @@ struct simtgpu_bo *simtgpu_managed_create(struct drm_device *dev,
 	}
 	mutex_init(&managed->lock);
 	managed->npages = npages;
+	for (i = 0; i < npages; i++) {
+		INIT_LIST_HEAD(&managed->pages[i].lru);
+		managed->pages[i].bo = bo;
+	}
 	bo->managed = managed;
 	ret = simtgpu_vm_map_bo(bo->vm, bo, fixed_va);
 	if (ret)
@@ -822,6 +954,7 @@ void simtgpu_managed_debugfs_show(struct simtgpu_device *sdev,
 	seq_printf(m, "to_host %lld\n", atomic64_read(&s->to_host));
 	seq_printf(m, "remote %lld\n", atomic64_read(&s->remote));
 	seq_printf(m, "duplicated %lld\n", atomic64_read(&s->duplicated));
+	seq_printf(m, "evicted %lld\n", atomic64_read(&s->evicted));
 	seq_printf(m, "cancelled %lld\n", atomic64_read(&s->cancelled));
 	seq_printf(m, "host_pages %ld\n",
 		   atomic_long_read(&sdev->counts.managed_host_pages));

@@ -96,6 +96,8 @@ struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev,
 		    SIMTGPU_USER_VA_END - SIMTGPU_USER_VA_START);
 	dma_resv_init(&vm->resv);
 	INIT_LIST_HEAD(&vm->sched.link);
+	spin_lock_init(&vm->managed_lru_lock);
+	INIT_LIST_HEAD(&vm->managed_lru);
 	vm->cg = simtgpu_cg_get_current(sdev);
 	if (!vm->cg)
 		vm->root = ERR_PTR(-ENOMEM);

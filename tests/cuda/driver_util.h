@@ -9,9 +9,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include <cuda.h>
 
+#include "../../include/simtgpu/hw.h"
 #include "../../umd/include/simtgpu/simtgpu.h"
 
 static inline simtgpuContext runtime_context()
@@ -42,6 +44,14 @@ static inline simtgpuManagedStats managed_stats(simtgpuContext ctx)
 		std::exit(1);
 	}
 	return s;
+}
+
+// Whether the runtime migrates managed pages here (managed.cpp): the kernel
+// driver, uAPI 1.6, replayable faults, unified addressing.
+static inline bool managed_pages_migrate(const simtgpuDeviceProperties &props)
+{
+	return std::strcmp(props.transport, "drm") == 0 && (props.uapi_version & 0xffff) >= 6 &&
+	       (props.caps & SIMTGPU_CAP_REPLAYABLE_FAULTS) && props.unified_addressing;
 }
 
 #endif

@@ -63,12 +63,7 @@ int main()
 	CHECK_CUDA(cudaMallocManaged(&v, kN * sizeof(float)));
 	const simtgpuContext ctx = runtime_context();
 	const simtgpuDeviceProperties props = device_properties();
-	// Where the runtime migrates pages (managed.cpp): the kernel driver,
-	// uAPI 1.6, replayable faults, unified addressing.
-	const bool migrates = std::strcmp(props.transport, "drm") == 0 &&
-			      (props.uapi_version & 0xffff) >= 6 &&
-			      (props.caps & SIMTGPU_CAP_REPLAYABLE_FAULTS) &&
-			      props.unified_addressing;
+	const bool migrates = managed_pages_migrate(props);
 	cudaPointerAttributes attr{};
 	CHECK_CUDA(cudaPointerGetAttributes(&attr, v));
 	ok = expect(attr.type == cudaMemoryTypeManaged, "the pointer is managed memory") && ok;

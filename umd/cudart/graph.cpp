@@ -10,15 +10,18 @@
 // cudaGraphAdd*Node) adds nodes with their dependencies. An instantiated
 // graph replays its nodes in an order that respects every dependency (capture
 // order, or a topological order of the explicit edges) on the launch's
-// stream, through the same calls.
+// stream, through the same calls. Graph memory: GraphAllocation below.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <set>
 #include <vector>
 
+#include "cuda.h"
 #include "runtime.h"
+#include "simtgpu/hw.h"
 
 struct CUgraphNode_st {
     cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
@@ -63,6 +66,9 @@ struct CUgraph_st {
 
 struct CUgraphExec_st {
     std::vector<CUgraphNode_st> nodes;
+    // cudaGraphInstantiateFlagAutoFreeOnLaunch: a launch frees what the
+    // last one allocated and nothing freed since.
+    bool auto_free_on_launch = false;
     // Conditional handles assigned their default at each launch.
     std::vector<std::pair<cudaGraphConditionalHandle, unsigned>> defaults;
     std::map<const CUgraphNode_st *, size_t> index; // the graph's node -> nodes[i]
@@ -88,11 +94,33 @@ struct Capture {
     std::vector<cudaGraphEdgeData> reported_edges;
 };
 
+// Graph memory: one range of addresses per allocation node, kept for the
+// process's life (a later allocation node of the same graph that only runs
+// after the range's free node reuses it, as CUDA reuses addresses within a
+// graph). Its memory is a BO at that address (simtgpuMemAllocAt), made when
+// an allocation node runs and kept after the free node, as CUDA's graph
+// pool keeps physical memory, so that the next run finds it. Memory moves
+// between ranges only by being freed and made again: when an allocation
+// node needs memory, the BOs of ranges freed earlier on the same stream (or
+// by cudaFree) go back to the device first, which is how graphs run one
+// after another on a stream share memory; cudaDeviceGraphMemTrim gives back
+// every BO no allocation holds. docs/cuda-runtime.md, "Graph memory".
+struct GraphAllocation {
+    size_t range = 0; // bytes of addresses (2 MiB granular)
+    int device = 0;
+    uint64_t backed = 0; // bytes of the BO at the address; 0: none
+    bool live = false;   // allocated by a run and not freed since
+    // Where it was last freed: a stream, or by a synchronous cudaFree.
+    simtgpuStream freed_on = nullptr;
+    bool freed_synchronously = false;
+};
+
 struct Graphs {
     std::map<simtgpuStream, std::shared_ptr<Capture>> capturing; // every stream in a capture
-    std::set<uint64_t> allocations; // graph memory: made by allocation nodes, never freed
-    // cudaDeviceGetGraphMemAttribute's figures, by device: graph memory
-    // in use and reserved are the same here (never freed, never pooled).
+    std::map<uint64_t, GraphAllocation> allocations;             // by address
+    // cudaDeviceGetGraphMemAttribute's figures, by device: bytes of the BOs
+    // of graph memory, held or kept (in use and reserved are the same here:
+    // nothing is reserved beyond them).
     std::map<int, uint64_t> graph_memory, graph_memory_high;
     std::map<cudaEvent_t, std::weak_ptr<Capture>> captured_events;
     // An event recorded in a capture: its stream's frontier then.
@@ -210,31 +238,120 @@ std::unique_ptr<CUgraphNode_st> host_node(cudaHostFn_t fn, void *user_data) {
     return node;
 }
 
-// Graph memory, allocated when its node is made. CUDA reuses it after a free
-// node; here it stays reserved, so no later node or launch can see another
-// allocation's data in it before its free node ran.
-cudaError_t graph_allocation(size_t bytes, void **out) {
-    CONTEXT(ctx);
-    uint64_t p = 0;
-    if (simtgpuResult r = simtgpuMemAlloc(ctx, &p, bytes ? bytes : 1))
-        return record(r);
+// Every node that `deps` wait for, directly or not.
+std::set<const CUgraphNode_st *> ancestors(const std::vector<CUgraphNode_st *> &deps) {
+    std::set<const CUgraphNode_st *> seen;
+    std::vector<const CUgraphNode_st *> todo(deps.begin(), deps.end());
+    while (!todo.empty()) {
+        const CUgraphNode_st *n = todo.back();
+        todo.pop_back();
+        if (seen.insert(n).second)
+            todo.insert(todo.end(), n->deps.begin(), n->deps.end());
+    }
+    return seen;
+}
+
+// The address of a new allocation node of `graph` after `deps`: the range of
+// an earlier allocation node of the graph if every node that allocates it is
+// an ancestor and so is a free of it for each, else a new range of its own.
+cudaError_t graph_allocation(const CUgraph_st *graph, const std::vector<CUgraphNode_st *> &deps,
+                             size_t bytes, void **out) {
     Graphs &g = graphs();
-    g.allocations.insert(p);
-    const int device = current_device();
-    g.graph_memory[device] += bytes;
-    g.graph_memory_high[device] = std::max(g.graph_memory_high[device], g.graph_memory[device]);
-    *out = reinterpret_cast<void *>(p);
+    const std::set<const CUgraphNode_st *> before = ancestors(deps);
+    struct Uses {
+        int allocations = 0, allocations_before = 0, frees_before = 0;
+    };
+    std::map<void *, Uses> ranges;
+    for (const auto &node : graph->nodes) {
+        const bool is_before = before.count(node.get()) != 0;
+        if (node->type == cudaGraphNodeTypeMemAlloc) {
+            ++ranges[node->dst].allocations;
+            ranges[node->dst].allocations_before += is_before;
+        } else if (node->type == cudaGraphNodeTypeMemFree && is_before) {
+            ++ranges[node->dst].frees_before;
+        }
+    }
+    for (const auto &[range, uses] : ranges)
+        if (uses.allocations && uses.allocations == uses.allocations_before &&
+            uses.frees_before >= uses.allocations &&
+            g.allocations.at(reinterpret_cast<uint64_t>(range)).range >= bytes) {
+            *out = range;
+            return cudaSuccess;
+        }
+    CUdeviceptr at = 0;
+    const size_t granularity = size_t(2) << 20; // cuMemAddressReserve's
+    if (cuMemAddressReserve(&at, (bytes + granularity - 1) / granularity * granularity, 0, 0, 0))
+        return record(cudaErrorMemoryAllocation);
+    GraphAllocation &a = g.allocations[at];
+    a.range = (bytes + granularity - 1) / granularity * granularity;
+    a.device = current_device();
+    *out = reinterpret_cast<void *>(at);
     return cudaSuccess;
 }
 
-// Its memory is allocated now (graph_allocation).
-cudaError_t mem_alloc_node(size_t bytes, std::unique_ptr<CUgraphNode_st> *out) {
+// An allocation node of `graph` after `deps`; its memory comes when it runs.
+cudaError_t mem_alloc_node(const CUgraph_st *graph, const std::vector<CUgraphNode_st *> &deps,
+                           size_t bytes, std::unique_ptr<CUgraphNode_st> *out) {
     auto node = std::make_unique<CUgraphNode_st>();
     node->type = cudaGraphNodeTypeMemAlloc;
     node->bytes = bytes;
-    if (cudaError_t err = graph_allocation(bytes, &node->dst))
+    if (cudaError_t err = graph_allocation(graph, deps, bytes, &node->dst))
         return err;
     *out = std::move(node);
+    return cudaSuccess;
+}
+
+// The figures of cudaDeviceGetGraphMemAttribute as a BO comes or goes.
+void count_graph_memory(int device, int64_t bytes) {
+    Graphs &g = graphs();
+    g.graph_memory[device] += bytes;
+    g.graph_memory_high[device] = std::max(g.graph_memory_high[device], g.graph_memory[device]);
+}
+
+// Gives the BO of a range back to the device (the context waits for its
+// work first, as cudaFree).
+cudaError_t release_graph_memory(simtgpuContext ctx, uint64_t at, GraphAllocation &a) {
+    if (simtgpuResult r = simtgpuMemFree(ctx, at))
+        return record(r);
+    count_graph_memory(a.device, -int64_t(a.backed));
+    a.backed = 0;
+    return cudaSuccess;
+}
+
+// An allocation node runs on `stream`: its range gets memory, the BO kept
+// from its last run if that is large enough, else a new one, made after the
+// BOs of the ranges freed earlier on this stream went back to the device.
+cudaError_t run_alloc_node(const CUgraphNode_st &n, cudaStream_t stream, bool auto_free) {
+    CONTEXT(ctx);
+    const uint64_t at = reinterpret_cast<uint64_t>(n.dst);
+    Graphs &g = graphs();
+    GraphAllocation &a = g.allocations.at(at);
+    if (a.live && !auto_free) {
+        std::fprintf(stderr,
+                     "simtgpu: cudaGraphLaunch: the graph's allocation at %p from its last "
+                     "launch is not freed: free it (cudaFree, cudaFreeAsync or a free node) "
+                     "before launching again, or instantiate with "
+                     "cudaGraphInstantiateFlagAutoFreeOnLaunch\n",
+                     n.dst);
+        return record(cudaErrorInvalidValue);
+    }
+    const uint64_t bytes = (n.bytes + SIMTGPU_PAGE_SIZE - 1) / SIMTGPU_PAGE_SIZE * SIMTGPU_PAGE_SIZE;
+    if (a.backed && a.backed < bytes)
+        if (cudaError_t err = release_graph_memory(ctx, at, a))
+            return err;
+    if (!a.backed) {
+        const simtgpuStream st = to_stream(stream);
+        for (auto &[other_at, other] : g.allocations)
+            if (other.backed && !other.live && other.device == a.device &&
+                (other.freed_synchronously || other.freed_on == st))
+                if (cudaError_t err = release_graph_memory(ctx, other_at, other))
+                    return err;
+        if (simtgpuResult r = simtgpuMemAllocAt(ctx, at, bytes))
+            return record(r);
+        a.backed = bytes;
+        count_graph_memory(a.device, int64_t(bytes));
+    }
+    a.live = true;
     return cudaSuccess;
 }
 
@@ -296,14 +413,32 @@ bool is_graph_allocation(const void *p) {
     return graphs().allocations.count(reinterpret_cast<uint64_t>(p)) != 0;
 }
 
+cudaError_t free_graph_allocation(const void *p, cudaStream_t stream, bool synchronously) {
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto it = graphs().allocations.find(reinterpret_cast<uint64_t>(p));
+    if (it == graphs().allocations.end() || !it->second.live) {
+        std::fprintf(stderr,
+                     "simtgpu: free of graph memory at %p, which no launch has allocated "
+                     "since it was last freed\n",
+                     p);
+        return record(cudaErrorInvalidValue);
+    }
+    it->second.live = false;
+    it->second.freed_on = to_stream(stream);
+    it->second.freed_synchronously = synchronously;
+    return cudaSuccess;
+}
+
 cudaError_t capture_mem_alloc(void **ptr, size_t bytes, cudaStream_t stream) {
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    if (capture_of(stream)->invalidated)
+    Capture *c = capture_of(stream);
+    if (c->invalidated)
         return record(cudaErrorStreamCaptureInvalidated);
     std::unique_ptr<CUgraphNode_st> node;
-    if (cudaError_t err = mem_alloc_node(bytes, &node))
-        return invalidate(capture_of(stream), err);
+    if (cudaError_t err = mem_alloc_node(c->graph, c->frontier[to_stream(stream)], bytes, &node))
+        return invalidate(c, err);
     *ptr = node->dst;
     return add(stream, std::move(node));
 }
@@ -635,6 +770,7 @@ SIMTCUDA_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphEx
     if (!pGraphExec || !g.graphs.count(graph) || (flags & ~1ull))
         return record(cudaErrorInvalidValue);
     auto *exec = new CUgraphExec_st;
+    exec->auto_free_on_launch = flags & cudaGraphInstantiateFlagAutoFreeOnLaunch;
     if (cudaError_t err = build_exec(graph, exec)) {
         delete exec;
         return record(err);
@@ -668,8 +804,9 @@ cudaError_t condition_value(cudaGraphConditionalHandle handle, cudaStream_t stre
 
 // Replays nodes, in their order, on stream. A conditional node waits for
 // the work before it, reads its handle and runs its body (once for IF,
-// again while the handle stays non-zero for WHILE).
-cudaError_t run_nodes(std::vector<CUgraphNode_st> &nodes, cudaStream_t stream) {
+// again while the handle stays non-zero for WHILE). Allocation and free
+// nodes act on graph memory at once (run_alloc_node).
+cudaError_t run_nodes(std::vector<CUgraphNode_st> &nodes, cudaStream_t stream, bool auto_free) {
     for (CUgraphNode_st &n : nodes) {
         cudaError_t err = cudaSuccess;
         switch (n.type) {
@@ -704,7 +841,7 @@ cudaError_t run_nodes(std::vector<CUgraphNode_st> &nodes, cudaStream_t stream) {
                 break;
             if (n.condition == cudaGraphCondTypeWhile) {
                 while (err == cudaSuccess && value) {
-                    err = run_nodes(n.body_execs[0]->nodes, stream);
+                    err = run_nodes(n.body_execs[0]->nodes, stream, auto_free);
                     if (err == cudaSuccess)
                         err = condition_value(n.handle, stream, &value);
                 }
@@ -714,9 +851,18 @@ cudaError_t run_nodes(std::vector<CUgraphNode_st> &nodes, cudaStream_t stream) {
             // SWITCH: body[value] if there is one.
             size_t chosen = n.condition == cudaGraphCondTypeIf ? (value ? 0 : 1) : value;
             if (chosen < n.body_execs.size())
-                err = run_nodes(n.body_execs[chosen]->nodes, stream);
+                err = run_nodes(n.body_execs[chosen]->nodes, stream, auto_free);
             break;
         }
+        case cudaGraphNodeTypeMemAlloc: {
+            Runtime &rt = runtime();
+            std::lock_guard<std::recursive_mutex> guard(rt.mu);
+            err = run_alloc_node(n, stream, auto_free);
+            break;
+        }
+        case cudaGraphNodeTypeMemFree:
+            err = free_graph_allocation(n.dst, stream, false);
+            break;
         default:
             break;
         }
@@ -732,6 +878,7 @@ cudaError_t run_nodes(std::vector<CUgraphNode_st> &nodes, cudaStream_t stream) {
 SIMTCUDA_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
     std::vector<CUgraphNode_st> nodes;
     std::vector<std::pair<cudaGraphConditionalHandle, unsigned>> defaults;
+    bool auto_free = false;
     {
         Runtime &rt = runtime();
         std::lock_guard<std::recursive_mutex> guard(rt.mu);
@@ -739,6 +886,7 @@ SIMTCUDA_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t
             return record(cudaErrorInvalidValue);
         nodes = graphExec->nodes;
         defaults = graphExec->defaults;
+        auto_free = graphExec->auto_free_on_launch;
     }
     for (auto &[handle, value] : defaults)
         if (cudaError_t err = cudaMemcpyAsync(reinterpret_cast<void *>(handle), &value,
@@ -747,7 +895,7 @@ SIMTCUDA_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t
     if (!defaults.empty()) // the copies read `defaults`, which goes on return
         if (cudaError_t err = cudaStreamSynchronize(stream))
             return err;
-    return run_nodes(nodes, stream);
+    return run_nodes(nodes, stream, auto_free);
 }
 
 // CUDA copies an instantiated graph's work to the device ahead of its
@@ -948,10 +1096,16 @@ SIMTCUDA_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, c
         return record(cudaErrorInvalidValue);
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    if (!pGraphNode || !is_graph(graph))
+    if (!pGraphNode || !is_graph(graph) || (numDependencies && !pDependencies))
         return record(cudaErrorInvalidValue);
+    std::vector<CUgraphNode_st *> deps;
+    for (size_t i = 0; i < numDependencies; ++i) {
+        if (!owns(graph, pDependencies[i]))
+            return record(cudaErrorInvalidValue);
+        deps.push_back(pDependencies[i]);
+    }
     std::unique_ptr<CUgraphNode_st> node;
-    if (cudaError_t err = mem_alloc_node(nodeParams->bytesize, &node))
+    if (cudaError_t err = mem_alloc_node(graph, deps, nodeParams->bytesize, &node))
         return err;
     nodeParams->dptr = node->dst;
     return add_node(pGraphNode, graph, pDependencies, numDependencies, std::move(node));
@@ -967,17 +1121,23 @@ SIMTCUDA_API cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cu
     return add_node(pGraphNode, graph, pDependencies, numDependencies, mem_free_node(dptr));
 }
 
+// Gives back the memory of every range of graph memory no allocation holds.
 SIMTCUDA_API cudaError_t cudaDeviceGraphMemTrim(int device) {
     CONTEXT(ctx);
-    (void)ctx;
     if (device < 0 || device >= runtime().device_count)
         return record(cudaErrorInvalidDevice);
-    return cudaSuccess; // graph memory stays reserved (see graph_allocation)
+    Runtime &rt = runtime();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    for (auto &[at, a] : graphs().allocations)
+        if (a.backed && !a.live && a.device == device)
+            if (cudaError_t err = release_graph_memory(ctx, at, a))
+                return err;
+    return cudaSuccess;
 }
 
-// Graph memory in use and reserved: every allocation node's bytes, as
-// each stays reserved (graph_allocation); the high-water marks reset to the
-// current figure, the lowest a mark of usage since the reset can be.
+// Graph memory in use and reserved: the bytes of the BOs graph allocations
+// hold or keep (GraphAllocation); the high-water marks reset to the current
+// figure, the lowest a mark of usage since the reset can be.
 SIMTCUDA_API cudaError_t cudaDeviceGetGraphMemAttribute(int device,
                                                         enum cudaGraphMemAttributeType attr,
                                                         void *value) {

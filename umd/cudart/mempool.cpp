@@ -317,8 +317,9 @@ SIMTCUDA_API cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream) {
     CONTEXT(ctx);
     if (!devPtr)
         return cudaSuccess;
-    if (is_graph_allocation(devPtr)) // freed in the graph's sense: it stays reserved
-        return is_capturing(hStream) ? capture_mem_free(devPtr, hStream) : cudaSuccess;
+    if (is_graph_allocation(devPtr))
+        return is_capturing(hStream) ? capture_mem_free(devPtr, hStream)
+                                     : free_graph_allocation(devPtr, hStream, false);
     Runtime &rt = runtime();
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     auto it = pools().allocations.find(reinterpret_cast<uint64_t>(devPtr));

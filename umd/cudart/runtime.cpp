@@ -675,7 +675,7 @@ SIMTCUDA_API cudaError_t cudaFree(void *devPtr) {
     if (cudaError_t err = free_managed(ctx, devPtr); err != cudaErrorNotReady)
         return err == cudaSuccess ? cudaSuccess : record(err);
     if (is_graph_allocation(devPtr))
-        return cudaSuccess; // graph memory stays reserved (graph.cpp)
+        return free_graph_allocation(devPtr, nullptr, true);
     return record(simtgpuMemFree(ctx, reinterpret_cast<uint64_t>(devPtr)));
 }
 

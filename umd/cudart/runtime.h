@@ -154,6 +154,11 @@ bool capture_event_record(cudaEvent_t event, cudaStream_t stream);
 // Graph memory (graph.cpp): allocation nodes' memory, captured
 // cudaMallocAsync/cudaFreeAsync.
 bool is_graph_allocation(const void *p);
+// Frees graph memory outside a graph (cudaFree: synchronously; cudaFreeAsync:
+// on stream): its memory is kept for the allocation's next run, or for
+// another's on that stream. cudaErrorInvalidValue if no launch allocated it
+// since its last free.
+cudaError_t free_graph_allocation(const void *p, cudaStream_t stream, bool synchronously);
 cudaError_t capture_mem_alloc(void **ptr, size_t bytes, cudaStream_t stream);
 cudaError_t capture_mem_free(void *p, cudaStream_t stream);
 // True when the wait concerns a capture (joins it, or is refused: *err).

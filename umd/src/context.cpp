@@ -700,11 +700,19 @@ simtgpuResult Context::managed_stats(simtgpuManagedStats *out) {
     for (auto *p : {&faults, &to_vram, &to_host})
         if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, p))
             return fail_errno(rc, "GET_PARAM of the managed memory counters");
+    // Counters newer than 1.6 read as 0 under a driver that predates them.
+    const auto uapi_has = [&](uint32_t minor) {
+        return (props().uapi_version >> 16) > 1 || (props().uapi_version & 0xffff) >= minor;
+    };
     drm_simtgpu_get_param duplicated{SIMTGPU_PARAM_MANAGED_DUPLICATED, 0, 0};
-    if ((props().uapi_version & 0xffff) >= 10 || (props().uapi_version >> 16) > 1)
-        if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, &duplicated))
-            return fail_errno(rc, "GET_PARAM of the managed memory counters");
-    *out = simtgpuManagedStats{faults.value, to_vram.value, to_host.value, duplicated.value};
+    drm_simtgpu_get_param remote{SIMTGPU_PARAM_MANAGED_REMOTE, 0, 0};
+    drm_simtgpu_get_param evicted{SIMTGPU_PARAM_MANAGED_EVICTED, 0, 0};
+    for (auto [param, minor] : {std::pair{&duplicated, 10u}, {&remote, 11u}, {&evicted, 11u}})
+        if (uapi_has(minor))
+            if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, param))
+                return fail_errno(rc, "GET_PARAM of the managed memory counters");
+    *out = simtgpuManagedStats{faults.value,     to_vram.value, to_host.value,
+                               duplicated.value, remote.value,  evicted.value};
     return SIMTGPU_SUCCESS;
 }
 

@@ -94,6 +94,16 @@ public:
         limited_ = true;
         return true;
     }
+    // VRAM charged to the cgroup (dmem "current", from the device's sysfs
+    // dmem_current), after join(); false if it cannot be read.
+    bool current(uint64_t *bytes) {
+        std::ifstream in(attr_.substr(0, attr_.rfind('/')) + "/dmem_current");
+        for (std::string group; in >> group >> *bytes;)
+            if (group == path_)
+                return true;
+        errno = ENOENT;
+        return fail("no dmem_current line for " + path_);
+    }
     // The cgroup's path as /proc/self/cgroup shows it.
     const std::string &path() const { return path_; }
     const std::string &error() const { return error_; }

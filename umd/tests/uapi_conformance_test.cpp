@@ -276,11 +276,11 @@ uint64_t job_timeout_ms(bool in_process) {
 
 TEST_F(Uapi, GetParam) {
     // Every parameter answers; the one after the last is refused.
-    for (uint32_t param = 0; param <= SIMTGPU_PARAM_MANAGED_DUPLICATED; ++param) {
+    for (uint32_t param = 0; param <= SIMTGPU_PARAM_MANAGED_EVICTED; ++param) {
         drm_simtgpu_get_param any{param, 0, 0};
         EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &any), 0) << "param " << param;
     }
-    drm_simtgpu_get_param past{SIMTGPU_PARAM_MANAGED_DUPLICATED + 1, 0, 0};
+    drm_simtgpu_get_param past{SIMTGPU_PARAM_MANAGED_EVICTED + 1, 0, 0};
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &past), -EINVAL);
     drm_simtgpu_get_param p{SIMTGPU_PARAM_UAPI_VERSION, 0, 0};
     ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &p), 0);
@@ -347,7 +347,8 @@ TEST_F(Uapi, ManagedBo) {
     c.flags = SIMTGPU_BO_MANAGED | SIMTGPU_BO_READ_ONLY;
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &c), -EINVAL);
     for (uint32_t param : {SIMTGPU_PARAM_MANAGED_GPU_FAULTS, SIMTGPU_PARAM_MANAGED_TO_VRAM,
-                           SIMTGPU_PARAM_MANAGED_TO_HOST, SIMTGPU_PARAM_MANAGED_DUPLICATED}) {
+                           SIMTGPU_PARAM_MANAGED_TO_HOST, SIMTGPU_PARAM_MANAGED_DUPLICATED,
+                           SIMTGPU_PARAM_MANAGED_REMOTE, SIMTGPU_PARAM_MANAGED_EVICTED}) {
         drm_simtgpu_get_param g{param, 0, 0};
         ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &g), 0);
         EXPECT_EQ(g.value, 0u) << "param " << param;
@@ -497,6 +498,82 @@ TEST_F(Uapi, ManagedReadMostlyDuplicates) {
     transport_munmap(*t_, cpu, c.size);
     drm_gem_close close{c.handle, 0};
     EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
+}
+
+// Oversubscription (1.11): in a cgroup whose VRAM limit leaves room for
+// kRoom pages, a prefetch of kPages > kRoom managed pages still moves every
+// page to VRAM, evicting the least recently migrated to make room: kPages -
+// kRoom evictions, no page mapped over the bus, and the kRoom pages moved
+// last are the ones left in VRAM. Every value survives. A BO_CREATE that
+// needs the room evicts managed pages before it fails (plus room for page
+// tables), as cudaMalloc does. The GPU-fault path: tests/cuda/managed_oversubscription.
+TEST_F(Uapi, ManagedOversubscriptionEvictsTheOldestPages) {
+    drm_simtgpu_get_param caps{SIMTGPU_PARAM_CAPS, 0, 0};
+    ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &caps), 0);
+    if (in_process() || !(caps.value & SIMTGPU_CAP_REPLAYABLE_FAULTS))
+        GTEST_SKIP() << "no managed memory by migration on this transport";
+    constexpr uint32_t kPages = 48, kRoom = 16;
+    constexpr uint64_t kPage = SIMTGPU_PAGE_SIZE;
+    simtgpu::umd::test::ScopedDmemLimit limit(false);
+    ASSERT_TRUE(limit.join()) << limit.error();
+    std::unique_ptr<Transport> file = open_file(); // charged to the cgroup
+    ASSERT_TRUE(file);
+    drm_simtgpu_bo_create c{};
+    c.size = kPages * kPage;
+    c.flags = SIMTGPU_BO_MANAGED;
+    ASSERT_EQ(io(*file, DRM_IOCTL_SIMTGPU_BO_CREATE, &c), 0);
+    drm_simtgpu_bo_mmap_offset m{c.handle, 0, 0};
+    ASSERT_EQ(io(*file, DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &m), 0);
+    auto *cpu = static_cast<uint32_t *>(transport_mmap(*file, m.offset, c.size));
+    ASSERT_NE(cpu, nullptr);
+    const uint32_t words = uint32_t(c.size / 4);
+    for (uint32_t i = 0; i < words; ++i)
+        cpu[i] = i * 2654435761u;
+    auto count = [&](uint32_t param) {
+        drm_simtgpu_get_param g{param, 0, 0};
+        EXPECT_EQ(io(*file, DRM_IOCTL_SIMTGPU_GET_PARAM, &g), 0) << param;
+        return g.value;
+    };
+    auto prefetch = [&](uint32_t first, uint32_t pages, uint32_t flags) {
+        drm_simtgpu_managed_prefetch p{};
+        p.handle = c.handle;
+        p.offset = first * kPage;
+        p.size = pages * kPage;
+        p.flags = flags;
+        EXPECT_EQ(io(*file, DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), 0);
+        return p.moved;
+    };
+    const uint64_t cur = count(SIMTGPU_PARAM_CGROUP_VRAM_CURRENT);
+    ASSERT_TRUE(limit.set(cur + kRoom * kPage)) << limit.error();
+
+    EXPECT_EQ(prefetch(0, kPages, 0), kPages);
+    EXPECT_EQ(count(SIMTGPU_PARAM_MANAGED_TO_VRAM), kPages);
+    EXPECT_EQ(count(SIMTGPU_PARAM_MANAGED_EVICTED), kPages - kRoom);
+    EXPECT_EQ(count(SIMTGPU_PARAM_MANAGED_REMOTE), 0u);
+    EXPECT_EQ(count(SIMTGPU_PARAM_CGROUP_VRAM_CURRENT), cur + kRoom * kPage);
+    EXPECT_EQ(prefetch(0, kPages - kRoom, SIMTGPU_PREFETCH_TO_HOST), 0u) << "evicted already";
+    EXPECT_EQ(prefetch(kPages - kRoom, kRoom, SIMTGPU_PREFETCH_TO_HOST), kRoom)
+        << "the pages moved last stay";
+    for (uint32_t i = 0; i < words; ++i)
+        ASSERT_EQ(cpu[i], i * 2654435761u) << i;
+
+    EXPECT_EQ(prefetch(0, kPages, 0), kPages); // VRAM full of managed pages again
+    const uint64_t evicted = count(SIMTGPU_PARAM_MANAGED_EVICTED);
+    EXPECT_EQ(evicted, 2 * (kPages - kRoom));
+    constexpr uint32_t kBoPages = kRoom / 2;
+    drm_simtgpu_bo_create plain{};
+    plain.size = kBoPages * kPage;
+    EXPECT_EQ(io(*file, DRM_IOCTL_SIMTGPU_BO_CREATE, &plain), 0) << "managed pages not evicted";
+    EXPECT_GE(count(SIMTGPU_PARAM_MANAGED_EVICTED) - evicted, kBoPages);
+    EXPECT_LE(count(SIMTGPU_PARAM_MANAGED_EVICTED) - evicted, kBoPages + SIMTGPU_PT_LEVELS - 1);
+    drm_simtgpu_bo_create too_big{};
+    too_big.size = (kRoom + 1) * kPage;
+    EXPECT_EQ(io(*file, DRM_IOCTL_SIMTGPU_BO_CREATE, &too_big), -ENOMEM)
+        << "more than the limit even with every managed page home";
+    for (uint32_t i = 0; i < words; ++i)
+        ASSERT_EQ(cpu[i], i * 2654435761u) << i;
+    EXPECT_EQ(count(SIMTGPU_PARAM_MANAGED_REMOTE), 0u);
+    transport_munmap(*file, cpu, c.size);
 }
 
 TEST_F(Uapi, BoCreateInfoAndValidation) {

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define SIMTGPU_UAPI_VERSION_MAJOR 1
-#define SIMTGPU_UAPI_VERSION_MINOR 10
+#define SIMTGPU_UAPI_VERSION_MINOR 11
 
 #define DRM_SIMTGPU_GET_PARAM 0x00
 #define DRM_SIMTGPU_BO_CREATE 0x01
@@ -144,6 +144,13 @@ enum drm_simtgpu_param {
 	 * An older driver answers -EINVAL.
 	 */
 	SIMTGPU_PARAM_MANAGED_DUPLICATED = 29,
+	/* 1.11: managed pages of this file that the GPU maps over the bus
+	 * because no VRAM could be had for them, and pages evicted from VRAM
+	 * to host memory to make room for others (oversubscription; not
+	 * counted in MANAGED_TO_HOST). An older driver answers -EINVAL.
+	 */
+	SIMTGPU_PARAM_MANAGED_REMOTE = 30,
+	SIMTGPU_PARAM_MANAGED_EVICTED = 31,
 };
 
 struct drm_simtgpu_get_param {

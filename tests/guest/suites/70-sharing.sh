@@ -2,7 +2,8 @@
 # GPU sharing on the kernel driver (docs/sharing.md): the fair policy's
 # shares by cgroup weight (simtgpu-share-bench prints its figures), the
 # latency of a small kernel under a batch per policy, a cgroup VRAM limit
-# refused with -ENOMEM and named, the driver files' refusals of bad input,
+# refused with -ENOMEM and named, managed memory beyond such a limit
+# (eviction), the driver files' refusals of bad input,
 # and nothing left charged or allocated after a process is killed. Prints
 # "sharing: N passed, N failed".
 passed=0
@@ -75,6 +76,18 @@ if SIMTGPU_TRANSPORT=drm umd_driver_tests --gtest_filter='*CgroupVram*' >/tmp/sh
 	pass "cgroup VRAM limit: the error names the limit and the cgroup"
 else
 	cat /tmp/share.log; fail "cgroup VRAM limit: the error names the limit and the cgroup"
+fi
+
+# Managed memory beyond a cgroup VRAM limit: the driver evicts the
+# process's oldest managed pages instead of mapping new ones over the bus
+# (the program joins its own limited cgroup and checks the counters).
+oversub=$SIMTGPU_BUILD_DIR/tests/cuda/managed_oversubscription
+if SIMTGPU_TRANSPORT=drm "$oversub" --oversubscribe >/tmp/share.log 2>&1 &&
+	grep -q '^managed_oversubscription: PASS' /tmp/share.log; then
+	grep '^managed_oversubscription: drm' /tmp/share.log
+	pass "managed memory over a cgroup VRAM limit evicts its oldest pages"
+else
+	cat /tmp/share.log; fail "managed memory over a cgroup VRAM limit evicts its oldest pages"
 fi
 
 # Killed while holding VRAM in a limited cgroup: everything is returned.

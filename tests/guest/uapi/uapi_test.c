@@ -511,10 +511,14 @@ static void test_get_param(void)
 	CHECK(get_param(fd, SIMTGPU_PARAM_L2_PERSISTING_MAX) <=
 	      get_param(fd, SIMTGPU_PARAM_L2_SIZE));
 
-	/* Read-only duplicates (1.10): none in a file that made none. */
+	/* Read-only duplicates (1.10), remote pages and evictions (1.11):
+	 * none in a file that made none.
+	 */
 	CHECK(get_param(fd, SIMTGPU_PARAM_MANAGED_DUPLICATED) == 0);
+	CHECK(get_param(fd, SIMTGPU_PARAM_MANAGED_REMOTE) == 0);
+	CHECK(get_param(fd, SIMTGPU_PARAM_MANAGED_EVICTED) == 0);
 
-	p.param = SIMTGPU_PARAM_MANAGED_DUPLICATED + 1; /* the last one + 1 */
+	p.param = SIMTGPU_PARAM_MANAGED_EVICTED + 1; /* the last one + 1 */
 	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_GET_PARAM, &p), EINVAL);
 	p.param = 0xffffffff;
 	CHECK_ERR(xioctl(fd, DRM_IOCTL_SIMTGPU_GET_PARAM, &p), EINVAL);

@@ -253,16 +253,21 @@ typedef enum simtgpuManagedAdvice {
 SIMTGPU_API simtgpuResult simtgpuMemAdviseManaged(simtgpuContext ctx, const void *ptr,
                                                  size_t bytes, simtgpuManagedAdvice advice);
 /* What managed memory of this context did so far, as the kernel driver
- * counts it: GPU page faults serviced, pages moved to VRAM (by GPU faults)
- * and back to host memory (by CPU faults), and pages copied to VRAM as
- * read-only duplicates (read-mostly; 0 under a driver older than uAPI
- * 1.10). All 0 on the in-process transport, which never migrates;
- * NOT_SUPPORTED under a kernel driver older than uAPI 1.6. */
+ * counts it: GPU page faults serviced, pages moved to VRAM (by GPU faults
+ * and prefetches) and back to host memory (by CPU faults and prefetches),
+ * pages copied to VRAM as read-only duplicates (read-mostly; 0 under a
+ * driver older than uAPI 1.10), and, when VRAM or a VRAM limit is full,
+ * pages the GPU maps over the bus instead and pages evicted from VRAM to
+ * make room (oversubscription; 0 under a driver older than uAPI 1.11).
+ * All 0 on the in-process transport, which never migrates; NOT_SUPPORTED
+ * under a kernel driver older than uAPI 1.6. */
 typedef struct simtgpuManagedStats {
     uint64_t gpu_faults;
     uint64_t pages_to_vram;
     uint64_t pages_to_host;
     uint64_t pages_duplicated;
+    uint64_t pages_remote;
+    uint64_t pages_evicted;
 } simtgpuManagedStats;
 SIMTGPU_API simtgpuResult simtgpuCtxGetManagedStats(simtgpuContext ctx,
                                                    simtgpuManagedStats *stats);

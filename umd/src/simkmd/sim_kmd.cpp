@@ -914,7 +914,9 @@ int SimDevice::get_param(FileState *f, drm_simtgpu_get_param *a) {
     case SIMTGPU_PARAM_MANAGED_GPU_FAULTS:
     case SIMTGPU_PARAM_MANAGED_TO_VRAM:
     case SIMTGPU_PARAM_MANAGED_TO_HOST:
-    case SIMTGPU_PARAM_MANAGED_DUPLICATED: a->value = 0; return 0;
+    case SIMTGPU_PARAM_MANAGED_DUPLICATED:
+    case SIMTGPU_PARAM_MANAGED_REMOTE:
+    case SIMTGPU_PARAM_MANAGED_EVICTED: a->value = 0; return 0;
     default: return -EINVAL;
     }
 }
