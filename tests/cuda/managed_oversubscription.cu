@@ -13,6 +13,7 @@
 // managed pages, and then evictions must have made the room; without it,
 // everything fits and nothing may be evicted.
 // simtcc-flags: -lsimtgpu -std=c++17
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -78,8 +79,11 @@ int main(int argc, char **argv)
 	const std::vector<float> a0(a, a + kN), b0(b, b + kN);
 	const simtgpuContext ctx = runtime_context();
 	const simtgpuManagedStats s0 = managed_stats(ctx);
+	const auto t0 = std::chrono::steady_clock::now();
 	scale_add<<<kBlocks, kThreads>>>(a, b, c, kN);
 	CHECK_LAUNCH();
+	const double kernel_ms =
+		std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 	const simtgpuManagedStats s1 = managed_stats(ctx);
 	for (size_t i = 0; i < kN && ok; ++i)
 		if (c[i] != want[i] || a[i] != a0[i] || b[i] != b0[i]) {
@@ -93,11 +97,12 @@ int main(int argc, char **argv)
 	const uint64_t evicted = s1.pages_evicted - s0.pages_evicted;
 	const uint64_t remote = s2.pages_remote - s0.pages_remote;
 	const uint64_t home = s2.pages_to_host - s1.pages_to_host;
-	std::printf("managed_oversubscription: %s transport, %s, %llu pages: %llu to VRAM, %llu "
-		    "evicted while the kernel ran, %llu mapped over the bus, %llu brought home by "
-		    "the host's reads\n",
+	std::printf("managed_oversubscription: %s transport, %s, %llu pages: kernel %.1f ms, %llu "
+		    "GPU faults, %llu to VRAM, %llu evicted while it ran, %llu mapped over the bus, "
+		    "%llu brought home by the host's reads\n",
 		    props.transport, oversubscribe ? "a cgroup VRAM limit" : "no limit",
-		    (unsigned long long)kPages, (unsigned long long)to_vram,
+		    (unsigned long long)kPages, kernel_ms,
+		    (unsigned long long)(s1.gpu_faults - s0.gpu_faults), (unsigned long long)to_vram,
 		    (unsigned long long)evicted, (unsigned long long)remote,
 		    (unsigned long long)home);
 	if (migrates) {
