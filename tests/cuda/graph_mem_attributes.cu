@@ -8,7 +8,8 @@
 // launched one after another on a stream share memory, while one on another
 // stream needs its own; a launch whose last allocation was never freed fails
 // unless the graph was instantiated with cudaGraphInstantiateFlagAutoFreeOnLaunch;
-// cudaDeviceGraphMemTrim gives back what no allocation holds. Every figure is
+// cudaDeviceGraphMemTrim gives back what no allocation holds; such a graph is
+// not cloned. Every figure is
 // computed here from the sizes, every kernel's result checked against the
 // CPU. Only the high-water marks, and only to zero, may be set.
 #include <cuda_runtime.h>
@@ -147,6 +148,10 @@ int main()
 					    cudaMemcpyDeviceToDevice));
 	CHECK_CUDA(cudaGraphAddMemFreeNode(&free_y, explicit_graph, &copy_y, 1, py.dptr));
 	CHECK_CUDA(cudaGraphAddMemFreeNode(&free_z, explicit_graph, &alloc_z, 1, pz.dptr));
+	cudaGraph_t clone;
+	ok &= expect(cudaGraphClone(&clone, explicit_graph) == cudaErrorNotSupported,
+		     "a graph with memory nodes is not cloned (as in CUDA)");
+	cudaGetLastError();
 	cudaGraphExec_t explicit_exec;
 	CHECK_CUDA(cudaGraphInstantiate(&explicit_exec, explicit_graph, nullptr, nullptr, 0));
 	const uint64_t explicit_bytes = pages(3 * kBytes) + pages(kBytes);

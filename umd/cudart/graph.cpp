@@ -1359,6 +1359,13 @@ SIMTCUDA_API cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t or
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     if (!pGraphClone || !is_graph(originalGraph))
         return record(cudaErrorInvalidValue);
+    // As CUDA: a clone would share the allocation nodes' address ranges.
+    for (const auto &node : originalGraph->nodes)
+        if (node->type == cudaGraphNodeTypeMemAlloc || node->type == cudaGraphNodeTypeMemFree) {
+            std::fprintf(stderr, "simtgpu: cudaGraphClone: graphs with memory allocation or "
+                                 "free nodes cannot be cloned (as in CUDA)\n");
+            return record(cudaErrorNotSupported);
+        }
     auto *clone = new CUgraph_st;
     std::map<const CUgraphNode_st *, CUgraphNode_st *> copy_of;
     for (const auto &node : originalGraph->nodes) {
