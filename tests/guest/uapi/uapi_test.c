@@ -1035,7 +1035,7 @@ static void test_fault(void)
 
 /* A managed BO's three counters of this file (GET_PARAM, uAPI 1.6). */
 struct managed_counts {
-	uint64_t faults, to_vram, to_host;
+	uint64_t faults, to_vram, to_host, remote, evicted;
 };
 
 static struct managed_counts managed_counts(int fd)
@@ -1044,9 +1044,34 @@ static struct managed_counts managed_counts(int fd)
 		get_param(fd, SIMTGPU_PARAM_MANAGED_GPU_FAULTS),
 		get_param(fd, SIMTGPU_PARAM_MANAGED_TO_VRAM),
 		get_param(fd, SIMTGPU_PARAM_MANAGED_TO_HOST),
+		get_param(fd, SIMTGPU_PARAM_MANAGED_REMOTE),
+		get_param(fd, SIMTGPU_PARAM_MANAGED_EVICTED),
 	};
 
 	return c;
+}
+
+/* Where the pages of managed_round_trip() must go. */
+enum managed_expect {
+	MANAGED_ALL_VRAM, /* every page fits */
+	/* The file's VRAM limit leaves room for fewer: pages evict older
+	 * ones, or go over the bus where a fault drain wants more than fit
+	 * (its own pages are not evicted before its warps retry).
+	 */
+	MANAGED_AT_LIMIT,
+	MANAGED_REMOTE, /* the limit is reached first: all over the bus */
+};
+
+/* Take every page the file's VRAM limit still allows, in 4 KiB BOs, into
+ * @handles (up to @max); returns how many.
+ */
+static unsigned int fill_vram_limit(int fd, uint32_t *handles, unsigned int max)
+{
+	unsigned int n = 0;
+
+	while (n < max && bo_create(fd, 4096, 0, &handles[n], NULL) == 0)
+		n++;
+	return n;
 }
 
 static bool has_replayable_faults(int fd)
@@ -1057,13 +1082,19 @@ static bool has_replayable_faults(int fd)
 /*
  * The host writes a managed BO, a kernel adds to every element (each page
  * moves to VRAM on its GPU fault), the host reads the sums (each page comes
- * back on its CPU fault); GET_PARAM counts exactly that. With @all_vram
- * false VRAM runs out on the way: fewer pages move (the rest the GPU maps
- * over the bus), and only those come back. Returns the BO.
+ * back on its CPU fault); GET_PARAM counts exactly that. MANAGED_AT_LIMIT:
+ * the file's VRAM limit leaves room for fewer pages; each still reaches the
+ * GPU, moved (evicting older ones, which then come back without a CPU
+ * fault) or over the bus, and fewer than all stay in VRAM. MANAGED_REMOTE:
+ * the limit is filled once the kernel is set up, nothing can be evicted,
+ * and the GPU maps every page over the bus. Returns the BO.
  */
 static uint32_t managed_round_trip(int fd, const struct program *p,
-				   uint32_t pages, bool all_vram)
+				   uint32_t pages, enum managed_expect expect)
 {
+	uint64_t moved, remote, evicted;
+	uint32_t fill[64];
+	unsigned int filled = 0;
 	const uint32_t count = pages * 1024, threads = 128;
 	struct uapi_kernel_params params = { .mode = UAPI_KERNEL_ADD,
 					     .count = count, .value = 5 };
@@ -1088,20 +1119,39 @@ static uint32_t managed_round_trip(int fd, const struct program *p,
 	CHECK_OK(queue_create(fd, SIMTGPU_PRIORITY_NORMAL, &q));
 	params.out_va = va;
 	CHECK(ib_launch(fd, &ib, p, &params, count / threads, threads, &l));
+	if (expect == MANAGED_REMOTE) {
+		filled = fill_vram_limit(fd, fill, 64);
+		CHECK(filled < 64);
+	}
 	CHECK_OK(run_ib(fd, &ib, q, &status));
 	CHECK(status == 1);
 	mid = managed_counts(fd);
-	if (all_vram)
-		CHECK(mid.to_vram - before.to_vram == pages);
-	else
-		CHECK(mid.to_vram - before.to_vram < pages);
+	moved = mid.to_vram - before.to_vram;
+	remote = mid.remote - before.remote;
+	evicted = mid.evicted - before.evicted;
+	CHECK(moved + remote == pages);
+	switch (expect) {
+	case MANAGED_ALL_VRAM:
+		CHECK(moved == pages && evicted == 0);
+		break;
+	case MANAGED_AT_LIMIT:
+		CHECK(moved - evicted < pages && (evicted || remote));
+		break;
+	case MANAGED_REMOTE:
+		CHECK(remote == pages && evicted == 0);
+		break;
+	}
 	CHECK(mid.faults - before.faults >= pages);
 	CHECK(mid.to_host == before.to_host);
 	for (uint32_t i = 0; i < count; i++)
 		ok &= m[i] == 3 * i + 5 + i;
 	CHECK(ok);
 	after = managed_counts(fd);
-	CHECK(after.to_host - mid.to_host == mid.to_vram - before.to_vram);
+	/* Every page that went to VRAM came back once: evicted or read. */
+	CHECK(after.to_host - mid.to_host + evicted == moved);
+	CHECK(after.evicted == mid.evicted);
+	while (filled)
+		drmCloseBufferHandle(fd, fill[--filled]);
 	munmap(m, pages * 4096ull);
 	drmCloseBufferHandle(fd, l.params_handle);
 	ib_fini(fd, &ib);
@@ -1139,7 +1189,7 @@ static void test_managed(void)
 		skipped = true; /* a device without replayable faults */
 		return;
 	}
-	h = managed_round_trip(fd, &prog, 16, true);
+	h = managed_round_trip(fd, &prog, 16, MANAGED_ALL_VRAM);
 	/* A private mapping would never see the GPU's writes. */
 	mo.handle = h;
 	CHECK_OK(xioctl(fd, DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &mo));
@@ -1168,7 +1218,7 @@ static void test_managed(void)
 	if (other < 0)
 		return;
 	CHECK(program_load(other, &p2));
-	h = managed_round_trip(other, &p2, 4, true);
+	h = managed_round_trip(other, &p2, 4, MANAGED_ALL_VRAM);
 	{
 		uint32_t count = 4 * 1024, threads = 128, q2;
 		struct uapi_kernel_params add = { .mode = UAPI_KERNEL_ADD,
@@ -1879,27 +1929,47 @@ static void test_policy_round_robin(void)
 	ib_fini(fd, &ibb);
 }
 
-/* With the file at its VRAM limit, managed pages stay in host memory and
- * the GPU maps them over the bus: the same results, nothing to VRAM.
+/* A file near its VRAM limit (vram_limit_mb=16): with the program, a BO
+ * taking all but 64 KiB, and a kernel set up. Returns the file, or -1.
+ */
+static int open_near_vram_limit(struct program *prog, uint32_t *big)
+{
+	int f = open_simtgpu();
+
+	CHECK(f >= 0);
+	if (f < 0)
+		return -1;
+	CHECK(program_load(f, prog));
+	CHECK_OK(bo_create(f, (16 << 20) - (64 << 10), 0, big, NULL));
+	return f;
+}
+
+/* Managed memory at the file's VRAM limit, each case in a file of its own
+ * (BOs are freed after their close, not at it): with room for fewer pages
+ * than the kernel touches, pages evict older ones or go over the bus, and
+ * fewer than all stay; with no room at all and nothing to evict, every page
+ * stays in host memory and the GPU maps it over the bus. The same results.
  */
 static void test_managed_vram_full(void)
 {
+	enum managed_expect cases[] = { MANAGED_AT_LIMIT, MANAGED_REMOTE };
 	struct program p2;
-	uint32_t a, h;
+	uint32_t big, h;
 
 	if (!has_replayable_faults(fd)) {
 		skipped = true;
 		return;
 	}
-	CHECK(program_load(fd, &p2));
-	/* Up to the limit, less what the program, its parameters and the
-	 * page tables and queue take.
-	 */
-	CHECK_OK(bo_create(fd, (16 << 20) - (64 << 10), 0, &a, NULL));
-	h = managed_round_trip(fd, &p2, 32, false);
-	drmCloseBufferHandle(fd, h);
-	drmCloseBufferHandle(fd, a);
-	drmCloseBufferHandle(fd, p2.handle);
+	for (unsigned int i = 0; i < 2; i++) {
+		int f = open_near_vram_limit(&p2, &big);
+
+		if (f < 0)
+			return;
+		h = managed_round_trip(f, &p2, cases[i] == MANAGED_REMOTE ? 8 : 32,
+				       cases[i]);
+		drmCloseBufferHandle(f, h);
+		close(f);
+	}
 }
 
 static void test_vram_limit(void)
@@ -2184,7 +2254,7 @@ int main(int argc, char **argv)
 			 test_reload_small_timeout);
 		if (fd >= 0) {
 			run_test("VRAM limit", test_vram_limit);
-			run_test("managed memory at the VRAM limit: mapped over the bus",
+			run_test("managed memory at the VRAM limit: evicted or over the bus",
 				 test_managed_vram_full);
 			run_test("hang reset by the timeout", test_timeout_reset);
 		}
