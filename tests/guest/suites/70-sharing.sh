@@ -89,6 +89,16 @@ if SIMTGPU_TRANSPORT=drm "$oversub" --oversubscribe >/tmp/share.log 2>&1 &&
 else
 	cat /tmp/share.log; fail "managed memory over a cgroup VRAM limit evicts its oldest pages"
 fi
+# Oldest first on a loop over more than fits: the second pass finds none of
+# the pages it starts with, and every page moves again (docs/labs/eviction.md).
+if SIMTGPU_TRANSPORT=drm "$oversub" --oversubscribe --passes 2 >/tmp/share.log 2>&1 &&
+	grep -q '^managed_oversubscription: PASS' /tmp/share.log &&
+	grep -q ' 384 pages, 2 passes: .* 768 to VRAM,' /tmp/share.log; then
+	grep '^managed_oversubscription: drm' /tmp/share.log
+	pass "oldest-first eviction moves every page again on a second pass"
+else
+	cat /tmp/share.log; fail "oldest-first eviction moves every page again on a second pass"
+fi
 
 # Killed while holding VRAM in a limited cgroup: everything is returned.
 bos0=$(count bos); vms0=$(count vms); pts0=$(count page_tables); used0=$(count vram_used)
