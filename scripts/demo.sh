@@ -7,7 +7,8 @@
 #   --jobs N     parallel build jobs (default: nproc)
 #
 # Steps, each timed: Debian packages (scripts/install-deps.sh), the userspace
-# build (CMake/Ninja: simulator, runtime, simtcc, examples, tests), the kernel
+# build (CMake/Ninja target `demo`: simulator, runtime, simtcc, tools and
+# examples; the test programs are `make test`'s), the kernel
 # module (make -C kmd), QEMU (scripts/build-qemu.sh, cached), the initramfs
 # (scripts/build-initramfs.sh, rebuilt only when its inputs change), then one
 # boot, with the device on the `teaching` preset of the timing model, that
@@ -50,7 +51,7 @@ configure_and_build() {
 	if [[ ! -f $build_dir/build.ninja ]]; then
 		cmake -S "$top" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
 	fi
-	cmake --build "$build_dir" -j "$jobs"
+	cmake --build "$build_dir" -j "$jobs" --target demo
 }
 
 step "packages" "$top/scripts/install-deps.sh"

@@ -107,6 +107,7 @@ __device__ inline __cuda_builtin_gridDim_t::operator dim3() const { return dim3(
 __device__ inline __cuda_builtin_gridDim_t::operator uint3() const { return {x, y, z}; }
 
 #include <__clang_cuda_cmath.h>
+#include "crt/math_functions.hpp" /* the float overloads clang leaves to the SDK */
 #include <__clang_cuda_intrinsics.h>
 
 /*

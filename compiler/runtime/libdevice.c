@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "math_functions.h"
+
 #define NV(name) __nv_##name
 
 // ---------------------------------------------- direct libm counterparts
@@ -20,13 +22,13 @@
 #define FD2(f, d) F2(f) D2(d)
 
 FD1(acosf, acos) FD1(acoshf, acosh) FD1(asinf, asin) FD1(asinhf, asinh)
-FD1(atanf, atan) FD1(atanhf, atanh) FD1(cbrtf, cbrt) FD1(ceilf, ceil)
+FD1(atanf, atan) FD1(atanhf, atanh) D1(cbrt) FD1(ceilf, ceil)
 FD1(cosf, cos) FD1(coshf, cosh) FD1(erff, erf) D1(erfc)
 FD1(expf, exp) FD1(exp2f, exp2) FD1(expm1f, expm1) FD1(fabsf, fabs)
 FD1(floorf, floor) FD1(lgammaf, lgamma) FD1(logf, log) FD1(log10f, log10)
 FD1(log1pf, log1p) FD1(log2f, log2) FD1(logbf, logb) FD1(nearbyintf, nearbyint)
 FD1(rintf, rint) FD1(roundf, round) FD1(sinf, sin) FD1(sinhf, sinh)
-FD1(sqrtf, sqrt) FD1(tanf, tan) FD1(tanhf, tanh) FD1(tgammaf, tgamma)
+FD1(sqrtf, sqrt) FD1(tanf, tan) FD1(tanhf, tanh) D1(tgamma)
 FD1(truncf, trunc) FD1(j0f, j0) FD1(j1f, j1) FD1(y0f, y0) FD1(y1f, y1)
 FD2(atan2f, atan2) FD2(copysignf, copysign) FD2(fdimf, fdim) FD2(fmaxf, fmax)
 FD2(fminf, fmin) FD2(fmodf, fmod) FD2(hypotf, hypot) FD2(nextafterf, nextafter)
@@ -61,96 +63,55 @@ double NV(nan)(const signed char *tag) { (void)tag; return __builtin_nan(""); }
 float NV(powif)(float x, int n) { return powf(x, (float)n); }
 double NV(powi)(double x, int n) { return pow(x, (double)n); }
 
-// ------------------------------------------------ built from libm pieces
-float NV(rsqrtf)(float x) { return 1.0f / sqrtf(x); }
-double NV(rsqrt)(double x) { return 1.0 / sqrt(x); }
+// ------------------------------------- CUDA's functions beyond C's libm
+// One implementation with the host's (umd/include/cuda/math_functions.h).
+float NV(rsqrtf)(float x) { return rsqrtf(x); }
+double NV(rsqrt)(double x) { return rsqrt(x); }
 float NV(frsqrt_rn)(float x) { return 1.0f / sqrtf(x); }
-float NV(rcbrtf)(float x) { return 1.0f / cbrtf(x); }
-double NV(rcbrt)(double x) { return 1.0 / cbrt(x); }
-float NV(sinpif)(float x) { return sinf((float)M_PI * x); }
-double NV(sinpi)(double x) { return sin(M_PI * x); }
-float NV(cospif)(float x) { return cosf((float)M_PI * x); }
-double NV(cospi)(double x) { return cos(M_PI * x); }
+float NV(rcbrtf)(float x) { return rcbrtf(x); }
+double NV(rcbrt)(double x) { return rcbrt(x); }
+float NV(sinpif)(float x) { return sinpif(x); }
+double NV(sinpi)(double x) { return sinpi(x); }
+float NV(cospif)(float x) { return cospif(x); }
+double NV(cospi)(double x) { return cospi(x); }
 void NV(sincosf)(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
 void NV(sincos)(double x, double *s, double *c) { *s = sin(x); *c = cos(x); }
-void NV(sincospif)(float x, float *s, float *c) { *s = NV(sinpif)(x); *c = NV(cospif)(x); }
-void NV(sincospi)(double x, double *s, double *c) { *s = NV(sinpi)(x); *c = NV(cospi)(x); }
-float NV(rhypotf)(float x, float y) { return 1.0f / hypotf(x, y); }
-double NV(rhypot)(double x, double y) { return 1.0 / hypot(x, y); }
-float NV(norm3df)(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
-double NV(norm3d)(double a, double b, double c) { return sqrt(a * a + b * b + c * c); }
-float NV(norm4df)(float a, float b, float c, float d) { return sqrtf(a * a + b * b + c * c + d * d); }
-double NV(norm4d)(double a, double b, double c, double d) { return sqrt(a * a + b * b + c * c + d * d); }
-float NV(rnorm3df)(float a, float b, float c) { return 1.0f / NV(norm3df)(a, b, c); }
-double NV(rnorm3d)(double a, double b, double c) { return 1.0 / NV(norm3d)(a, b, c); }
-float NV(rnorm4df)(float a, float b, float c, float d) { return 1.0f / NV(norm4df)(a, b, c, d); }
-double NV(rnorm4d)(double a, double b, double c, double d) { return 1.0 / NV(norm4d)(a, b, c, d); }
-float NV(normf)(int n, const float *a)
-{
-	float s = 0;
-	for (int i = 0; i < n; ++i)
-		s += a[i] * a[i];
-	return sqrtf(s);
-}
-double NV(norm)(int n, const double *a)
-{
-	double s = 0;
-	for (int i = 0; i < n; ++i)
-		s += a[i] * a[i];
-	return sqrt(s);
-}
-float NV(rnormf)(int n, const float *a) { return 1.0f / NV(normf)(n, a); }
-double NV(rnorm)(int n, const double *a) { return 1.0 / NV(norm)(n, a); }
-// picolibc's erfcf loses accuracy in the tail (35 ulp near x = 8); the
-// double function rounded to float stays within an ulp.
+void NV(sincospif)(float x, float *s, float *c) { sincospif(x, s, c); }
+void NV(sincospi)(double x, double *s, double *c) { sincospi(x, s, c); }
+float NV(rhypotf)(float x, float y) { return rhypotf(x, y); }
+double NV(rhypot)(double x, double y) { return rhypot(x, y); }
+float NV(norm3df)(float a, float b, float c) { return norm3df(a, b, c); }
+double NV(norm3d)(double a, double b, double c) { return norm3d(a, b, c); }
+float NV(norm4df)(float a, float b, float c, float d) { return norm4df(a, b, c, d); }
+double NV(norm4d)(double a, double b, double c, double d) { return norm4d(a, b, c, d); }
+float NV(rnorm3df)(float a, float b, float c) { return rnorm3df(a, b, c); }
+double NV(rnorm3d)(double a, double b, double c) { return rnorm3d(a, b, c); }
+float NV(rnorm4df)(float a, float b, float c, float d) { return rnorm4df(a, b, c, d); }
+double NV(rnorm4d)(double a, double b, double c, double d) { return rnorm4d(a, b, c, d); }
+float NV(normf)(int n, const float *a) { return normf(n, a); }
+double NV(norm)(int n, const double *a) { return norm(n, a); }
+float NV(rnormf)(int n, const float *a) { return rnormf(n, a); }
+double NV(rnorm)(int n, const double *a) { return rnorm(n, a); }
+// picolibc's erfcf loses accuracy in the tail (35 ulp near x = 8), its
+// cbrtf 2 ulp and its tgammaf 64 ulp near 30 (CUDA's bounds are 4, 1 and 5):
+// the double functions rounded to float stay within an ulp.
 float NV(erfcf)(float x) { return (float)erfc(x); }
-float NV(normcdff)(float x) { return (float)(0.5 * erfc(-(double)x / M_SQRT2)); }
-double NV(normcdf)(double x) { return 0.5 * erfc(-x / M_SQRT2); }
-float NV(erfcxf)(float x) { return (float)(exp((double)x * x) * erfc(x)); }
-double NV(erfcx)(double x) { return exp(x * x) * erfc(x); }
-
-// Inverse error function: Giles' single-precision approximation refined by
-// two Newton steps on erf, which makes it accurate to a few ulp in double.
-double NV(erfinv)(double y)
-{
-	if (y <= -1.0)
-		return y == -1.0 ? -INFINITY : NAN;
-	if (y >= 1.0)
-		return y == 1.0 ? INFINITY : NAN;
-	double w = -log((1.0 - y) * (1.0 + y)), x;
-	if (w < 5.0) {
-		w -= 2.5;
-		x = 2.81022636e-08;
-		x = 3.43273939e-07 + x * w;
-		x = -3.5233877e-06 + x * w;
-		x = -4.39150654e-06 + x * w;
-		x = 0.00021858087 + x * w;
-		x = -0.00125372503 + x * w;
-		x = -0.00417768164 + x * w;
-		x = 0.246640727 + x * w;
-		x = 1.50140941 + x * w;
-	} else {
-		w = sqrt(w) - 3.0;
-		x = -0.000200214257;
-		x = 0.000100950558 + x * w;
-		x = 0.00134934322 + x * w;
-		x = -0.00367342844 + x * w;
-		x = 0.00573950773 + x * w;
-		x = -0.0076224613 + x * w;
-		x = 0.00943887047 + x * w;
-		x = 1.00167406 + x * w;
-		x = 2.83297682 + x * w;
-	}
-	x *= y;
-	for (int i = 0; i < 2; ++i) // erf'(x) = 2/sqrt(pi) exp(-x^2)
-		x -= (erf(x) - y) / (M_2_SQRTPI * exp(-x * x));
-	return x;
-}
-float NV(erfinvf)(float y) { return (float)NV(erfinv)(y); }
-double NV(erfcinv)(double y) { return NV(erfinv)(1.0 - y); }
-float NV(erfcinvf)(float y) { return (float)NV(erfinv)(1.0 - (double)y); }
-double NV(normcdfinv)(double p) { return -M_SQRT2 * NV(erfcinv)(2.0 * p); }
-float NV(normcdfinvf)(float p) { return (float)NV(normcdfinv)(p); }
+float NV(cbrtf)(float x) { return (float)cbrt(x); }
+float NV(tgammaf)(float x) { return (float)tgamma(x); }
+float NV(normcdff)(float x) { return normcdff(x); }
+double NV(normcdf)(double x) { return normcdf(x); }
+float NV(erfcxf)(float x) { return erfcxf(x); }
+double NV(erfcx)(double x) { return erfcx(x); }
+double NV(erfinv)(double y) { return erfinv(y); }
+float NV(erfinvf)(float y) { return erfinvf(y); }
+double NV(erfcinv)(double y) { return erfcinv(y); }
+float NV(erfcinvf)(float y) { return erfcinvf(y); }
+double NV(normcdfinv)(double p) { return normcdfinv(p); }
+float NV(normcdfinvf)(float p) { return normcdfinvf(p); }
+double NV(cyl_bessel_i0)(double x) { return cyl_bessel_i0(x); }
+float NV(cyl_bessel_i0f)(float x) { return cyl_bessel_i0f(x); }
+double NV(cyl_bessel_i1)(double x) { return cyl_bessel_i1(x); }
+float NV(cyl_bessel_i1f)(float x) { return cyl_bessel_i1f(x); }
 
 // ------------------------------------------------------ fast intrinsics
 float NV(fast_expf)(float x) { return expf(x); }

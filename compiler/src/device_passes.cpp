@@ -18,6 +18,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
+#include "ptx_simd.h"
 #include "simtgpu/hw.h"
 
 using namespace llvm;
@@ -288,6 +289,20 @@ private:
 		return nullptr;
 	}
 
+	// CUDA's SIMD-in-a-word intrinsics, as clang's headers write them.
+	Expected<Value *> lowerPtxSimdVideo(CallInst &call, IRBuilder<> &b, StringRef text)
+	{
+		std::string problem;
+		std::optional<PtxSimdVideo> insn = parsePtxSimdVideo(text, problem);
+		if (!insn)
+			return refuse(call, "PTX inline assembly '" + text + "': " + problem);
+		if (call.arg_size() != 3 || !call.getType()->isIntegerTy(32))
+			return refuse(call, "PTX inline assembly '" + text +
+						    "' takes 32-bit operands d, a, b, c");
+		return emitPtxSimdVideo(b, *insn, call.getArgOperand(0), call.getArgOperand(1),
+					call.getArgOperand(2));
+	}
+
 	Expected<Value *> lowerInlineAsm(CallInst &call, IRBuilder<> &b)
 	{
 		StringRef text = cast<InlineAsm>(call.getCalledOperand())->getAsmString();
@@ -303,6 +318,8 @@ private:
 			return lowered;
 		if (Expected<Value *> sreg = lowerPtxSregMove(call, b, trimmed); !sreg || *sreg)
 			return sreg;
+		if (isPtxSimdVideo(trimmed))
+			return lowerPtxSimdVideo(call, b, trimmed);
 		if (trimmed == "trap;" || trimmed == "brkpt;") {
 			auto *type = FunctionType::get(b.getVoidTy(), false);
 			b.CreateCall(type, InlineAsm::get(type, "ebreak", "~{memory}", true));

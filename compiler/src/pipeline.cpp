@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "pipeline.h"
 
+#include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -303,6 +305,14 @@ void Pipeline::trace(const std::vector<std::string> &args) const
 	errs() << '\n';
 }
 
+// -std=c++17, -std=gnu++14, --std=c++20: options of C++ only.
+static bool isCxxDialect(StringRef arg)
+{
+	arg.consume_front("-");
+	arg.consume_front("-");
+	return arg.consume_front("std=") && (arg.startswith("c++") || arg.startswith("gnu++"));
+}
+
 std::vector<std::string> Pipeline::frontendArgs(const std::string &source, Language language,
 						bool device) const
 {
@@ -362,11 +372,18 @@ std::vector<std::string> Pipeline::frontendArgs(const std::string &source, Langu
 	// flags, so that -Werror=register still wins.
 	if (language != Language::C)
 		args.push_back("-Wno-error=register");
-	args.insert(args.end(), options_.frontend_args.begin(), options_.frontend_args.end());
+	// nvcc's -std names a C++ dialect: a .c in the same command line is
+	// compiled as C with the host compiler's own C default, as nvcc does.
+	auto appliesTo = [language](const std::string &arg) {
+		return language != Language::C || !isCxxDialect(arg);
+	};
+	std::copy_if(options_.frontend_args.begin(), options_.frontend_args.end(),
+		     std::back_inserter(args), appliesTo);
 	if (device) // simtcc optimises after its own passes, for RISC-V
 		args.insert(args.end(), {"-Xclang", "-disable-llvm-passes", "-emit-llvm"});
 	if (!device) {
-		args.insert(args.end(), options_.host_args.begin(), options_.host_args.end());
+		std::copy_if(options_.host_args.begin(), options_.host_args.end(),
+			     std::back_inserter(args), appliesTo);
 		args.push_back("-c");
 	}
 	args.push_back(source);
@@ -654,10 +671,46 @@ Error Pipeline::buildDeviceImage(const std::string &source, const std::string &i
 	if (!built)
 		return built;
 	std::string message = toString(std::move(built));
-	if (StringRef(message).contains("undefined symbol"))
-		message += "simtcc: a __device__ function or variable of another .cu needs "
-			   "relocatable device code: compile with -dc (or -rdc=true)";
-	return fail(message);
+	std::vector<std::string> undefined;
+	SmallVector<StringRef, 8> lines;
+	StringRef(message).split(lines, '\n');
+	const StringRef marker = "undefined symbol: ";
+	for (StringRef line : lines)
+		if (size_t at = line.find(marker); at != StringRef::npos)
+			undefined.push_back(line.drop_front(at + marker.size()).str());
+	if (undefined.empty())
+		return fail(message);
+	return make_error<UndefinedDeviceSymbols>(source, std::move(undefined), std::move(message));
+}
+
+char UndefinedDeviceSymbols::ID = 0;
+
+void UndefinedDeviceSymbols::log(raw_ostream &os) const
+{
+	os << linker_message << "simtcc: " << source << ": its device code uses ";
+	for (size_t i = 0; i < names.size(); ++i)
+		os << (i ? ", " : "") << '\'' << names[i] << '\'';
+	os << ", which no device code of this compile defines (not " << source
+	   << ", nor simtcc's device runtime or libm)";
+	if (!defined_elsewhere.empty()) {
+		os << "; another translation unit of this link defines ";
+		for (size_t i = 0; i < defined_elsewhere.size(); ++i)
+			os << (i ? ", " : "") << defined_elsewhere[i];
+		os << ": calls between .cu files need relocatable device code: compile them "
+		      "with -dc (or -rdc=true)";
+	}
+}
+
+Expected<std::set<std::string>> Pipeline::deviceDefinitions(const std::string &source)
+{
+	Expected<std::unique_ptr<Module>> module = deviceFrontEnd(source);
+	if (!module)
+		return module.takeError();
+	std::set<std::string> names;
+	for (const GlobalValue &value : (*module)->global_values())
+		if (!value.isDeclaration() && value.hasExternalLinkage())
+			names.insert(demangle(value.getName().str()));
+	return names;
 }
 
 Error Pipeline::buildDeviceImage(DeviceModule &device, const std::string &image)

@@ -39,6 +39,30 @@ struct Toolchain {
 
 enum class Language { Cuda, Cxx, C };
 
+// The device image of `source` left symbols undefined: their names as lld
+// prints them (demangled), lld's own message, and what the driver found
+// out about them (another source of the command line that defines them).
+class UndefinedDeviceSymbols : public llvm::ErrorInfo<UndefinedDeviceSymbols> {
+public:
+	static char ID;
+	UndefinedDeviceSymbols(std::string source, std::vector<std::string> names,
+			       std::string linker_message)
+		: source(std::move(source)), names(std::move(names)),
+		  linker_message(std::move(linker_message))
+	{
+	}
+	void log(llvm::raw_ostream &os) const override;
+	std::error_code convertToErrorCode() const override
+	{
+		return llvm::inconvertibleErrorCode();
+	}
+
+	std::string source;
+	std::vector<std::string> names;
+	std::string linker_message;
+	std::vector<std::string> defined_elsewhere; // "NAME (in FILE.cu)"
+};
+
 struct CompileOptions {
 	std::vector<std::string> frontend_args; // -I, -D, -U, -std=, -include ...
 	unsigned opt_level = 2;
@@ -85,6 +109,9 @@ public:
 	// linkDevice, then each kernel's stack size written into the table.
 	llvm::Error buildDeviceImage(const std::string &source, const std::string &image);
 	llvm::Error buildDeviceImage(DeviceModule &device, const std::string &image);
+	// The device functions and variables `source` defines for other
+	// translation units (external linkage), demangled as lld names them.
+	llvm::Expected<std::set<std::string>> deviceDefinitions(const std::string &source);
 
 	// The device link of relocatable device code: the bitcode of every
 	// -rdc host object among `objects` (archives' members too) whose

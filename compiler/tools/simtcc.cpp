@@ -4,10 +4,14 @@
 // error is returned up to here and printed once.
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/StringSaver.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FileSystem.h"
@@ -76,6 +80,9 @@ Options are read as nvcc reads them: long names (--output-file, --library,
 --include-path, --define-macro, --gpu-architecture, --optimize, ...), a value
 after '=' or as the next argument, and -I -D -U -L -l -O also joined to their
 value (-Idir); an exact option name always wins over such a prefix.
+  @FILE, --options-file FILE,... (-optf)
+                     read options from FILE (GNU quoting; a file may name
+                     more with @)
   -v                 show every step
   --version          show the version
   --help             show this text
@@ -416,10 +423,11 @@ bool joinsItsValue(StringRef short_name)
 	       short_name == "-l" || short_name == "-O";
 }
 
-Expected<Plan> parse(int argc, char **argv)
+Expected<Plan> parse(ArrayRef<const char *> argv)
 {
 	Plan plan;
-	for (int i = 1; i < argc; ++i) {
+	const size_t argc = argv.size();
+	for (size_t i = 1; i < argc; ++i) {
 		StringRef arg = argv[i];
 		// Exact names first, with the value after '=' or next.
 		auto [name, inline_value] = arg.split('=');
@@ -559,6 +567,30 @@ std::vector<std::string> dependencyArgs(const Plan &plan, const Input &input)
 	return args;
 }
 
+// A device image with undefined symbols: whether another .cu of this
+// command line defines them (then -rdc is what is missing).
+Error findDefinitions(Error error, const Plan &plan, const Input &input,
+		      simtcc::Pipeline &pipeline)
+{
+	return handleErrors(std::move(error), [&](std::unique_ptr<simtcc::UndefinedDeviceSymbols>
+							  undefined) -> Error {
+		for (const Input &other : plan.inputs) {
+			if (other.language != Language::Cuda || other.path == input.path)
+				continue;
+			Expected<std::set<std::string>> defined = pipeline.deviceDefinitions(other.path);
+			if (!defined) {
+				consumeError(defined.takeError()); // its own compile reports it
+				continue;
+			}
+			for (const std::string &name : undefined->names)
+				if (defined->count(name))
+					undefined->defined_elsewhere.push_back("'" + name + "' (in " +
+									       other.path + ")");
+		}
+		return Error(std::move(undefined));
+	});
+}
+
 Error run(const Plan &plan, const simtcc::Toolchain &toolchain, simtcc::Pipeline &pipeline,
 	  Temporary &temporaries)
 {
@@ -620,7 +652,7 @@ Error run(const Plan &plan, const simtcc::Toolchain &toolchain, simtcc::Pipeline
 			image = *path;
 			if (Error e = plan.options.rdc ? pipeline.writeDeviceBitcode(input.path, image)
 						       : pipeline.buildDeviceImage(input.path, image))
-				return e;
+				return findDefinitions(std::move(e), plan, input, pipeline);
 		}
 		std::string object;
 		if (plan.mode == Mode::Compile) {
@@ -674,12 +706,54 @@ Error run(const Plan &plan, const simtcc::Toolchain &toolchain, simtcc::Pipeline
 	return pipeline.linkHost(objects, plan.output.empty() ? "a.out" : plan.output);
 }
 
+// nvcc reads options from files: `@FILE` (a response file, GNU quoting, as
+// CMake's Makefile generator passes object lists) and `--options-file
+// FILE,...` (-optf), each file's options standing where it was named; a
+// file may name more files with @.
+Error expandOptionFiles(int argc, char **argv, StringSaver &saver,
+			SmallVectorImpl<const char *> &args)
+{
+	args.push_back(argv[0]);
+	for (int i = 1; i < argc; ++i) {
+		StringRef arg = argv[i], files;
+		if (arg == "--options-file" || arg == "-optf") {
+			if (i + 1 == argc)
+				return optionError("missing argument to '" + arg + "'");
+			files = argv[++i];
+		} else if (!arg.consume_front("--options-file=") && !arg.consume_front("-optf=")) {
+			args.push_back(argv[i]);
+			continue;
+		} else {
+			files = arg;
+		}
+		SmallVector<StringRef, 2> names;
+		files.split(names, ',', -1, false);
+		for (StringRef name : names)
+			args.push_back(saver.save("@" + name).data());
+	}
+	for (const char *arg : args)
+		if (arg[0] == '@' && !sys::fs::exists(arg + 1))
+			return optionError(Twine("cannot read the options file '") + (arg + 1) +
+					   "': no such file");
+	cl::ExpansionContext expansion(saver.getAllocator(), cl::TokenizeGNUCommandLine);
+	if (Error e = expansion.expandResponseFiles(args))
+		return optionError("reading an options file: " + toString(std::move(e)));
+	return Error::success();
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
 	InitLLVM init(argc, argv);
-	Expected<Plan> plan = parse(argc, argv);
+	BumpPtrAllocator allocator;
+	StringSaver saver(allocator);
+	SmallVector<const char *, 64> args;
+	if (Error e = expandOptionFiles(argc, argv, saver, args)) {
+		errs() << toString(std::move(e)) << '\n';
+		return 1;
+	}
+	Expected<Plan> plan = parse(args);
 	if (!plan) {
 		errs() << toString(plan.takeError()) << '\n';
 		return 1;

@@ -330,15 +330,27 @@ TEST(Driver, DeviceLinkNamesUndefinedSymbolsAndTheirObjects)
 	EXPECT_NE(link.output.find("'undefined_scale', used by " + object), std::string::npos)
 		<< link.output;
 
-	// Without -dc the image of one .cu cannot link: lld names the symbol,
-	// simtcc says what would resolve it.
+	// Without -dc the image of one .cu cannot link: lld names the symbols,
+	// simtcc says that nothing defines them, and suggests -rdc only when
+	// another translation unit of the link does.
 	ToolRun plain = simtcc("-c " + input("rdc_extern.cu") + " -o " + other);
 	EXPECT_EQ(plain.status, 1) << plain.output;
 	EXPECT_NE(plain.output.find("undefined symbol: undefined_twice(int)"), std::string::npos)
 		<< plain.output;
-	EXPECT_NE(plain.output.find("needs relocatable device code: compile with -dc"),
+	EXPECT_NE(plain.output.find("its device code uses 'undefined_twice(int)', 'undefined_scale', "
+				    "which no device code of this compile defines"),
 		  std::string::npos)
 		<< plain.output;
+	EXPECT_EQ(plain.output.find("-rdc"), std::string::npos) << plain.output;
+	ToolRun two = simtcc(input("rdc_extern.cu") + " " + input("rdc_defines.cu") + " -o " + out);
+	EXPECT_EQ(two.status, 1) << two.output;
+	EXPECT_NE(two.output.find("another translation unit of this link defines "
+				  "'undefined_twice(int)' (in " + input("rdc_defines.cu") +
+				  "): calls between .cu files need relocatable device code: compile "
+				  "them with -dc (or -rdc=true)"),
+		  std::string::npos)
+		<< two.output;
+	EXPECT_EQ(two.output.find("'undefined_scale' (in"), std::string::npos) << two.output;
 
 	ASSERT_EQ(simtcc("-dc -arch=simt_1 " + input("kernels.cu") + " -o " + other).status, 0);
 	ToolRun mixed = simtcc(object + " " + other + " -o " + out);
@@ -354,6 +366,54 @@ TEST(Driver, DeviceLinkNamesUndefinedSymbolsAndTheirObjects)
 		  std::string::npos)
 		<< nothing.output;
 	for (const std::string &path : {object, other, out})
+		sys::fs::remove(path);
+}
+
+// nvcc reads options from files: @FILE and --options-file (-optf), as
+// CMake's Makefile generator passes object lists; a missing one is named.
+TEST(Driver, OptionsFilesAreReadAsNvccReadsThem)
+{
+	const std::string options = temporary("rsp"), nested = temporary("rsp"),
+			  image = temporary("elf");
+	std::ofstream(nested) << "-O1\n";
+	std::ofstream(options) << "--device-only \"" << input("kernels.cu") << "\" @" << nested << "\n";
+	ToolRun at = simtcc("@" + options + " -o " + image);
+	EXPECT_EQ(at.status, 0) << at.output;
+	ToolRun file = simtcc("--options-file " + options + " -o " + image);
+	EXPECT_EQ(file.status, 0) << file.output;
+	ToolRun optf = simtcc("-optf=" + options + " -o " + image);
+	EXPECT_EQ(optf.status, 0) << optf.output;
+	ToolRun missing = simtcc("@/nonexistent/objects1 -o " + image);
+	EXPECT_EQ(missing.status, 1) << missing.output;
+	EXPECT_NE(missing.output.find("cannot read the options file '/nonexistent/objects1': no such "
+				      "file"),
+		  std::string::npos)
+		<< missing.output;
+	ToolRun bare = simtcc("--options-file");
+	EXPECT_NE(bare.output.find("missing argument to '--options-file'"), std::string::npos)
+		<< bare.output;
+	for (const std::string &path : {options, nested, image})
+		sys::fs::remove(path);
+}
+
+// Each input by its language, as nvcc: a .c with C's defaults though the
+// command line says -std=c++17 (which C refuses), a .cpp and a .cu with it.
+TEST(Driver, EachInputIsCompiledInItsOwnLanguage)
+{
+	const std::string out = temporary("out"), object = temporary("o");
+	const std::string dir = input("mixed");
+	ToolRun build = simtcc("-std=c++17 -Xcompiler -std=c++17 -O2 " + dir + "/main.cu " + dir +
+			       "/helper.c " + dir + "/util.cpp -o " + out);
+	ASSERT_EQ(build.status, 0) << build.output;
+	ToolRun ran = simtcc_run(out);
+	EXPECT_EQ(ran.status, 0) << ran.output;
+	EXPECT_NE(ran.output.find("mixed: PASS"), std::string::npos) << ran.output;
+	ToolRun c_only = simtcc("-std=c++17 -c " + dir + "/helper.c -o " + object);
+	EXPECT_EQ(c_only.status, 0) << c_only.output;
+	// -x cu overrides the suffix: helper.c as CUDA C++, where `new` is a keyword.
+	ToolRun as_cuda = simtcc("-x cu -c " + dir + "/helper.c -o " + object);
+	EXPECT_EQ(as_cuda.status, 1) << as_cuda.output;
+	for (const std::string &path : {out, object})
 		sys::fs::remove(path);
 }
 

@@ -22,6 +22,7 @@
 #include "texture_indirect_functions.h"
 #include "surface_indirect_functions.h"
 #endif
+#include "math_functions.h"
 
 #ifdef __cplusplus
 
