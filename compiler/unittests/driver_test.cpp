@@ -432,6 +432,27 @@ TEST(Driver, LoneEscapeSpecialRegistersWithoutCounterpartAreRefused)
 	sys::fs::remove(image);
 }
 
+// PTX's SIMD video statements are mapped (tests/cuda/simd_intrinsics.cu);
+// forms simtcc does not map are refused at their line, saying what is wrong.
+TEST(Driver, UnmappedSimdVideoFormsAreRefusedByName)
+{
+	const std::string image = temporary("elf");
+	const char *const messages[] = {
+		"ptx_simd_refused.cu:9:2: error: PTX inline assembly 'vadd2.u32.u32.u32 $0, $1.h1, "
+		"$2, $3;': operands must be d, a, b, c without lane selectors or masks",
+		"ptx_simd_refused.cu:11:2: error: PTX inline assembly 'vmax4.u32.u32.u32.min $0, $1, "
+		"$2, $3;': modifier .min (simtgpu supports .sat and the .add secondary operation)",
+		"ptx_simd_refused.cu:13:2: error: PTX inline assembly 'vset2.u32.u32 $0, $1, $2, "
+		"$3;': vset needs a comparison (.eq .ne .lt .le .gt .ge)"};
+	for (int form = 1; form <= 3; ++form) {
+		ToolRun run = simtcc("--device-only -DFORM=" + std::to_string(form) + " " +
+				     input("ptx_simd_refused.cu") + " -o " + image);
+		EXPECT_EQ(run.status, 1) << run.output;
+		EXPECT_NE(run.output.find(messages[form - 1]), std::string::npos) << run.output;
+	}
+	sys::fs::remove(image);
+}
+
 // The device pass compiles preprocessed text when it escaped a `%`: the
 // front end's diagnostics still name the source's lines.
 TEST(Driver, LoneEscapeSourcesKeepTheirDiagnosticLines)

@@ -21,8 +21,11 @@
 #include <simt_device.h>
 #include "texture_indirect_functions.h"
 #include "surface_indirect_functions.h"
-#endif
+/* CUDA's __host__ __device__ math beyond libm, for host code of a .cu (a
+ * .cpp gets none, as with nvcc: cuda-samples' helper_math.h defines its own
+ * rsqrtf there). */
 #include "math_functions.h"
+#endif
 
 #ifdef __cplusplus
 
