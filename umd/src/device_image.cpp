@@ -148,13 +148,16 @@ bool parse_device_image(const void *data, size_t size, DeviceImage *out, std::st
     }
     uint64_t low = UINT64_MAX, high = 0;
     for (const auto &ph : *phdrs) {
-        if (ph.p_type != llvm::ELF::PT_LOAD || ph.p_memsz == 0)
+        if (ph.p_type != llvm::ELF::PT_LOAD)
             continue;
-        // Each sum checked without wrapping past 2^64.
+        // Each sum checked without wrapping past 2^64; an empty segment's
+        // too, since its file bytes are copied below (tests/fuzz found one).
         if (ph.p_filesz > ph.p_memsz || ph.p_offset > size || ph.p_filesz > size - ph.p_offset) {
             *error = "a PT_LOAD segment lies outside the file";
             return false;
         }
+        if (ph.p_memsz == 0)
+            continue;
         if (ph.p_vaddr > kMaxSpan || ph.p_memsz > kMaxSpan - ph.p_vaddr) {
             *error = kSpanRule;
             return false;

@@ -236,6 +236,17 @@ TEST_F(DeviceImageRefusal, SegmentOffsetThatWraps) {
     EXPECT_REFUSED(elf(), "a PT_LOAD segment lies outside the file");
 }
 
+// A segment with file bytes and no memory was skipped by the checks and then
+// copied: 393914 bytes read past a fuzzer's input (tests/fuzz/device_image).
+TEST_F(DeviceImageRefusal, SegmentWithFileBytesButNoMemory) {
+    const uint64_t size = elf().bytes().size();
+    elf().edit_load(3, [&](Elf64_Phdr &ph) {
+        ph.p_memsz = 0;
+        ph.p_filesz = size;
+    });
+    EXPECT_REFUSED(elf(), "a PT_LOAD segment lies outside the file");
+}
+
 TEST_F(DeviceImageRefusal, NoLoadSegment) {
     for (unsigned i = 0; i < 4; ++i)
         elf().edit_load(0, [](Elf64_Phdr &ph) { ph.p_type = PT_NULL; });
