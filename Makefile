@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 
 CMAKE_FLAGS = -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 
-.PHONY: all deps build test clean install kmd demo qemu
+.PHONY: all deps build test clean install kmd demo qemu fuzz
 
 all: build
 
@@ -32,6 +32,16 @@ $(SAN_BUILD_DIR)/build.ninja: | deps
 test: build kmd $(SAN_BUILD_DIR)/build.ninja
 	cmake --build $(SAN_BUILD_DIR) -j $(JOBS)
 	scripts/run-tests.sh $(BUILD_DIR) $(SAN_BUILD_DIR)
+
+# The libFuzzer targets (tests/fuzz, built with clang-16 into BUILD_DIR/fuzz)
+# for as long as one likes: FUZZ_SECONDS each (default 600), over their
+# corpora; new inputs stay in a scratch folder (docs/testing.md, "Fuzzing").
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= device_image sim_config command_processor
+fuzz: build
+	@for t in $(FUZZ_TARGETS); do \
+		tests/fuzz/run-fuzzer.sh $(BUILD_DIR)/fuzz/fuzz_$$t tests/fuzz/$$t/corpus $(FUZZ_SECONDS) || exit 1; \
+	done
 
 # The kernel driver, against Debian's headers for the guest kernel.
 kmd: | deps

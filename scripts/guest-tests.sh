@@ -7,8 +7,11 @@
 # config=ampere for tests/cuda/l2_persisting (persisting L2 lines), and a fourth time
 # with the device's trace=FILE to check the trace QEMU writes on the host
 # (tests/guest/device_trace). Ends with one line
-# "guest: N passed, N failed" and exits non-zero on any failure (a guest
-# that cannot boot or hangs counts as one failure).
+# "guest: N passed, N failed, N skipped" (the skips are the suites' own,
+# each shown in the log as "skip NAME: WHY") and exits non-zero on any
+# failure (a guest that cannot boot or hangs counts as one failure). A
+# program passes only when it exits 0 AND prints its PASS line: one that
+# prints PASS and then exits non-zero or dies of a signal fails.
 #
 # Usage: scripts/guest-tests.sh BUILD_DIR
 #   SIMTGPU_GUEST_TIMEOUT  seconds before a hung guest is killed (default 1200)
@@ -19,7 +22,7 @@ timeout_s=${SIMTGPU_GUEST_TIMEOUT:-1200}
 
 fail() {
 	echo "guest-tests: $*"
-	echo "guest: 0 passed, 1 failed"
+	echo "guest: 0 passed, 1 failed, 0 skipped"
 	exit 1
 }
 
@@ -60,22 +63,33 @@ trap 'rm -f "$log"' EXIT
 	env SIMTGPU_BUILD_DIR="$build_dir" run-suites.sh 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 
-line=$(grep -aE '^guest: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+line=$(grep -aE '^guest: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 | tr -d '\r')
 if [[ -z $line ]]; then
 	fail "the guest ended (status $status) before reporting its suites"
 fi
 read -r passed failed < <(sed -E 's/^guest: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/' <<<"$line")
+skipped=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$line")
+skipped=${skipped:-0}
 failed=$((failed + host_lab_failures))
+# The suites' line says how they ended; a guest that exited non-zero with
+# no failure counted (run-suites.sh killed, a panic after the line) is one.
+if ((status != 0 && failed == 0)); then
+	echo "guest-tests: the guest suites exited with status $status after reporting no failure"
+	failed=1
+fi
 
 # The QEMU device's threads= property: the same programs pass with the
 # functional model's SMs on two host threads (docs/simulator.md).
 threads_programs="vector_add matmul_tiled histogram_atomic threadfence printf grid_sync"
 "$top/scripts/run-qemu.sh" --build "$build_dir" --timeout 600 --device-opts threads=2 -- \
 	env SIMTGPU_BUILD_DIR="$build_dir" sh -c 'for p in '"$threads_programs"'; do
-		if "$SIMTGPU_BUILD_DIR/tests/cuda/$p" | grep -q "^$p: PASS"; then
+		"$SIMTGPU_BUILD_DIR/tests/cuda/$p" >/tmp/threads.out 2>&1
+		s=$?
+		cat /tmp/threads.out
+		if [ "$s" -eq 0 ] && grep -q "^$p: PASS" /tmp/threads.out; then
 			echo "threads=2: $p: PASS"
 		else
-			echo "threads=2: $p: FAIL"
+			echo "threads=2: $p: FAIL (exit status $s)"
 		fi
 	done' 2>&1 | tee "$log"
 threads_passed=$(grep -ac '^threads=2: .*: PASS' "$log")
@@ -94,12 +108,13 @@ passed=$((passed + threads_passed))
 "$top/scripts/run-qemu.sh" --build "$build_dir" --timeout 900 --device-opts config=ampere -- \
 	env SIMTGPU_BUILD_DIR="$build_dir" sh -c 'rmmod simtgpu; modprobe simtgpu timeout_ms=600000 &&
 		SIMTGPU_TRANSPORT=drm "$SIMTGPU_BUILD_DIR/tests/cuda/l2_persisting"' >"$log" 2>&1
-if grep -aq '^l2_persisting: PASS' "$log"; then
+l2_status=$?
+if ((l2_status == 0)) && grep -aq '^l2_persisting: PASS' "$log"; then
 	echo "config=ampere: l2_persisting: PASS"
 	passed=$((passed + 1))
 else
 	cat "$log"
-	echo "guest-tests: l2_persisting failed on a device with config=ampere (or the guest ended first)"
+	echo "guest-tests: l2_persisting failed on a device with config=ampere (exit status $l2_status; or the guest ended first)"
 	failed=$((failed + 1))
 fi
 
@@ -124,7 +139,7 @@ else
 	echo "guest-tests: the device's trace=FILE did not match the guest's statistics"
 	failed=$((failed + 1))
 fi
-line="guest: $passed passed, $failed failed"
+line="guest: $passed passed, $failed failed, $skipped skipped"
 ((failed == 0)) || status=1
 # Repeat the guest's total as the last line, for scripts/run-tests.sh.
 echo "$line"

@@ -2,7 +2,8 @@
 # Runs every test suite of `make test` and prints one summary line:
 #   "summary: N passed, N failed, N skipped"
 # A skipped test (one this machine cannot run, e.g. without /dev/kvm) is
-# neither passed nor failed.
+# neither passed nor failed; a guest check's "skip NAME: WHY" lines are
+# repeated before the summary, so the log's tail says what did not run.
 # Usage: scripts/run-tests.sh BUILD_DIR SANITIZER_BUILD_DIR
 set -uo pipefail
 build_dir=$1
@@ -17,6 +18,7 @@ failed_suites=()
 # The failing checks' own lines, repeated at the end so that a log's tail
 # (all CI keeps) names them.
 failed_checks=()
+skipped_checks=()
 
 # note_failures SUITE LOG: remembers LOG's failure lines (ctest's
 # "N - NAME (Failed)", a check's "FAIL NAME", a guest program's "NAME: FAIL
@@ -59,7 +61,7 @@ run_ctest() {
 run_counted() {
 	local name=$1
 	shift
-	local log
+	local log check
 	log=$(mktemp)
 	echo "== $name: $*"
 	"$@" 2>&1 | tee "$log"
@@ -67,6 +69,9 @@ run_counted() {
 	local line
 	line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	note_failures "$name" "$log"
+	while IFS= read -r check; do
+		skipped_checks+=("$name: $check")
+	done < <(grep -aE '^skip [^:]+: ' "$log" | tr -d '\r')
 	rm -f "$log"
 	if [[ -z "$line" ]]; then
 		echo "$name: exited $status without a result line"
@@ -96,6 +101,7 @@ fi
 run_counted style "$top/scripts/check-style.sh"
 
 echo
+((${#skipped_checks[@]} == 0)) || printf 'skipped: %s\n' "${skipped_checks[@]}"
 if ((${#failed_suites[@]})); then
 	((${#failed_checks[@]} == 0)) || printf 'failed: %s\n' "${failed_checks[@]}"
 	echo "failing suites: ${failed_suites[*]}"

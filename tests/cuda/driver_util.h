@@ -54,4 +54,28 @@ static inline bool managed_pages_migrate(const simtgpuDeviceProperties &props)
 	       (props.caps & SIMTGPU_CAP_REPLAYABLE_FAULTS) && props.unified_addressing;
 }
 
+// A managed-memory test checks the driver's counters on every transport,
+// never skips them (issue 49): on the kernel driver they must show the
+// migration (`moves`: the driver and device have what the test needs), and a
+// kernel driver that cannot is a failure; in-process, where the device maps
+// host memory and nothing moves, the caller checks every counter is 0.
+static inline bool managed_counters_apply(const char *name,
+					  const simtgpuDeviceProperties &props, bool moves)
+{
+	if (moves)
+		return true;
+	if (std::strcmp(props.transport, "drm") == 0) {
+		std::printf("failed: %s: the kernel driver (uAPI %u.%u, hardware %u.%u, caps %#x, "
+			    "unified addressing %u) does not migrate managed pages, so its "
+			    "counters cannot be checked\n",
+			    name, props.uapi_version >> 16, props.uapi_version & 0xffff,
+			    props.hw_version >> 16, props.hw_version & 0xffff, props.caps,
+			    props.unified_addressing);
+		return false;
+	}
+	std::printf("%s: no page migration on this transport (%s): its counters must stay 0\n",
+		    name, props.transport);
+	return true;
+}
+
 #endif

@@ -5,7 +5,9 @@
 // context: every call must then return cudaErrorCudartUnloading rather than
 // touch what is gone. Expected: "exit_static_cleanup: PASS", then
 // "exit_static_cleanup: cleanup after shutdown: cudaErrorCudartUnloading",
-// exit status 0.
+// exit status 0. Both lines are checked (by ctest and the guest's 40-cuda.sh):
+// expect-output: ^exit_static_cleanup: PASS$
+// expect-output: ^exit_static_cleanup: cleanup after shutdown: cudaErrorCudartUnloading$
 #include "test_util.h"
 
 __global__ void fill(int *data, int value) { data[threadIdx.x] = value; }

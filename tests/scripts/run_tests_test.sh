@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Test of scripts/run-tests.sh, the summary of `make test`, on stand-in
 # suites: a ctest with one failing test, a guest suite with a failing check and
-# two failing programs, and a style suite that passes. The counts must add up and the end of the
-# output (all a CI log keeps) must name each failure.
+# two failing programs and a skipped check, and a style suite that passes. The counts must
+# add up and the end of the output (all a CI log keeps) must name each failure and each
+# skipped guest check with its reason.
 #   run_tests_test.sh
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,7 +31,8 @@ cat >"$tree/scripts/guest-tests.sh" <<'SH'
 printf 'ok   device: probe\r\nFAIL sharing: fair shares GPU time 1,3 within tolerance\r\n'
 printf 'vector_add: PASS\r\nstencil: FAIL (exit status 1, expected 0)\r\n'
 printf 'umd: umd_driver_tests FAILED (exit status 1)\r\n'
-printf 'guest: 4 passed, 3 failed\n'
+printf 'skip hot unplug, rescan: no second device\r\n'
+printf 'guest: 4 passed, 3 failed, 1 skipped\n'
 exit 1
 SH
 cat >"$tree/scripts/check-style.sh" <<'SH'
@@ -41,9 +43,11 @@ chmod +x "$tree/bin/ctest" "$tree/scripts/"*.sh
 
 PATH="$tree/bin:$PATH" "$tree/scripts/run-tests.sh" "$tree/unit" "$tree/san" >"$tree/out" 2>&1
 status=$?
-tail_lines=$(tail -n 6 "$tree/out")
+tail_lines=$(tail -n 7 "$tree/out")
 check "exits non-zero on a failure" test "$status" -ne 0
-check "counts every suite" grep -qx 'summary: 9 passed, 4 failed, 1 skipped' "$tree/out"
+check "counts every suite" grep -qx 'summary: 9 passed, 4 failed, 2 skipped' "$tree/out"
+check "the tail names the skipped guest check and why" \
+	grep -qx 'skipped: guest: skip hot unplug, rescan: no second device' <<<"$tail_lines"
 check "the tail names the failing unit test" grep -qx 'failed: unit: 2 - sim.Broken (Failed)' <<<"$tail_lines"
 check "the tail names the failing guest check" \
 	grep -qx 'failed: guest: FAIL sharing: fair shares GPU time 1,3 within tolerance' <<<"$tail_lines"

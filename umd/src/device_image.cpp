@@ -17,6 +17,8 @@ using ElfFile = llvm::object::ELFFile<ELFT>;
 std::string take(llvm::Error error) { return llvm::toString(std::move(error)); }
 
 constexpr uint64_t kPage = SIMTGPU_PAGE_SIZE;
+constexpr uint64_t kMaxSpan = kDeviceImageMaxSpan;
+constexpr const char *kSpanRule = "PT_LOAD segments must start at address 0 and span under 4 GiB";
 
 // Reads the kernel table section: header, entries, params, string table.
 bool parse_kernel_table(llvm::ArrayRef<uint8_t> section, const DeviceImage &image,
@@ -69,7 +71,7 @@ bool parse_kernel_table(llvm::ArrayRef<uint8_t> section, const DeviceImage &imag
         auto sym = image.symbols.find(entry_symbol);
         if (sym == image.symbols.end()) {
             *error = "kernel " + kernel.name + ": entry symbol " + entry_symbol +
-                     " is not in the image's symbol table";
+                     " is not in the image's symbol table, or lies outside the image";
             return false;
         }
         kernel.entry_offset = sym->second.offset;
@@ -102,8 +104,24 @@ bool parse_kernel_table(llvm::ArrayRef<uint8_t> section, const DeviceImage &imag
 
 } // namespace
 
-bool parse_device_image(const void *data, size_t size, DeviceImage *out, std::string *error) {
+bool parse_device_image(const void *data, size_t size, DeviceImage *out, std::string *error,
+                        uint64_t max_span) {
     *out = DeviceImage{};
+    // ELFFile<ELF64LE>::create checks only that the header fits.
+    const auto *ident = static_cast<const unsigned char *>(data);
+    if (size >= llvm::ELF::EI_NIDENT) {
+        if (std::memcmp(ident, llvm::ELF::ElfMagic, 4) != 0) {
+            *error = "not an ELF image (no \\177ELF at its start)";
+            return false;
+        }
+        if (ident[llvm::ELF::EI_CLASS] != llvm::ELF::ELFCLASS64 ||
+            ident[llvm::ELF::EI_DATA] != llvm::ELF::ELFDATA2LSB) {
+            *error = "not an ELF64 little-endian image (class " +
+                     std::to_string(ident[llvm::ELF::EI_CLASS]) + ", data " +
+                     std::to_string(ident[llvm::ELF::EI_DATA]) + ")";
+            return false;
+        }
+    }
     auto file_or = ElfFile::create(
         llvm::StringRef(static_cast<const char *>(data), size));
     if (!file_or) {
@@ -130,10 +148,18 @@ bool parse_device_image(const void *data, size_t size, DeviceImage *out, std::st
     }
     uint64_t low = UINT64_MAX, high = 0;
     for (const auto &ph : *phdrs) {
-        if (ph.p_type != llvm::ELF::PT_LOAD || ph.p_memsz == 0)
+        if (ph.p_type != llvm::ELF::PT_LOAD)
             continue;
-        if (ph.p_filesz > ph.p_memsz || ph.p_offset + ph.p_filesz > size) {
+        // Each sum checked without wrapping past 2^64; an empty segment's
+        // too, since its file bytes are copied below (tests/fuzz found one).
+        if (ph.p_filesz > ph.p_memsz || ph.p_offset > size || ph.p_filesz > size - ph.p_offset) {
             *error = "a PT_LOAD segment lies outside the file";
+            return false;
+        }
+        if (ph.p_memsz == 0)
+            continue;
+        if (ph.p_vaddr > kMaxSpan || ph.p_memsz > kMaxSpan - ph.p_vaddr) {
+            *error = kSpanRule;
             return false;
         }
         low = std::min<uint64_t>(low, ph.p_vaddr);
@@ -143,8 +169,13 @@ bool parse_device_image(const void *data, size_t size, DeviceImage *out, std::st
         *error = "the image has no PT_LOAD segment";
         return false;
     }
-    if (low != 0 || high > (1ull << 32)) {
-        *error = "PT_LOAD segments must start at address 0 and span under 4 GiB";
+    if (low != 0) {
+        *error = kSpanRule;
+        return false;
+    }
+    if (high > max_span) {
+        *error = "the image's segments span " + std::to_string(high) + " bytes, over the " +
+                 std::to_string(max_span) + "-byte limit";
         return false;
     }
     out->bytes.assign((high + kPage - 1) & ~(kPage - 1), 0);
@@ -174,6 +205,12 @@ bool parse_device_image(const void *data, size_t size, DeviceImage *out, std::st
         }
         for (const auto &sym : *syms) {
             if (sym.st_shndx == llvm::ELF::SHN_UNDEF || sym.st_name == 0)
+                continue;
+            // A symbol must name bytes of this image: one outside it (a
+            // linker's __global_pointer$, or a crafted one) could hand a
+            // kernel entry or a global's address beyond the module.
+            const uint64_t span = out->bytes.size();
+            if (sym.st_value > span || sym.st_size > span - sym.st_value)
                 continue;
             auto name = sym.getName(*strtab);
             if (!name) {
@@ -209,7 +246,7 @@ bool parse_device_image(const void *data, size_t size, DeviceImage *out, std::st
                          " at offset " + std::to_string(r.offset);
                 return false;
             }
-            if (r.offset + 8 > out->bytes.size()) {
+            if (out->bytes.size() < 8 || r.offset > out->bytes.size() - 8) {
                 *error = "a relocation lies outside the loaded segments";
                 return false;
             }

@@ -49,7 +49,14 @@ struct DeviceImage {
     const KernelInfo *find_kernel(const std::string &name) const;
 };
 
+// The most address space an image may span from its base (its segments,
+// .bss included, laid out in DeviceImage::bytes).
+constexpr uint64_t kDeviceImageMaxSpan = 1ull << 32;
+
 // Parses and checks a device image; the error says what is wrong with it.
-bool parse_device_image(const void *data, size_t size, DeviceImage *out, std::string *error);
+// An image spanning more than max_span bytes is refused (a caller that
+// cannot afford 4 GiB of host memory for .bss says less: the fuzzer does).
+bool parse_device_image(const void *data, size_t size, DeviceImage *out, std::string *error,
+                        uint64_t max_span = kDeviceImageMaxSpan);
 
 } // namespace simtgpu::umd

@@ -167,11 +167,10 @@ protected:
         return st.state;
     }
     bool in_process() const { return node_.kind == TransportKind::Sim; }
-    // What MANAGED_PREFETCH and MANAGED_ADVISE refuse alike, `args` being valid
-    // but for its BO: size 0, extensions, a BO that is not managed, no such BO,
-    // and, where managed BOs exist, a range past the end of one of 3 pages
-    // (whose handle it returns; 0 where none can exist).
-    template <class Args> uint32_t expect_managed_range_checks(unsigned long request, Args args) {
+    // What MANAGED_PREFETCH and MANAGED_ADVISE refuse alike on both
+    // transports, `args` being valid but for its BO: size 0, extensions, a BO
+    // that is not managed, no such BO.
+    template <class Args> void expect_managed_refusals(unsigned long request, Args args) {
         drm_simtgpu_bo_create plain{};
         plain.size = SIMTGPU_PAGE_SIZE;
         EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &plain), 0);
@@ -187,11 +186,20 @@ protected:
         EXPECT_EQ(io(request, &args), -ENOENT) << "no such BO";
         drm_gem_close close{plain.handle, 0};
         EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
-
+    }
+    // Why no managed BO can exist on this file, or "" where one can.
+    std::string why_no_managed_bo() {
+        if (in_process())
+            return "the in-process transport has no managed BOs (the guest runs this on the "
+                   "kernel driver)";
         drm_simtgpu_get_param caps{SIMTGPU_PARAM_CAPS, 0, 0};
         EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_GET_PARAM, &caps), 0);
-        if (in_process() || !(caps.value & SIMTGPU_CAP_REPLAYABLE_FAULTS))
-            return 0; // no managed BO can exist
+        if (!(caps.value & SIMTGPU_CAP_REPLAYABLE_FAULTS))
+            return "a device without replayable faults has no managed BOs";
+        return "";
+    }
+    // A managed BO of 3 pages, and `request` refusing a range past its end.
+    template <class Args> uint32_t managed_bo_past_end_refused(unsigned long request, Args args) {
         drm_simtgpu_bo_create c{};
         c.size = 3 * SIMTGPU_PAGE_SIZE;
         c.flags = SIMTGPU_BO_MANAGED;
@@ -369,19 +377,25 @@ TEST_F(Uapi, ManagedBo) {
     EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
 }
 
-// MANAGED_PREFETCH (1.8): its checks, the same on both sides; on the kernel
-// driver, a managed BO's pages go to VRAM and home, each once, and a page
-// already there does not move again.
+// MANAGED_PREFETCH (1.8): its checks, the same on both sides; then, where
+// managed BOs exist (the kernel driver), a managed BO's pages go to VRAM and
+// home, each once, and a page already there does not move again. Elsewhere
+// that half is reported skipped, with the reason, never passed (issue 49).
 TEST_F(Uapi, ManagedPrefetch) {
     drm_simtgpu_managed_prefetch p{};
     p.size = SIMTGPU_PAGE_SIZE;
     p.flags = 2;
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &p), -EINVAL) << "unknown flag";
     p.flags = 0;
+    expect_managed_refusals(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, p);
+}
+
+TEST_F(Uapi, ManagedPrefetchMoves) {
+    if (const std::string why = why_no_managed_bo(); !why.empty())
+        GTEST_SKIP() << why;
+    drm_simtgpu_managed_prefetch p{};
     const uint32_t managed =
-        expect_managed_range_checks(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, p);
-    if (!managed)
-        return;
+        managed_bo_past_end_refused(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, p);
     p.handle = managed;
     p.offset = 1; // touches pages 0 and 1
     p.size = SIMTGPU_PAGE_SIZE;
@@ -400,8 +414,9 @@ TEST_F(Uapi, ManagedPrefetch) {
     EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
 }
 
-// MANAGED_ADVISE (1.9): the same checks as MANAGED_PREFETCH, and advice
-// moves nothing by itself (its effect on GPU faults: tests/cuda/managed_migration).
+// MANAGED_ADVISE (1.9): the same checks as MANAGED_PREFETCH; then, where
+// managed BOs exist, advice moves nothing by itself (its effect on GPU
+// faults: tests/cuda/managed_migration), elsewhere reported skipped.
 TEST_F(Uapi, ManagedAdvise) {
     drm_simtgpu_managed_advise a{};
     a.size = SIMTGPU_PAGE_SIZE;
@@ -410,10 +425,15 @@ TEST_F(Uapi, ManagedAdvise) {
     a.advice = SIMTGPU_ADVISE_UNSET_READ_MOSTLY + 1;
     EXPECT_EQ(io(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a), -EINVAL) << "unknown advice";
     a.advice = SIMTGPU_ADVISE_PREFER_HOST;
-    const uint32_t managed =
-        expect_managed_range_checks(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, a);
-    if (!managed)
-        return;
+    expect_managed_refusals(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, a);
+}
+
+TEST_F(Uapi, ManagedAdviseMovesNothing) {
+    if (const std::string why = why_no_managed_bo(); !why.empty())
+        GTEST_SKIP() << why;
+    drm_simtgpu_managed_advise a{};
+    a.advice = SIMTGPU_ADVISE_PREFER_HOST;
+    const uint32_t managed = managed_bo_past_end_refused(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, a);
     a.handle = managed;
     a.offset = 0;
     a.size = 3 * SIMTGPU_PAGE_SIZE;

@@ -3,18 +3,21 @@
 # in name order and sums their results. Each suite prints its own
 # "N passed, N failed[, N skipped]" line (the last such line counts); a suite
 # that exits non-zero with no failures counted, or prints no such line,
-# counts as one failure. Ends with "guest: N passed, N failed, N skipped";
-# exits 1 on any failure.
+# counts as one failure, and so does a folder with no suite at all (an
+# image built without them must not pass as "0 passed, 0 failed"). Ends
+# with "guest: N passed, N failed, N skipped"; exits 1 on any failure.
 suites_dir=${1:-/opt/simtgpu/suites}
 passed=0
 failed=0
 skipped=0
 failing=
+ran=0
 tmp=$(mktemp -d)
 
 for suite in "$suites_dir"/*.sh; do
 	[ -e "$suite" ] || continue
 	name=$(basename "$suite" .sh)
+	ran=$((ran + 1))
 	echo "== guest suite $name"
 	{
 		sh "$suite"
@@ -40,6 +43,11 @@ for suite in "$suites_dir"/*.sh; do
 	fi
 done
 rm -rf "$tmp"
+if [ "$ran" -eq 0 ]; then
+	echo "run-suites: no guest suite in $suites_dir"
+	failed=$((failed + 1))
+	failing=" (none)"
+fi
 
 [ -z "$failing" ] || echo "failing guest suites:$failing"
 echo "guest: $passed passed, $failed failed, $skipped skipped"
