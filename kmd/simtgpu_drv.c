@@ -14,8 +14,9 @@
  * pages between host memory and VRAM on CPU and GPU page faults
  * (simtgpu_managed.c).
  *
- * This file holds the PCI probe and remove, the VRAM allocator around
- * drm_buddy, GET_PARAM, per-file setup, fdinfo and the sysfs attributes.
+ * This file holds the PCI probe and remove, GET_PARAM, per-file setup,
+ * fdinfo and the sysfs attributes. The VRAM allocator around drm_buddy is
+ * in simtgpu_vram.c.
  * Everything probe sets up is a managed resource (devm/pcim/drmm, or a devm
  * action), so a failed probe and a remove unwind in the reverse order.
  */
@@ -57,132 +58,6 @@ u64 simtgpu_read64(struct simtgpu_device *sdev, u32 reg_lo)
 	u32 lo = simtgpu_read(sdev, reg_lo); /* latches the high half */
 
 	return ((u64)simtgpu_read(sdev, reg_lo + 4) << 32) | lo;
-}
-
-/* ------------------------------------------------------------- VRAM --- */
-
-/**
- * simtgpu_vram_alloc - allocate @size bytes of VRAM as buddy blocks of at
- * least @min_block bytes (a power of two; @size itself gives one contiguous
- * block). Returns -ENOSPC when VRAM is exhausted.
- */
-int simtgpu_vram_alloc(struct simtgpu_device *sdev, u64 size, u64 min_block,
-		       struct list_head *blocks)
-{
-	return simtgpu_vram_alloc_for(sdev, NULL, size, min_block, blocks);
-}
-
-/**
- * simtgpu_vram_alloc_for - as simtgpu_vram_alloc(), from @part's VRAM slice,
- * or with @part NULL from the VRAM below every partition's slice.
- */
-int simtgpu_vram_alloc_for(struct simtgpu_device *sdev,
-			   struct simtgpu_partition *part, u64 size,
-			   u64 min_block, struct list_head *blocks)
-{
-	u64 start = 0, end;
-	int ret;
-
-	mutex_lock(&sdev->mm_lock);
-	end = sdev->vram_shared_end;
-	if (part) {
-		start = part->vram_base;
-		end = part->vram_base + part->vram_size;
-	}
-	ret = drm_buddy_alloc_blocks(&sdev->mm, start, end, size, min_block,
-				     blocks,
-				     start || end != sdev->vram_size ?
-				     DRM_BUDDY_RANGE_ALLOCATION : 0);
-	if (!ret) {
-		sdev->vram_used += size;
-		if (part)
-			part->vram_used += size;
-	}
-	mutex_unlock(&sdev->mm_lock);
-	/* The buddy allocator says -ENOSPC, or -EINVAL for a size it can
-	 * never satisfy (larger than VRAM): both are "out of VRAM".
-	 */
-	return ret == -EINVAL ? -ENOSPC : ret;
-}
-
-void simtgpu_vram_free(struct simtgpu_device *sdev, struct list_head *blocks)
-{
-	struct drm_buddy_block *block;
-	u64 size = 0;
-
-	if (list_empty(blocks))
-		return;
-	mutex_lock(&sdev->mm_lock);
-	list_for_each_entry(block, blocks, link) {
-		size += drm_buddy_block_size(&sdev->mm, block);
-		simtgpu_partition_account(sdev, drm_buddy_block_offset(block),
-					  -(s64)drm_buddy_block_size(&sdev->mm,
-								     block));
-	}
-	drm_buddy_free_list(&sdev->mm, blocks);
-	sdev->vram_used -= size;
-	mutex_unlock(&sdev->mm_lock);
-	INIT_LIST_HEAD(blocks);
-}
-
-/*
- * Zero [@offset, @offset + @len) with the device (CAPS.VRAM_CLEAR): the
- * memory controller gives the pages back to the host that backs VRAM, so a
- * client that allocates most of a 16 GiB VRAM and touches little of it costs
- * the host only what it touches. False if the device refused the range.
- */
-static bool simtgpu_vram_clear_hw(struct simtgpu_device *sdev, u64 offset,
-				  u64 len)
-{
-	u32 result;
-
-	mutex_lock(&sdev->clear_lock);
-	simtgpu_write(sdev, SIMTGPU_REG_VRAM_CLEAR_ADDR_LO,
-		      lower_32_bits(offset));
-	simtgpu_write(sdev, SIMTGPU_REG_VRAM_CLEAR_ADDR_HI,
-		      upper_32_bits(offset));
-	simtgpu_write(sdev, SIMTGPU_REG_VRAM_CLEAR_BYTES_LO,
-		      lower_32_bits(len));
-	simtgpu_write(sdev, SIMTGPU_REG_VRAM_CLEAR_BYTES_HI,
-		      upper_32_bits(len));
-	simtgpu_write(sdev, SIMTGPU_REG_VRAM_CLEAR, SIMTGPU_VRAM_CLEAR_GO);
-	result = simtgpu_read(sdev, SIMTGPU_REG_VRAM_CLEAR);
-	mutex_unlock(&sdev->clear_lock);
-	return result == SIMTGPU_VRAM_CLEAR_DONE;
-}
-
-/* Zero fresh VRAM: a new buffer never shows another process's data. */
-void simtgpu_vram_clear(struct simtgpu_device *sdev, struct list_head *blocks)
-{
-	bool hw = sdev->caps & SIMTGPU_CAP_VRAM_CLEAR;
-	struct drm_buddy_block *block;
-
-	list_for_each_entry(block, blocks, link) {
-		u64 offset = drm_buddy_block_offset(block);
-		u64 end = offset + drm_buddy_block_size(&sdev->mm, block);
-
-		/* In pieces: a block may be gigabytes, and clearing it in
-		 * one go would stall this CPU's runqueue for seconds.
-		 */
-		while (offset < end) {
-			u64 len = min_t(u64, end - offset,
-					hw ? SZ_256M : SZ_2M);
-
-			if (!hw || !simtgpu_vram_clear_hw(sdev, offset, len))
-				memset_io(sdev->vram + offset, 0, len);
-			offset += len;
-			cond_resched();
-		}
-	}
-	wmb(); /* cleared before the GPU is told about the memory */
-}
-
-/* The VRAM offset of the first block: of a contiguous allocation's start. */
-u64 simtgpu_vram_first_offset(struct list_head *blocks)
-{
-	return drm_buddy_block_offset(list_first_entry(blocks,
-						       struct drm_buddy_block,
-						       link));
 }
 
 /* ------------------------------------------------------- GET_PARAM --- */

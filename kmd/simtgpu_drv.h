@@ -366,7 +366,7 @@ static inline struct simtgpu_job *to_simtgpu_job(struct drm_sched_job *job)
 	return container_of(job, struct simtgpu_job, base);
 }
 
-/* simtgpu_drv.c */
+/* simtgpu_vram.c */
 int simtgpu_vram_alloc(struct simtgpu_device *sdev, u64 size, u64 min_block,
 		       struct list_head *blocks);
 int simtgpu_vram_alloc_for(struct simtgpu_device *sdev,
