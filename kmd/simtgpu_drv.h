@@ -376,6 +376,10 @@ void simtgpu_vram_free(struct simtgpu_device *sdev, struct list_head *blocks);
 void simtgpu_vram_clear(struct simtgpu_device *sdev, struct list_head *blocks);
 u64 simtgpu_vram_first_offset(struct list_head *blocks);
 
+/* simtgpu_sysfs.c */
+extern const struct attribute_group simtgpu_attr_group;
+extern const struct attribute_group simtgpu_counter_attr_group;
+
 /* simtgpu_bo.c */
 struct simtgpu_bo *simtgpu_bo_alloc(struct drm_device *dev,
 				    struct drm_file *file, u64 size, u32 flags);
