@@ -463,13 +463,17 @@ bool simtgpu_vm_range_mapped(struct simtgpu_vm *vm, u64 va, u64 size);
 int simtgpu_vm_write_pte(struct simtgpu_vm *vm, u64 va, u64 pte);
 struct simtgpu_bo *simtgpu_vm_lookup_bo(struct simtgpu_vm *vm, u64 va);
 
+/* simtgpu_fence.c */
+extern const struct dma_fence_ops simtgpu_fence_ops;
+void simtgpu_util_start(struct simtgpu_device *sdev, ktime_t now);
+void simtgpu_ring_signal_fences(struct simtgpu_ring *ring);
+void simtgpu_ring_cancel_fences(struct simtgpu_ring *ring, int error,
+				bool fail_jobs);
+
 /* simtgpu_sched.c */
 int simtgpu_rings_init(struct simtgpu_device *sdev);
 void simtgpu_rings_fini(struct simtgpu_device *sdev);
 void simtgpu_rings_hw_init(struct simtgpu_device *sdev);
-void simtgpu_ring_signal_fences(struct simtgpu_ring *ring);
-void simtgpu_ring_cancel_fences(struct simtgpu_ring *ring, int error,
-				bool fail_jobs);
 void simtgpu_ring_abort_current(struct simtgpu_ring *ring, u32 context);
 void simtgpu_policy_init(struct simtgpu_device *sdev);
 void simtgpu_policy_fini(struct simtgpu_device *sdev);
