@@ -506,6 +506,13 @@ void simtgpu_ring_fail_current(struct simtgpu_ring *ring,
 			       u32 context);
 int simtgpu_ioctl_submit(struct drm_device *dev, void *data,
 			 struct drm_file *file);
+
+/* simtgpu_queue.c */
+void simtgpu_queue_mark_faulted(struct simtgpu_queue *queue,
+				const struct drm_simtgpu_fault_info *fault);
+void simtgpu_queue_mark_guilty(struct simtgpu_queue *queue);
+bool simtgpu_queue_is_usable(struct simtgpu_queue *queue);
+void simtgpu_queue_release_kref(struct kref *kref);
 int simtgpu_ioctl_queue_create(struct drm_device *dev, void *data,
 			       struct drm_file *file);
 int simtgpu_ioctl_queue_destroy(struct drm_device *dev, void *data,
@@ -513,7 +520,8 @@ int simtgpu_ioctl_queue_destroy(struct drm_device *dev, void *data,
 int simtgpu_ioctl_queue_get_state(struct drm_device *dev, void *data,
 				  struct drm_file *file);
 void simtgpu_queues_destroy_all(struct simtgpu_file_priv *fpriv);
-void simtgpu_queue_release_kref(struct kref *kref);
+struct simtgpu_queue *simtgpu_queue_lookup(struct simtgpu_file_priv *fpriv,
+					   u32 id);
 
 /* simtgpu_partition.c */
 int simtgpu_partition_create(struct simtgpu_device *sdev, u32 sms,
