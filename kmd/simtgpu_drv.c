@@ -22,7 +22,6 @@
  */
 
 #include <linux/stringify.h>
-#include <linux/iopoll.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -400,28 +399,6 @@ const struct drm_driver simtgpu_partition_driver = {
 };
 
 /* ------------------------------------------------------ probe/remove --- */
-
-/*
- * Stop the engine and return the registers to their reset values. The
- * write returns at once; the engine stops within a quantum, and the rings
- * are reprogrammed only once STATUS.BUSY reads 0 (docs/hardware.md).
- */
-int simtgpu_hw_reset(struct simtgpu_device *sdev)
-{
-	u32 status;
-	int ret;
-
-	/* Not between a clear's range and its GO: it would clear another. */
-	mutex_lock(&sdev->clear_lock);
-	simtgpu_write(sdev, SIMTGPU_REG_RESET, SIMTGPU_RESET_MAGIC);
-	mutex_unlock(&sdev->clear_lock);
-	ret = readl_poll_timeout(sdev->regs + SIMTGPU_REG_STATUS, status,
-				 !(status & SIMTGPU_STATUS_BUSY), 100,
-				 1000 * USEC_PER_MSEC);
-	if (ret)
-		drm_err(&sdev->drm, "the engine did not stop after a reset\n");
-	return ret;
-}
 
 static int simtgpu_hw_check_id(struct simtgpu_device *sdev)
 {

@@ -278,7 +278,6 @@ static inline void simtgpu_ring_write(struct simtgpu_ring *ring, u32 reg,
 }
 
 u64 simtgpu_read64(struct simtgpu_device *sdev, u32 reg_lo);
-int simtgpu_hw_reset(struct simtgpu_device *sdev);
 
 /* Queue priority classes, each fed to its own ring(s). */
 #define SIMTGPU_PRIORITY_COUNT (SIMTGPU_PRIORITY_HIGH + 1)
@@ -364,6 +363,12 @@ struct simtgpu_job {
 static inline struct simtgpu_job *to_simtgpu_job(struct drm_sched_job *job)
 {
 	return container_of(job, struct simtgpu_job, base);
+}
+
+static inline struct simtgpu_ring *
+to_simtgpu_ring(struct drm_gpu_scheduler *sched)
+{
+	return container_of(sched, struct simtgpu_ring, sched);
 }
 
 /* simtgpu_vram.c */
@@ -474,7 +479,6 @@ void simtgpu_ring_cancel_fences(struct simtgpu_ring *ring, int error,
 int simtgpu_rings_init(struct simtgpu_device *sdev);
 void simtgpu_rings_fini(struct simtgpu_device *sdev);
 void simtgpu_rings_hw_init(struct simtgpu_device *sdev);
-void simtgpu_ring_abort_current(struct simtgpu_ring *ring, u32 context);
 void simtgpu_policy_init(struct simtgpu_device *sdev);
 void simtgpu_policy_fini(struct simtgpu_device *sdev);
 void simtgpu_policy_kick(struct simtgpu_device *sdev);
@@ -499,13 +503,19 @@ ssize_t simtgpu_policy_name(struct simtgpu_device *sdev, char *buf);
 int simtgpu_policy_select(struct simtgpu_device *sdev, const char *name);
 void simtgpu_ring_preempt(struct simtgpu_ring *ring, bool park);
 void simtgpu_ring_set_sms(struct simtgpu_ring *ring, u32 sms);
-void simtgpu_partition_reset(struct simtgpu_partition *part,
-			     struct simtgpu_job *job);
+int simtgpu_ioctl_submit(struct drm_device *dev, void *data,
+			 struct drm_file *file);
+
+/* simtgpu_reset.c */
+int simtgpu_hw_reset(struct simtgpu_device *sdev);
 void simtgpu_ring_fail_current(struct simtgpu_ring *ring,
 			       const struct drm_simtgpu_fault_info *fault,
 			       u32 context);
-int simtgpu_ioctl_submit(struct drm_device *dev, void *data,
-			 struct drm_file *file);
+void simtgpu_ring_abort_current(struct simtgpu_ring *ring, u32 context);
+void simtgpu_partition_reset(struct simtgpu_partition *part,
+			     struct simtgpu_job *job);
+enum drm_gpu_sched_stat
+simtgpu_timedout_job(struct drm_sched_job *sched_job);
 
 /* simtgpu_queue.c */
 void simtgpu_queue_mark_faulted(struct simtgpu_queue *queue,
