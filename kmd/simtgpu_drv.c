@@ -7,18 +7,20 @@
  * simtgpu drives the simulated SIMT GPU that QEMU exposes as PCI device
  * 1234:5347 (include/simtgpu/hw.h, docs/hardware.md). It is a render-only
  * DRM driver: userspace opens /dev/dri/renderD*, allocates buffer objects in
- * VRAM (simtgpu_bo.c), each mapped into the file's own GPU address space
- * (simtgpu_vm.c), and submits indirect buffers to queues that drm_sched
- * feeds into the device's kernel rings (simtgpu_sched.c). Interrupts signal
- * fences and report GPU exceptions (simtgpu_irq.c). Managed memory moves
- * pages between host memory and VRAM on CPU and GPU page faults
- * (simtgpu_managed.c).
+ * VRAM (simtgpu_bo.c, over the allocator of simtgpu_vram.c), each mapped
+ * into the file's own GPU address space (simtgpu_vm.c), and submits
+ * indirect buffers (simtgpu_submit.c) to queues (simtgpu_queue.c) that
+ * drm_sched feeds into the device's kernel rings (simtgpu_sched.c).
+ * Interrupts (simtgpu_irq.c) signal fences (simtgpu_fence.c) and report GPU
+ * exceptions; failed and hung jobs and resets are simtgpu_reset.c's.
+ * Managed memory moves pages between host memory and VRAM on CPU and GPU
+ * page faults (simtgpu_managed.c). The device's sysfs files are in
+ * simtgpu_sysfs.c.
  *
  * This file holds the PCI probe and remove, GET_PARAM, per-file setup and
- * fdinfo. The VRAM allocator around drm_buddy is in simtgpu_vram.c, the
- * sysfs attributes in simtgpu_sysfs.c.
- * Everything probe sets up is a managed resource (devm/pcim/drmm, or a devm
- * action), so a failed probe and a remove unwind in the reverse order.
+ * fdinfo. Everything probe sets up is a managed resource (devm/pcim/drmm,
+ * or a devm action), so a failed probe and a remove unwind in the reverse
+ * order.
  */
 
 #include <linux/stringify.h>

@@ -480,6 +480,10 @@ int simtgpu_rings_init(struct simtgpu_device *sdev);
 void simtgpu_rings_fini(struct simtgpu_device *sdev);
 void simtgpu_rings_hw_init(struct simtgpu_device *sdev);
 void simtgpu_free_job(struct drm_sched_job *sched_job);
+void simtgpu_ring_preempt(struct simtgpu_ring *ring, bool park);
+void simtgpu_ring_set_sms(struct simtgpu_ring *ring, u32 sms);
+
+/* simtgpu_policy.c */
 void simtgpu_policy_init(struct simtgpu_device *sdev);
 void simtgpu_policy_fini(struct simtgpu_device *sdev);
 void simtgpu_policy_kick(struct simtgpu_device *sdev);
@@ -502,8 +506,6 @@ int simtgpu_policy_set_client_weight(struct simtgpu_device *sdev,
 				     u64 client_id, u32 weight);
 ssize_t simtgpu_policy_name(struct simtgpu_device *sdev, char *buf);
 int simtgpu_policy_select(struct simtgpu_device *sdev, const char *name);
-void simtgpu_ring_preempt(struct simtgpu_ring *ring, bool park);
-void simtgpu_ring_set_sms(struct simtgpu_ring *ring, u32 sms);
 
 /* simtgpu_submit.c */
 int simtgpu_ioctl_submit(struct drm_device *dev, void *data,

@@ -73,8 +73,6 @@ void simtgpu_ring_set_sms(struct simtgpu_ring *ring, u32 sms)
 	ring->sms = sms;
 }
 
-/* ------------------------------------------------------------- rings --- */
-
 static void simtgpu_ring_emit(struct simtgpu_ring *ring, const u32 *dwords,
 			      unsigned int count)
 {
