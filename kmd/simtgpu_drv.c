@@ -7,21 +7,23 @@
  * simtgpu drives the simulated SIMT GPU that QEMU exposes as PCI device
  * 1234:5347 (include/simtgpu/hw.h, docs/hardware.md). It is a render-only
  * DRM driver: userspace opens /dev/dri/renderD*, allocates buffer objects in
- * VRAM (simtgpu_bo.c), each mapped into the file's own GPU address space
- * (simtgpu_vm.c), and submits indirect buffers to queues that drm_sched
- * feeds into the device's kernel rings (simtgpu_sched.c). Interrupts signal
- * fences and report GPU exceptions (simtgpu_irq.c). Managed memory moves
- * pages between host memory and VRAM on CPU and GPU page faults
- * (simtgpu_managed.c).
+ * VRAM (simtgpu_bo.c, over the allocator of simtgpu_vram.c), each mapped
+ * into the file's own GPU address space (simtgpu_vm.c), and submits
+ * indirect buffers (simtgpu_submit.c) to queues (simtgpu_queue.c) that
+ * drm_sched feeds into the device's kernel rings (simtgpu_sched.c).
+ * Interrupts (simtgpu_irq.c) signal fences (simtgpu_fence.c) and report GPU
+ * exceptions; failed and hung jobs and resets are simtgpu_reset.c's.
+ * Managed memory moves pages between host memory and VRAM on CPU and GPU
+ * page faults (simtgpu_managed.c). The device's sysfs files are in
+ * simtgpu_sysfs.c.
  *
- * This file holds the PCI probe and remove, the VRAM allocator around
- * drm_buddy, GET_PARAM, per-file setup, fdinfo and the sysfs attributes.
- * Everything probe sets up is a managed resource (devm/pcim/drmm, or a devm
- * action), so a failed probe and a remove unwind in the reverse order.
+ * This file holds the PCI probe and remove, GET_PARAM, per-file setup and
+ * fdinfo. Everything probe sets up is a managed resource (devm/pcim/drmm,
+ * or a devm action), so a failed probe and a remove unwind in the reverse
+ * order.
  */
 
 #include <linux/stringify.h>
-#include <linux/iopoll.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -57,132 +59,6 @@ u64 simtgpu_read64(struct simtgpu_device *sdev, u32 reg_lo)
 	u32 lo = simtgpu_read(sdev, reg_lo); /* latches the high half */
 
 	return ((u64)simtgpu_read(sdev, reg_lo + 4) << 32) | lo;
-}
-
-/* ------------------------------------------------------------- VRAM --- */
-
-/**
- * simtgpu_vram_alloc - allocate @size bytes of VRAM as buddy blocks of at
- * least @min_block bytes (a power of two; @size itself gives one contiguous
- * block). Returns -ENOSPC when VRAM is exhausted.
- */
-int simtgpu_vram_alloc(struct simtgpu_device *sdev, u64 size, u64 min_block,
-		       struct list_head *blocks)
-{
-	return simtgpu_vram_alloc_for(sdev, NULL, size, min_block, blocks);
-}
-
-/**
- * simtgpu_vram_alloc_for - as simtgpu_vram_alloc(), from @part's VRAM slice,
- * or with @part NULL from the VRAM below every partition's slice.
- */
-int simtgpu_vram_alloc_for(struct simtgpu_device *sdev,
-			   struct simtgpu_partition *part, u64 size,
-			   u64 min_block, struct list_head *blocks)
-{
-	u64 start = 0, end;
-	int ret;
-
-	mutex_lock(&sdev->mm_lock);
-	end = sdev->vram_shared_end;
-	if (part) {
-		start = part->vram_base;
-		end = part->vram_base + part->vram_size;
-	}
-	ret = drm_buddy_alloc_blocks(&sdev->mm, start, end, size, min_block,
-				     blocks,
-				     start || end != sdev->vram_size ?
-				     DRM_BUDDY_RANGE_ALLOCATION : 0);
-	if (!ret) {
-		sdev->vram_used += size;
-		if (part)
-			part->vram_used += size;
-	}
-	mutex_unlock(&sdev->mm_lock);
-	/* The buddy allocator says -ENOSPC, or -EINVAL for a size it can
-	 * never satisfy (larger than VRAM): both are "out of VRAM".
-	 */
-	return ret == -EINVAL ? -ENOSPC : ret;
-}
-
-void simtgpu_vram_free(struct simtgpu_device *sdev, struct list_head *blocks)
-{
-	struct drm_buddy_block *block;
-	u64 size = 0;
-
-	if (list_empty(blocks))
-		return;
-	mutex_lock(&sdev->mm_lock);
-	list_for_each_entry(block, blocks, link) {
-		size += drm_buddy_block_size(&sdev->mm, block);
-		simtgpu_partition_account(sdev, drm_buddy_block_offset(block),
-					  -(s64)drm_buddy_block_size(&sdev->mm,
-								     block));
-	}
-	drm_buddy_free_list(&sdev->mm, blocks);
-	sdev->vram_used -= size;
-	mutex_unlock(&sdev->mm_lock);
-	INIT_LIST_HEAD(blocks);
-}
-
-/*
- * Zero [@offset, @offset + @len) with the device (CAPS.VRAM_CLEAR): the
- * memory controller gives the pages back to the host that backs VRAM, so a
- * client that allocates most of a 16 GiB VRAM and touches little of it costs
- * the host only what it touches. False if the device refused the range.
- */
-static bool simtgpu_vram_clear_hw(struct simtgpu_device *sdev, u64 offset,
-				  u64 len)
-{
-	u32 result;
-
-	mutex_lock(&sdev->clear_lock);
-	simtgpu_write(sdev, SIMTGPU_REG_VRAM_CLEAR_ADDR_LO,
-		      lower_32_bits(offset));
-	simtgpu_write(sdev, SIMTGPU_REG_VRAM_CLEAR_ADDR_HI,
-		      upper_32_bits(offset));
-	simtgpu_write(sdev, SIMTGPU_REG_VRAM_CLEAR_BYTES_LO,
-		      lower_32_bits(len));
-	simtgpu_write(sdev, SIMTGPU_REG_VRAM_CLEAR_BYTES_HI,
-		      upper_32_bits(len));
-	simtgpu_write(sdev, SIMTGPU_REG_VRAM_CLEAR, SIMTGPU_VRAM_CLEAR_GO);
-	result = simtgpu_read(sdev, SIMTGPU_REG_VRAM_CLEAR);
-	mutex_unlock(&sdev->clear_lock);
-	return result == SIMTGPU_VRAM_CLEAR_DONE;
-}
-
-/* Zero fresh VRAM: a new buffer never shows another process's data. */
-void simtgpu_vram_clear(struct simtgpu_device *sdev, struct list_head *blocks)
-{
-	bool hw = sdev->caps & SIMTGPU_CAP_VRAM_CLEAR;
-	struct drm_buddy_block *block;
-
-	list_for_each_entry(block, blocks, link) {
-		u64 offset = drm_buddy_block_offset(block);
-		u64 end = offset + drm_buddy_block_size(&sdev->mm, block);
-
-		/* In pieces: a block may be gigabytes, and clearing it in
-		 * one go would stall this CPU's runqueue for seconds.
-		 */
-		while (offset < end) {
-			u64 len = min_t(u64, end - offset,
-					hw ? SZ_256M : SZ_2M);
-
-			if (!hw || !simtgpu_vram_clear_hw(sdev, offset, len))
-				memset_io(sdev->vram + offset, 0, len);
-			offset += len;
-			cond_resched();
-		}
-	}
-	wmb(); /* cleared before the GPU is told about the memory */
-}
-
-/* The VRAM offset of the first block: of a contiguous allocation's start. */
-u64 simtgpu_vram_first_offset(struct list_head *blocks)
-{
-	return drm_buddy_block_offset(list_first_entry(blocks,
-						       struct drm_buddy_block,
-						       link));
 }
 
 /* ------------------------------------------------------- GET_PARAM --- */
@@ -524,277 +400,7 @@ const struct drm_driver simtgpu_partition_driver = {
 	.minor = SIMTGPU_UAPI_VERSION_MINOR,
 };
 
-/* ------------------------------------------------------------ sysfs --- */
-
-static struct simtgpu_device *dev_to_sdev(struct device *dev)
-{
-	return pci_get_drvdata(to_pci_dev(dev));
-}
-
-static ssize_t vram_total_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", dev_to_sdev(dev)->vram_size);
-}
-static DEVICE_ATTR_RO(vram_total);
-
-static ssize_t vram_used_show(struct device *dev,
-			      struct device_attribute *attr, char *buf)
-{
-	struct simtgpu_device *sdev = dev_to_sdev(dev);
-	u64 used;
-
-	mutex_lock(&sdev->mm_lock);
-	used = sdev->vram_used;
-	mutex_unlock(&sdev->mm_lock);
-	return sysfs_emit(buf, "%llu\n", used);
-}
-static DEVICE_ATTR_RO(vram_used);
-
-/*
- * Percentage of time since the previous read during which at least one
- * job was on the device, as nvidia-smi's utilization.gpu.
- */
-static ssize_t utilisation_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
-{
-	struct simtgpu_device *sdev = dev_to_sdev(dev);
-	ktime_t now = ktime_get();
-	u64 busy, elapsed, percent = 0;
-
-	spin_lock_irq(&sdev->util_lock);
-	busy = sdev->busy_ns;
-	if (sdev->active_jobs)
-		busy += ktime_to_ns(ktime_sub(now, sdev->busy_since));
-	elapsed = ktime_to_ns(ktime_sub(now, sdev->util_last_time));
-	if (elapsed)
-		percent = div64_u64((busy - sdev->util_last_busy) * 100,
-				    elapsed);
-	sdev->util_last_time = now;
-	sdev->util_last_busy = busy;
-	spin_unlock_irq(&sdev->util_lock);
-	return sysfs_emit(buf, "%llu\n", min_t(u64, percent, 100));
-}
-static DEVICE_ATTR_RO(utilisation);
-
-static ssize_t sm_count_show(struct device *dev,
-			     struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", dev_to_sdev(dev)->num_sms);
-}
-static DEVICE_ATTR_RO(sm_count);
-
-static ssize_t arch_show(struct device *dev, struct device_attribute *attr,
-			 char *buf)
-{
-	return sysfs_emit(buf, "simt_%u\n", dev_to_sdev(dev)->arch);
-}
-static DEVICE_ATTR_RO(arch);
-
-/*
- * Device readings straight from BAR0, for simt-smi: the sensor and the
- * counters (64-bit counters read low half first).
- */
-static ssize_t simtgpu_show_reg(struct device *dev, char *buf, u32 reg,
-				bool is_64bit)
-{
-	struct simtgpu_device *sdev = dev_to_sdev(dev);
-	u64 value;
-	int idx;
-
-	if (!drm_dev_enter(&sdev->drm, &idx))
-		return -ENODEV;
-	value = is_64bit ? simtgpu_read64(sdev, reg) : simtgpu_read(sdev, reg);
-	drm_dev_exit(idx);
-	return sysfs_emit(buf, "%llu\n", value);
-}
-
-/* Millidegrees Celsius, as hwmon's temp1_input. */
-static ssize_t temperature_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
-{
-	return simtgpu_show_reg(dev, buf, SIMTGPU_REG_TEMPERATURE, false);
-}
-static DEVICE_ATTR_RO(temperature);
-
-/*
- * counters/NAME: one file per counter of include/simtgpu/counters.h, read
- * from the device's counter block. Counters the device does not serve
- * (beyond its NUM_COUNTERS: an older device) are not shown.
- */
-struct simtgpu_counter_attr {
-	struct device_attribute attr;
-	u32 index;
-};
-
-static ssize_t simtgpu_counter_show(struct device *dev,
-				    struct device_attribute *attr, char *buf)
-{
-	const struct simtgpu_counter_attr *counter =
-		container_of(attr, struct simtgpu_counter_attr, attr);
-
-	return simtgpu_show_reg(dev, buf, SIMTGPU_REG_COUNTER(counter->index),
-				true);
-}
-
-static struct simtgpu_counter_attr simtgpu_counters[SIMTGPU_NUM_COUNTERS] = {
-#define SIMTGPU_X(name, unit, ncu, meaning)				\
-	[SIMTGPU_COUNTER_##name] = {					\
-		.attr = __ATTR(name, 0444, simtgpu_counter_show, NULL),	\
-		.index = SIMTGPU_COUNTER_##name,			\
-	},
-	SIMTGPU_COUNTERS(SIMTGPU_X)
-#undef SIMTGPU_X
-};
-
-/* One more than the counters: the list ends with NULL. */
-static struct attribute *simtgpu_counter_attrs[SIMTGPU_NUM_COUNTERS + 1] = {
-#define SIMTGPU_X(name, unit, ncu, meaning) \
-	[SIMTGPU_COUNTER_##name] = &simtgpu_counters[SIMTGPU_COUNTER_##name].attr.attr,
-	SIMTGPU_COUNTERS(SIMTGPU_X)
-#undef SIMTGPU_X
-};
-
-static umode_t simtgpu_counter_visible(struct kobject *kobj,
-				       struct attribute *attr, int n)
-{
-	struct simtgpu_device *sdev = dev_to_sdev(kobj_to_dev(kobj));
-
-	return n < sdev->num_counters ? attr->mode : 0;
-}
-
-static const struct attribute_group simtgpu_counter_attr_group = {
-	.name = "counters",
-	.attrs = simtgpu_counter_attrs,
-	.is_visible = simtgpu_counter_visible,
-};
-
-static void simtgpu_policy_fini_action(struct drm_device *drm, void *data)
-{
-	simtgpu_policy_fini(data);
-}
-
-static ssize_t sched_policy_show(struct device *dev,
-				 struct device_attribute *attr, char *buf)
-{
-	return simtgpu_policy_name(dev_to_sdev(dev), buf);
-}
-
-static ssize_t sched_policy_store(struct device *dev,
-				  struct device_attribute *attr,
-				  const char *buf, size_t len)
-{
-	int ret = simtgpu_policy_select(dev_to_sdev(dev), buf);
-
-	return ret ? ret : len;
-}
-static DEVICE_ATTR_RW(sched_policy);
-
-static ssize_t timeslice_duration_ms_show(struct device *dev,
-					  struct device_attribute *attr,
-					  char *buf)
-{
-	struct simtgpu_device *sdev = dev_to_sdev(dev);
-
-	return sysfs_emit(buf, "%u\n", READ_ONCE(sdev->timeslice_ms));
-}
-
-static ssize_t timeslice_duration_ms_store(struct device *dev,
-					   struct device_attribute *attr,
-					   const char *buf, size_t len)
-{
-	struct simtgpu_device *sdev = dev_to_sdev(dev);
-	unsigned int ms;
-
-	if (kstrtouint(buf, 0, &ms) || ms == 0)
-		return -EINVAL;
-	WRITE_ONCE(sdev->timeslice_ms, ms);
-	return len;
-}
-static DEVICE_ATTR_RW(timeslice_duration_ms);
-
-/* Each client's weight: "CLIENT_ID WEIGHT" lines; write one to set it. */
-static ssize_t client_weight_show(struct device *dev,
-				  struct device_attribute *attr, char *buf)
-{
-	struct simtgpu_device *sdev = dev_to_sdev(dev);
-	struct simtgpu_file_priv *fpriv;
-	ssize_t n = 0;
-
-	mutex_lock(&sdev->clients_lock);
-	list_for_each_entry(fpriv, &sdev->clients, link)
-		n += sysfs_emit_at(buf, n, "%llu %u\n", fpriv->client_id,
-				   READ_ONCE(fpriv->vm->sched.weight));
-	mutex_unlock(&sdev->clients_lock);
-	return n;
-}
-
-static ssize_t client_weight_store(struct device *dev,
-				   struct device_attribute *attr,
-				   const char *buf, size_t len)
-{
-	u64 client_id;
-	u32 weight;
-	char extra;
-	int ret;
-
-	if (sscanf(buf, "%llu %u %c", &client_id, &weight, &extra) != 2)
-		return -EINVAL;
-	ret = simtgpu_policy_set_client_weight(dev_to_sdev(dev), client_id,
-					       weight);
-	return ret ? ret : len;
-}
-static DEVICE_ATTR_RW(client_weight);
-
-/* Whole-device resets since probe (a partition's own are in "partitions"). */
-static ssize_t gpu_resets_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", READ_ONCE(dev_to_sdev(dev)->resets));
-}
-static DEVICE_ATTR_RO(gpu_resets);
-
-static struct attribute *simtgpu_attrs[] = {
-	&dev_attr_vram_total.attr,
-	&dev_attr_vram_used.attr,
-	&dev_attr_utilisation.attr,
-	&dev_attr_sm_count.attr,
-	&dev_attr_arch.attr,
-	&dev_attr_temperature.attr,
-	&dev_attr_sched_policy.attr,
-	&dev_attr_timeslice_duration_ms.attr,
-	&dev_attr_client_weight.attr,
-	&dev_attr_gpu_resets.attr,
-	NULL,
-};
-
-static const struct attribute_group simtgpu_attr_group = {
-	.attrs = simtgpu_attrs,
-};
-
 /* ------------------------------------------------------ probe/remove --- */
-
-/*
- * Stop the engine and return the registers to their reset values. The
- * write returns at once; the engine stops within a quantum, and the rings
- * are reprogrammed only once STATUS.BUSY reads 0 (docs/hardware.md).
- */
-int simtgpu_hw_reset(struct simtgpu_device *sdev)
-{
-	u32 status;
-	int ret;
-
-	/* Not between a clear's range and its GO: it would clear another. */
-	mutex_lock(&sdev->clear_lock);
-	simtgpu_write(sdev, SIMTGPU_REG_RESET, SIMTGPU_RESET_MAGIC);
-	mutex_unlock(&sdev->clear_lock);
-	ret = readl_poll_timeout(sdev->regs + SIMTGPU_REG_STATUS, status,
-				 !(status & SIMTGPU_STATUS_BUSY), 100,
-				 1000 * USEC_PER_MSEC);
-	if (ret)
-		drm_err(&sdev->drm, "the engine did not stop after a reset\n");
-	return ret;
-}
 
 static int simtgpu_hw_check_id(struct simtgpu_device *sdev)
 {
@@ -910,6 +516,11 @@ static void simtgpu_cgroup_fini_action(struct drm_device *drm, void *data)
 static void simtgpu_rings_fini_action(struct drm_device *drm, void *data)
 {
 	simtgpu_rings_fini(data);
+}
+
+static void simtgpu_policy_fini_action(struct drm_device *drm, void *data)
+{
+	simtgpu_policy_fini(data);
 }
 
 static int simtgpu_map_bars(struct simtgpu_device *sdev)

@@ -278,7 +278,6 @@ static inline void simtgpu_ring_write(struct simtgpu_ring *ring, u32 reg,
 }
 
 u64 simtgpu_read64(struct simtgpu_device *sdev, u32 reg_lo);
-int simtgpu_hw_reset(struct simtgpu_device *sdev);
 
 /* Queue priority classes, each fed to its own ring(s). */
 #define SIMTGPU_PRIORITY_COUNT (SIMTGPU_PRIORITY_HIGH + 1)
@@ -366,7 +365,13 @@ static inline struct simtgpu_job *to_simtgpu_job(struct drm_sched_job *job)
 	return container_of(job, struct simtgpu_job, base);
 }
 
-/* simtgpu_drv.c */
+static inline struct simtgpu_ring *
+to_simtgpu_ring(struct drm_gpu_scheduler *sched)
+{
+	return container_of(sched, struct simtgpu_ring, sched);
+}
+
+/* simtgpu_vram.c */
 int simtgpu_vram_alloc(struct simtgpu_device *sdev, u64 size, u64 min_block,
 		       struct list_head *blocks);
 int simtgpu_vram_alloc_for(struct simtgpu_device *sdev,
@@ -375,6 +380,10 @@ int simtgpu_vram_alloc_for(struct simtgpu_device *sdev,
 void simtgpu_vram_free(struct simtgpu_device *sdev, struct list_head *blocks);
 void simtgpu_vram_clear(struct simtgpu_device *sdev, struct list_head *blocks);
 u64 simtgpu_vram_first_offset(struct list_head *blocks);
+
+/* simtgpu_sysfs.c */
+extern const struct attribute_group simtgpu_attr_group;
+extern const struct attribute_group simtgpu_counter_attr_group;
 
 /* simtgpu_bo.c */
 struct simtgpu_bo *simtgpu_bo_alloc(struct drm_device *dev,
@@ -459,14 +468,22 @@ bool simtgpu_vm_range_mapped(struct simtgpu_vm *vm, u64 va, u64 size);
 int simtgpu_vm_write_pte(struct simtgpu_vm *vm, u64 va, u64 pte);
 struct simtgpu_bo *simtgpu_vm_lookup_bo(struct simtgpu_vm *vm, u64 va);
 
+/* simtgpu_fence.c */
+extern const struct dma_fence_ops simtgpu_fence_ops;
+void simtgpu_util_start(struct simtgpu_device *sdev, ktime_t now);
+void simtgpu_ring_signal_fences(struct simtgpu_ring *ring);
+void simtgpu_ring_cancel_fences(struct simtgpu_ring *ring, int error,
+				bool fail_jobs);
+
 /* simtgpu_sched.c */
 int simtgpu_rings_init(struct simtgpu_device *sdev);
 void simtgpu_rings_fini(struct simtgpu_device *sdev);
 void simtgpu_rings_hw_init(struct simtgpu_device *sdev);
-void simtgpu_ring_signal_fences(struct simtgpu_ring *ring);
-void simtgpu_ring_cancel_fences(struct simtgpu_ring *ring, int error,
-				bool fail_jobs);
-void simtgpu_ring_abort_current(struct simtgpu_ring *ring, u32 context);
+void simtgpu_free_job(struct drm_sched_job *sched_job);
+void simtgpu_ring_preempt(struct simtgpu_ring *ring, bool park);
+void simtgpu_ring_set_sms(struct simtgpu_ring *ring, u32 sms);
+
+/* simtgpu_policy.c */
 void simtgpu_policy_init(struct simtgpu_device *sdev);
 void simtgpu_policy_fini(struct simtgpu_device *sdev);
 void simtgpu_policy_kick(struct simtgpu_device *sdev);
@@ -489,15 +506,28 @@ int simtgpu_policy_set_client_weight(struct simtgpu_device *sdev,
 				     u64 client_id, u32 weight);
 ssize_t simtgpu_policy_name(struct simtgpu_device *sdev, char *buf);
 int simtgpu_policy_select(struct simtgpu_device *sdev, const char *name);
-void simtgpu_ring_preempt(struct simtgpu_ring *ring, bool park);
-void simtgpu_ring_set_sms(struct simtgpu_ring *ring, u32 sms);
-void simtgpu_partition_reset(struct simtgpu_partition *part,
-			     struct simtgpu_job *job);
+
+/* simtgpu_submit.c */
+int simtgpu_ioctl_submit(struct drm_device *dev, void *data,
+			 struct drm_file *file);
+
+/* simtgpu_reset.c */
+int simtgpu_hw_reset(struct simtgpu_device *sdev);
 void simtgpu_ring_fail_current(struct simtgpu_ring *ring,
 			       const struct drm_simtgpu_fault_info *fault,
 			       u32 context);
-int simtgpu_ioctl_submit(struct drm_device *dev, void *data,
-			 struct drm_file *file);
+void simtgpu_ring_abort_current(struct simtgpu_ring *ring, u32 context);
+void simtgpu_partition_reset(struct simtgpu_partition *part,
+			     struct simtgpu_job *job);
+enum drm_gpu_sched_stat
+simtgpu_timedout_job(struct drm_sched_job *sched_job);
+
+/* simtgpu_queue.c */
+void simtgpu_queue_mark_faulted(struct simtgpu_queue *queue,
+				const struct drm_simtgpu_fault_info *fault);
+void simtgpu_queue_mark_guilty(struct simtgpu_queue *queue);
+bool simtgpu_queue_is_usable(struct simtgpu_queue *queue);
+void simtgpu_queue_release_kref(struct kref *kref);
 int simtgpu_ioctl_queue_create(struct drm_device *dev, void *data,
 			       struct drm_file *file);
 int simtgpu_ioctl_queue_destroy(struct drm_device *dev, void *data,
@@ -505,7 +535,8 @@ int simtgpu_ioctl_queue_destroy(struct drm_device *dev, void *data,
 int simtgpu_ioctl_queue_get_state(struct drm_device *dev, void *data,
 				  struct drm_file *file);
 void simtgpu_queues_destroy_all(struct simtgpu_file_priv *fpriv);
-void simtgpu_queue_release_kref(struct kref *kref);
+struct simtgpu_queue *simtgpu_queue_lookup(struct simtgpu_file_priv *fpriv,
+					   u32 id);
 
 /* simtgpu_partition.c */
 int simtgpu_partition_create(struct simtgpu_device *sdev, u32 sms,
