@@ -121,10 +121,7 @@ int main()
 	for (int f = 0; f < kCount; ++f)
 		for (int i = 0; i < n; ++i) {
 			const Spec &s = kSpecs[f];
-			// Log-uniform over wide positive ranges, uniform otherwise.
-			x[f * n + i] = s.lo > 0 && s.hi / s.lo > 1e3f
-					       ? std::exp(rng.uniform(std::log(s.lo), std::log(s.hi)))
-					       : rng.uniform(s.lo, s.hi);
+			x[f * n + i] = rng.spread(s.lo, s.hi);
 			y[f * n + i] = rng.uniform(s.lo2, s.hi2);
 		}
 	float *dx, *dy, *dout;

@@ -55,6 +55,13 @@ struct Rng {
 	}
 	float uniform(float lo, float hi) { return lo + (hi - lo) * (next() >> 8) * (1.0f / 16777216.0f); }
 	int range(int lo, int hi) { return lo + static_cast<int>(next() % static_cast<uint32_t>(hi - lo)); }
+	// A math function's argument: log-uniform over a wide positive range
+	// (every decade as likely), uniform otherwise.
+	float spread(float lo, float hi)
+	{
+		return lo > 0 && hi / lo > 1e3f ? std::exp(uniform(std::log(lo), std::log(hi)))
+						: uniform(lo, hi);
+	}
 };
 
 // Distance in units in the last place between two floats of one sign

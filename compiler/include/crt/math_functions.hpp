@@ -5,7 +5,7 @@
  * crt/math_functions.hpp (as this header's name says): fmax(float, float),
  * hypot(float, float), round(float), ... each the "f" function of the C API,
  * so that <cmath>-style calls on floats stay in single precision as with
- * nvcc. The integer min and max overloads come with them. simt_device.h
+ * nvcc (the integer min and max overloads are in cuda_runtime.h). simt_device.h
  * includes it after clang's own cmath pieces; see docs/simtcc.md.
  */
 #ifndef SIMT_CRT_MATH_FUNCTIONS_HPP
@@ -56,32 +56,6 @@ SIMT_MATH_DEVICE float scalbln(float __x, long __n) { return ::scalblnf(__x, __n
 
 #undef SIMT_FLOAT_OVERLOAD_1
 #undef SIMT_FLOAT_OVERLOAD_2
-
-/* CUDA's integer min and max, for every pairing of signedness and width
- * (clang has only min(int, int) and max(int, int) on the device): a mixed
- * pair is compared in the unsigned type, as C's conversions do. The
- * floating-point ones are in cuda_runtime.h, on both sides. */
-#define SIMT_DEVICE_MINMAX(type, a_type, b_type)                                             \
-	SIMT_MATH_DEVICE type min(a_type __a, b_type __b)                                    \
-	{                                                                                    \
-		return (type)__a < (type)__b ? (type)__a : (type)__b;                        \
-	}                                                                                    \
-	SIMT_MATH_DEVICE type max(a_type __a, b_type __b)                                    \
-	{                                                                                    \
-		return (type)__a > (type)__b ? (type)__a : (type)__b;                        \
-	}
-SIMT_DEVICE_MINMAX(unsigned int, unsigned int, unsigned int)
-SIMT_DEVICE_MINMAX(unsigned int, int, unsigned int)
-SIMT_DEVICE_MINMAX(unsigned int, unsigned int, int)
-SIMT_DEVICE_MINMAX(long, long, long)
-SIMT_DEVICE_MINMAX(unsigned long, unsigned long, unsigned long)
-SIMT_DEVICE_MINMAX(unsigned long, long, unsigned long)
-SIMT_DEVICE_MINMAX(unsigned long, unsigned long, long)
-SIMT_DEVICE_MINMAX(long long, long long, long long)
-SIMT_DEVICE_MINMAX(unsigned long long, unsigned long long, unsigned long long)
-SIMT_DEVICE_MINMAX(unsigned long long, long long, unsigned long long)
-SIMT_DEVICE_MINMAX(unsigned long long, unsigned long long, long long)
-#undef SIMT_DEVICE_MINMAX
 
 #undef SIMT_MATH_DEVICE
 

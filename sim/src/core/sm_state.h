@@ -293,6 +293,17 @@ struct PendingLoad {
 // interleaved by lane as on NVIDIA GPUs, in a range of its own per warp.
 inline constexpr uint64_t kLocalTimingBase = uint64_t(1) << 47;
 
+// An operation fp::lanes computes for a whole warp in host SIMD (outside
+// Sm::Impl: a default argument of an Impl member uses its initialisers, which
+// clang allows only for a complete type).
+struct WarpFp {
+    bool ok = false;
+    bool dbl = false;
+    fp::lanes::Kind kind = fp::lanes::Kind::Add;
+    const uint64_t *a = nullptr, *b = nullptr, *c = nullptr;
+    double sa = 1, sc = 1;
+};
+
 struct Sm::Impl {
     Impl(const DeviceConfig &config, uint32_t sm_id);
 
@@ -539,14 +550,6 @@ struct Sm::Impl {
     bool exec_fp(uint32_t slot, const Insn &in, uint64_t mask);
     bool exec_csr(uint32_t slot, const Insn &in, uint64_t mask, uint64_t clock);
     bool csr_read(Warp &w, uint32_t lane, uint32_t csr, uint64_t clock, uint64_t &value);
-    // An operation fp::lanes computes for a whole warp in host SIMD.
-    struct WarpFp {
-        bool ok = false;
-        bool dbl = false;
-        fp::lanes::Kind kind = fp::lanes::Kind::Add;
-        const uint64_t *a = nullptr, *b = nullptr, *c = nullptr;
-        double sa = 1, sc = 1;
-    };
     bool simd_fp = false; // fp::lanes runs here and W is a multiple of 8
     template <class Compute, class Rmm>
     bool fp_rounded(uint32_t slot, const Insn &in, uint64_t mask, uint64_t *dst,

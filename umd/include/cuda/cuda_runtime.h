@@ -332,26 +332,28 @@ static inline __host__ cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGr
 }
 
 #if defined(__CUDA__) && defined(__clang__)
-/* Host min and max, as NVIDIA's math_functions.hpp gives them to host code of a
- * .cu (clang's own are __device__ only): the integer, mixed-signedness and
- * floating-point overloads (these on both sides: clang has no device ones, and
- * min(float, float) must not become its min(int, int)). */
-#define SIMT_HOST_MINMAX(type, a_type, b_type)                                             \
-    static inline __host__ type min(a_type a, b_type b) { return (type)a < (type)b ? (type)a : (type)b; } \
-    static inline __host__ type max(a_type a, b_type b) { return (type)a > (type)b ? (type)a : (type)b; }
-SIMT_HOST_MINMAX(int, int, int)
-SIMT_HOST_MINMAX(unsigned int, unsigned int, unsigned int)
-SIMT_HOST_MINMAX(unsigned int, int, unsigned int)
-SIMT_HOST_MINMAX(unsigned int, unsigned int, int)
-SIMT_HOST_MINMAX(long, long, long)
-SIMT_HOST_MINMAX(unsigned long, unsigned long, unsigned long)
-SIMT_HOST_MINMAX(unsigned long, long, unsigned long)
-SIMT_HOST_MINMAX(unsigned long, unsigned long, long)
-SIMT_HOST_MINMAX(long long, long long, long long)
-SIMT_HOST_MINMAX(unsigned long long, unsigned long long, unsigned long long)
-SIMT_HOST_MINMAX(unsigned long long, long long, unsigned long long)
-SIMT_HOST_MINMAX(unsigned long long, unsigned long long, long long)
-#undef SIMT_HOST_MINMAX
+/* CUDA's min and max, as NVIDIA's math_functions.hpp gives them: the integer
+ * overloads for every pairing of signedness and width (a mixed pair compared in
+ * the unsigned type, as C converts) on both sides, except min(int, int) and
+ * max(int, int), which clang defines for the device and only the host needs;
+ * then the floating-point ones (on both sides: min(float, float) must not
+ * become min(int, int)). */
+#define SIMT_MINMAX(sides, type, a_type, b_type)                                             \
+    static inline sides type min(a_type a, b_type b) { return (type)a < (type)b ? (type)a : (type)b; } \
+    static inline sides type max(a_type a, b_type b) { return (type)a > (type)b ? (type)a : (type)b; }
+SIMT_MINMAX(__host__, int, int, int)
+SIMT_MINMAX(__host__ __device__, unsigned int, unsigned int, unsigned int)
+SIMT_MINMAX(__host__ __device__, unsigned int, int, unsigned int)
+SIMT_MINMAX(__host__ __device__, unsigned int, unsigned int, int)
+SIMT_MINMAX(__host__ __device__, long, long, long)
+SIMT_MINMAX(__host__ __device__, unsigned long, unsigned long, unsigned long)
+SIMT_MINMAX(__host__ __device__, unsigned long, long, unsigned long)
+SIMT_MINMAX(__host__ __device__, unsigned long, unsigned long, long)
+SIMT_MINMAX(__host__ __device__, long long, long long, long long)
+SIMT_MINMAX(__host__ __device__, unsigned long long, unsigned long long, unsigned long long)
+SIMT_MINMAX(__host__ __device__, unsigned long long, long long, unsigned long long)
+SIMT_MINMAX(__host__ __device__, unsigned long long, unsigned long long, long long)
+#undef SIMT_MINMAX
 static inline __host__ __device__ float min(float a, float b) { return __builtin_fminf(a, b); }
 static inline __host__ __device__ float max(float a, float b) { return __builtin_fmaxf(a, b); }
 static inline __host__ __device__ double min(double a, double b) { return __builtin_fmin(a, b); }
