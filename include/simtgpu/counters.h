@@ -18,7 +18,7 @@
 #ifndef SIMTGPU_COUNTERS_H
 #define SIMTGPU_COUNTERS_H
 
-/* Counted by the command processor (sim/src/device: EngineCounters). */
+/* Counted by the command processor (sim/src/command_processor: EngineCounters). */
 #define SIMTGPU_ENGINE_COUNTERS(X)                                              \
 	X(cycles, "cycle", "gpc__cycles_elapsed.max",                           \
 	  "device cycles spent working (the global timer's time base)")          \
@@ -66,7 +66,7 @@
 	  "smsp__warps_issue_stalled_math_pipe_throttle.sum",                \
 	  "waiting for its functional unit (initiation interval)")
 
-/* Counted by each SM (sim/src/core: SmStats); device values are sums. */
+/* Counted by each SM (sim/src/sm: SmStats); device values are sums. */
 #define SIMTGPU_SM_COUNTERS(X)                                                \
 	X(sm_busy_cycles, "cycle", "sm__cycles_active.sum",                  \
 	  "SM cycles with at least one resident warp")                       \

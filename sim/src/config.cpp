@@ -4,10 +4,10 @@
 #include "config.h"
 
 #include "config_file.h"
-#include "core/policy.h"
-#include "device/placement.h"
+#include "dispatch/placement.h"
 #include "mem/memory_system.h"
 #include "simtgpu/hw.h"
+#include "sm/policy.h"
 
 #include <algorithm>
 #include <array>

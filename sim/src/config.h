@@ -35,15 +35,15 @@ struct DeviceConfig {
     uint32_t max_stack_per_thread = 1 << 20;
     uint32_t clock_khz = 1000000;
     uint32_t mem_latency = 20; // cycles a global access adds to its warp
-    // Host threads that run the functional model's SMs (device/sm_workers.h);
+    // Host threads that run the functional model's SMs (dispatch/sm_workers.h);
     // the same results for every count, by design.
     uint32_t host_threads = 1;
     std::string warp_scheduler = "round-robin";
     std::string reconvergence = "min-pc";
-    std::string placement = "breadth-first"; // device/placement.h
-    std::string sm_sharing = "same-context"; // device/placement.h
+    std::string placement = "breadth-first"; // dispatch/placement.h
+    std::string sm_sharing = "same-context"; // dispatch/placement.h
     // Cycles without forward progress, while a warp that could issue is
-    // starved, after which a launch fails as a livelock (core/livelock.h).
+    // starved, after which a launch fails as a livelock (dispatch/livelock.h).
     uint64_t livelock_cycles = 1ull << 26;
     // How long the driver takes to service a replayable page fault: a
     // replayed warp resumes no earlier than its fault's cycle plus this

@@ -2,8 +2,8 @@
 // scalar code it replaces (the expressions of Sm::Impl::exec_fp): the same
 // result bits in every lane and the same exception flags, in every host
 // rounding mode, over operands rich in special values.
-#include "core/fp.h"
-#include "core/fp_lanes.h"
+#include "sm/fp.h"
+#include "sm/fp_lanes.h"
 
 #include <gtest/gtest.h>
 

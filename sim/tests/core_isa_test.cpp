@@ -3,8 +3,8 @@
 // against host arithmetic, F/D against the host FPU under fenv rounding
 // modes and known bit patterns, and a differential run of a whole program
 // against qemu-riscv64.
-#include "core/decode.h"
 #include "core_support.h"
+#include "isa/decode.h"
 
 #include <gtest/gtest.h>
 

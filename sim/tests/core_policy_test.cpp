@@ -1,5 +1,5 @@
 // The reconvergence and warp-scheduling policies on their own.
-#include "core/policy.h"
+#include "sm/policy.h"
 
 #include <gtest/gtest.h>
 

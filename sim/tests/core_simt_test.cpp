@@ -2,8 +2,8 @@
 // exit, barriers, atomics under contention, shuffle and vote, warp.sync,
 // deadlock detection, traps, faults and windows. Kernels are in
 // programs/core_simt.c; expected values are computed here on the host.
-#include "core/policy.h"
 #include "core_support.h"
+#include "sm/policy.h"
 
 #include <gtest/gtest.h>
 

@@ -4,9 +4,9 @@
 // on one Sm until it finishes.
 #pragma once
 
-#include "core/livelock.h"
-#include "core/sm.h"
+#include "dispatch/livelock.h"
 #include "simtgpu/hw.h"
+#include "sm/sm.h"
 
 #include <cstdint>
 #include <array>

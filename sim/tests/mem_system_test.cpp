@@ -444,7 +444,7 @@ TEST(MemSystem, CyclesAndCountersAreDeterministic) {
     EXPECT_EQ(run(), run());
 }
 
-// The engine's steps (device/grid_scheduler.cpp), as plan_step() plans
+// The engine's steps (dispatch/grid_scheduler.cpp), as plan_step() plans
 // them: every SM side runs lookahead() / 2 cycles on its own while the
 // shared side runs the step before (or a whole lookahead while the shared
 // side has nothing to do, the shared side catching up first in the step

@@ -4,8 +4,8 @@
 // cycles and every counter are the same on every run; the warp schedulers
 // change cycles, never results. Kernels are in programs/timing_sm.c.
 #include "config_file.h"
-#include "core/policy.h"
 #include "core_support.h"
+#include "sm/policy.h"
 
 #include <gtest/gtest.h>
 

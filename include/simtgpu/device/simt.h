@@ -224,19 +224,6 @@ static inline uint64_t simt_shfl_bfly_warp(uint64_t v, uint32_t lane_mask)
 	return simt_shfl_bfly(v, lane_mask, (uint32_t)simt_warpsize() - 1);
 }
 
-/* Floats travel in integer registers: these move their bit patterns. */
-static inline uint32_t simt_float_bits(float f)
-{
-	union { float f; uint32_t u; } x = { .f = f };
-	return x.u;
-}
-
-static inline float simt_bits_float(uint32_t u)
-{
-	union { float f; uint32_t u; } x = { .u = u };
-	return x.f;
-}
-
 /* ------------------------------------------------- match and redux --- */
 /*
  * match.*: custom-0, funct3 4, funct7 = SIMTGPU_MATCH_*; redux.*: funct3 5,

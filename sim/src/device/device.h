@@ -9,11 +9,11 @@
 // from inside a callback.
 #pragma once
 
+#include "command_processor/command_processor.h"
 #include "config.h"
-#include "device/command_processor.h"
-#include "device/grid_scheduler.h"
 #include "device/host_bus.h"
 #include "device/vram.h"
+#include "dispatch/grid_scheduler.h"
 #include "simtgpu/counters.h"
 #include "support/expected.h"
 #include "trace/trace_writer.h"

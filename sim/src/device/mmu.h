@@ -5,9 +5,9 @@
 // COPY, FILL, FENCE, TIMESTAMP, indirect-buffer fetch and launch reports.
 #pragma once
 
-#include "core/global_memory.h"
 #include "device/host_bus.h"
 #include "device/vram.h"
+#include "sm/global_memory.h"
 
 #include <cstdint>
 #include <optional>

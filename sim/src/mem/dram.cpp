@@ -15,9 +15,9 @@ uint64_t ceil_cycles(uint64_t fixed, uint32_t fraction_bits) {
 Dram::Dram(const MemoryConfig &config, uint32_t sm_clock_khz)
     : scheduler_(config.dram.scheduler), sector_bytes_(config.l1.sector_bytes) {
     // GB/s -> bytes per SM cycle: bandwidth_gbps * 10^9 / (sm_clock_khz * 10^3).
-    bytes_per_cycle_ =
+    const double bytes_per_cycle =
         config.dram.bandwidth_gbps * 1e6 / double(sm_clock_khz) / double(config.dram.channels);
-    burst_ = uint64_t(std::ceil(double(sector_bytes_) * double(kOne) / bytes_per_cycle_));
+    burst_ = uint64_t(std::ceil(double(sector_bytes_) * double(kOne) / bytes_per_cycle));
     double sm_per_dram_cycle = double(sm_clock_khz) / double(config.dram.clock_khz);
     activate_ = uint64_t(std::ceil(config.dram.t_rcd * sm_per_dram_cycle * double(kOne)));
     precharge_ = uint64_t(std::ceil(config.dram.t_rp * sm_per_dram_cycle * double(kOne)));

@@ -54,7 +54,6 @@ public:
     // SM cycles from the arrival of a read at an idle channel whose bank has
     // no row open to the end of its data transfer.
     uint64_t closed_row_cycles() const;
-    double bytes_per_cycle_per_channel() const { return bytes_per_cycle_; }
 
 private:
     static constexpr uint32_t kFractionBits = 16;
@@ -103,7 +102,6 @@ private:
 
     DramScheduler scheduler_;
     uint32_t sector_bytes_;
-    double bytes_per_cycle_;
     uint64_t burst_;     // fixed point
     uint64_t activate_;  // fixed point, t_rcd
     uint64_t precharge_; // fixed point, t_rp

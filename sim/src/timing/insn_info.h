@@ -4,7 +4,7 @@
 // core adds the active mask and per-lane addresses when it issues one.
 #pragma once
 
-#include "core/decode.h"
+#include "isa/decode.h"
 #include "timing/pipeline_config.h"
 
 #include <array>

@@ -4,8 +4,8 @@
 // cycles in the same state become one slice (docs/trace.md).
 #pragma once
 
-#include "core/launch.h"
-#include "core/sm.h"
+#include "sm/launch.h"
+#include "sm/sm.h"
 #include "trace/trace_writer.h"
 
 #include <cstdint>

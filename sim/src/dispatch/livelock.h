@@ -20,7 +20,7 @@
 // until the driver's job timeout stops it, as on a real GPU.
 #pragma once
 
-#include "core/sm.h"
+#include "sm/sm.h"
 
 #include <algorithm>
 #include <cstdint>

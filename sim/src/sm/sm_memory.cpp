@@ -1,7 +1,7 @@
 // The SM's memory beyond the hot path (sm_memory_access.h): local memory's
 // lazy zeroing, accesses that cross a page or reach host memory, atomics'
 // pages and pointers, and the decoded-code cache.
-#include "core/sm_memory_access.h"
+#include "sm/sm_memory_access.h"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "device/grid_scheduler.h"
+#include "dispatch/grid_scheduler.h"
 
 #include "simtgpu/hw.h"
 

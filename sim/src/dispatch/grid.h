@@ -3,10 +3,10 @@
 // what it did (the outcome the command processor reports when it is done).
 #pragma once
 
-#include "core/launch.h"
-#include "core/livelock.h"
 #include "device/mmu.h"
+#include "dispatch/livelock.h"
 #include "mem/l2_access_policy.h"
+#include "sm/launch.h"
 
 #include <cstdint>
 #include <memory>

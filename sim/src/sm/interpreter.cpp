@@ -3,8 +3,8 @@
 // touches global memory or its time slice ends. The memory accesses of the
 // hot path are inline (sm_memory_access.h); everything else it calls is an
 // instruction class of its own file.
-#include "core/fp.h"
-#include "core/sm_memory_access.h"
+#include "sm/fp.h"
+#include "sm/sm_memory_access.h"
 
 #include <cstring>
 

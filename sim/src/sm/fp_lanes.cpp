@@ -1,7 +1,7 @@
 // Warp-wide FP arithmetic in AVX2 + FMA (fp_lanes.h). Only these functions
 // are compiled for that target (a function attribute); available() checks
 // the CPU once, so the library runs on any x86-64 host.
-#include "core/fp_lanes.h"
+#include "sm/fp_lanes.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

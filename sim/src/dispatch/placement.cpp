@@ -1,4 +1,4 @@
-#include "device/placement.h"
+#include "dispatch/placement.h"
 
 #include <algorithm>
 #include <numeric>

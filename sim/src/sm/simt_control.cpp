@@ -1,6 +1,6 @@
 // SIMT control: exits, CTA barriers, warp-level collectives (vote, match,
 // redux, shuffle, warp.sync) and the deadlock check.
-#include "core/sm_state.h"
+#include "sm/sm_state.h"
 
 namespace simtgpu::sim {
 

@@ -5,8 +5,8 @@
 // timing), its destination is pending for the class latency, and memory
 // instructions go to the memory system (sim/src/mem), their loads pending
 // until it answers.
-#include "core/sm_state.h"
 #include "simtgpu/occupancy.h"
+#include "sm/sm_state.h"
 
 namespace simtgpu::sim {
 

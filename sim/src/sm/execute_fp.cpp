@@ -1,7 +1,7 @@
 // Floating point (F and D): per-lane rounding modes and exception flags,
 // whole warps in host SIMD where fp::lanes can.
-#include "core/fp.h"
-#include "core/sm_state.h"
+#include "sm/fp.h"
+#include "sm/sm_state.h"
 
 namespace simtgpu::sim {
 

@@ -1,4 +1,4 @@
-#include "device/command_processor.h"
+#include "command_processor/command_processor.h"
 
 #include "device/mmu.h"
 #include "simtgpu/hw.h"

@@ -4,7 +4,7 @@
 // it stops before an instruction whose effect other SMs would see at once
 // (a global atomic, DMA to host memory, a store to decoded code). commit()
 // then applies the stores in SM order and run() goes on serially.
-#include "core/sm_memory_access.h"
+#include "sm/sm_memory_access.h"
 
 #include <cstring>
 

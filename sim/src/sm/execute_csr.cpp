@@ -1,6 +1,6 @@
 // The CSRs: RISC-V's floating-point ones and simtgpu's read-only identity
 // ones (docs/isa.md).
-#include "core/sm_state.h"
+#include "sm/sm_state.h"
 
 namespace simtgpu::sim {
 

@@ -1,7 +1,7 @@
 // Atomics: the A extension and simtgpu's custom ones, on global and shared
 // memory and, by DMA, on host memory.
-#include "core/fp.h"
-#include "core/sm_memory_access.h"
+#include "sm/fp.h"
+#include "sm/sm_memory_access.h"
 
 namespace simtgpu::sim {
 

@@ -3,16 +3,16 @@
 // the interpreter's hot path, sm_memory_access.h), isolated runs
 // (sm_isolated.cpp), SIMT control (simt_control.cpp), CSRs, atomics and
 // floating point (execute_csr.cpp, execute_atomic.cpp, execute_fp.cpp), the
-// interpreter loop (interpreter.cpp), the timing pipeline (sm_timing.cpp)
+// interpreter loop (interpreter.cpp), the timing pipeline (timing/sm_pipeline.cpp)
 // and the Sm facade with the functional scheduling loop (sm.cpp).
 #pragma once
 
-#include "core/decode.h"
-#include "core/fp_lanes.h"
-#include "core/policy.h"
-#include "core/sm.h"
+#include "isa/decode.h"
 #include "mem/memory_system.h"
 #include "simtgpu/hw.h"
+#include "sm/fp_lanes.h"
+#include "sm/policy.h"
+#include "sm/sm.h"
 #include "timing/insn_info.h"
 #include "trace/sm_trace.h"
 

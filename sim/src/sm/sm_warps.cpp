@@ -1,6 +1,6 @@
 // Warps and CTAs on the SM: placing a CTA, its warps' first registers,
 // finishing and dropping it; exceptions and warps held for a replayable fault.
-#include "core/sm_state.h"
+#include "sm/sm_state.h"
 
 namespace simtgpu::sim {
 

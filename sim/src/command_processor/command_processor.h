@@ -8,12 +8,12 @@
 #pragma once
 
 #include "config.h"
-#include "core/launch.h"
-#include "device/grid_scheduler.h"
 #include "device/host_bus.h"
 #include "device/vram.h"
+#include "dispatch/grid_scheduler.h"
 #include "simtgpu/counters.h"
 #include "simtgpu/hw.h"
+#include "sm/launch.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "core/policy.h"
+#include "sm/policy.h"
 
 #include <algorithm>
 #include <bit>

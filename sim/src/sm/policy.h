@@ -1,7 +1,7 @@
-// The two policies of the SIMT core that researchers compare (ARCHITECTURE
-// D2): which convergent group of a warp runs next (reconvergence), and which
-// warp issues next (warp scheduling). Both are asked once per burst of
-// instructions, never per instruction or per lane.
+// The two policies of the SIMT core that researchers compare
+// (docs/simulator.md, "The SIMT core"): which convergent group of a warp runs
+// next (reconvergence), and which warp issues next (warp scheduling). Both are
+// asked once per burst of instructions, never per instruction or per lane.
 #pragma once
 
 #include <array>

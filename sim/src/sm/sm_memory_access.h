@@ -4,7 +4,7 @@
 // the whole-warp fast paths.
 #pragma once
 
-#include "core/sm_state.h"
+#include "sm/sm_state.h"
 
 namespace simtgpu::sim {
 

@@ -1,4 +1,4 @@
-#include "core/decode.h"
+#include "isa/decode.h"
 
 #include "simtgpu/hw.h"
 

@@ -1,6 +1,6 @@
 // What the command processor hands to the SMs for one grid, and what comes
-// back: the boundary between the device model (sim/src/device) and the SIMT
-// core (sim/src/core).
+// back: the boundary between the device model (sim/src/device,
+// sim/src/dispatch) and the SIMT core (sim/src/sm).
 #pragma once
 
 #include <array>

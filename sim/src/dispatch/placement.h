@@ -1,11 +1,11 @@
 // Block placement: which SMs the next CTAs of a grid go to. The grid
-// scheduler (device/grid_scheduler.h) offers each grid in turn, highest ring
+// scheduler (dispatch/grid_scheduler.h) offers each grid in turn, highest ring
 // priority first and in launch order among equals, a Placement: the SMs
 // that grid may use now and a way to put its next CTA on one. A policy only
 // decides the order; the scheduler enforces masks, occupancy and ownership.
 #pragma once
 
-#include "device/grid.h"
+#include "dispatch/grid.h"
 
 #include <array>
 #include <cstdint>

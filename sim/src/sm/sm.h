@@ -1,13 +1,13 @@
 // One streaming multiprocessor: resident CTAs, their warps, a warp scheduler
 // and the SIMT execution of RV64GC + the SIMT extension. The device model
-// (sim/src/device) owns the SMs, hands them CTAs through the occupancy rule
+// (sim/src/dispatch) owns the SMs, hands them CTAs through the occupancy rule
 // (include/simtgpu/occupancy.h) and advances them in time.
 #pragma once
 
 #include "config.h"
-#include "core/global_memory.h"
-#include "core/launch.h"
 #include "simtgpu/counters.h"
+#include "sm/global_memory.h"
+#include "sm/launch.h"
 
 #include <cstdint>
 #include <functional>
@@ -130,7 +130,7 @@ public:
     const ExitRecord &exit_record(uint32_t launch) const;
     uint64_t thread_instructions(uint32_t launch) const; // since attach
     // A hash of the architectural state of one launch's CTAs that a thread
-    // making progress changes (core/livelock.h says what is in it), and the
+    // making progress changes (dispatch/livelock.h says what is in it), and the
     // livelock exception naming a warp of the launch that could issue but
     // has not for `starved_cycles`, if there is one.
     uint64_t state_fingerprint(uint32_t launch) const;

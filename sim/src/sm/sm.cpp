@@ -13,8 +13,8 @@
 //
 // This file: the Sm facade, the SM's construction and the functional
 // model's scheduling loop; sm_state.h lists the other parts.
-#include "core/sm_state.h"
 #include "simtgpu/occupancy.h"
+#include "sm/sm_state.h"
 
 namespace simtgpu::sim {
 

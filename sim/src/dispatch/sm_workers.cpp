@@ -1,4 +1,4 @@
-#include "device/sm_workers.h"
+#include "dispatch/sm_workers.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

@@ -1,12 +1,12 @@
 // The grid scheduler (the GigaThread engine's part in a real GPU): holds
 // every grid in flight on the device, from any ring and context, places
-// their CTAs on SMs through a placement policy (device/placement.h), runs
+// their CTAs on SMs through a placement policy (dispatch/placement.h), runs
 // the SMs in lockstep quanta and collects completions, exits and exceptions.
 //
 // Rules, in the order step() applies them:
 // - Grids are offered in priority order: higher ring PRIORITY first, launch
 //   order among equals. An SM holds CTAs of several grids at once where the
-//   sm_sharing mode allows (device/placement.h: by default grids of one
+//   sm_sharing mode allows (dispatch/placement.h: by default grids of one
 //   address space) and their CTAs fit beside each other; otherwise it goes
 //   to another grid only when it is idle.
 // - A grid with CTAs left that could not place them all reserves SMs that
@@ -27,11 +27,11 @@
 #pragma once
 
 #include "config.h"
-#include "core/sm.h"
-#include "device/grid.h"
-#include "device/placement.h"
-#include "device/sm_workers.h"
+#include "dispatch/grid.h"
+#include "dispatch/placement.h"
+#include "dispatch/sm_workers.h"
 #include "mem/memory_system.h"
+#include "sm/sm.h"
 #include "trace/trace_writer.h"
 
 #include <cstdint>

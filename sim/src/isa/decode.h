@@ -1,5 +1,6 @@
 // Pre-decoding of RV64GC + the SIMT extension: one Insn per instruction,
-// made once per code address and executed many times (see code_cache.h).
+// made once per code address and executed many times (the SM's decoded-code
+// cache: Sm::Impl::fetch, sim/src/sm/sm_memory.cpp).
 // Compressed instructions are expanded to their 32-bit equivalents.
 #pragma once
 
