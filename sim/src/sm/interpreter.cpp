@@ -4,6 +4,7 @@
 // hot path are inline (sm_memory_access.h); everything else it calls is an
 // instruction class of its own file.
 #include "sm/fp.h"
+#include "sm/group_choice.h"
 #include "sm/sm_memory_access.h"
 
 #include <cstring>
@@ -15,48 +16,6 @@ uint32_t Sm::Impl::burst(uint32_t slot, uint32_t budget)
     return burst_group(slot, choose_group(warps[slot]), budget);
 }
 
-GroupChoice Sm::Impl::choose_group(Warp &w)
-{
-    const uint64_t runnable = w.runnable();
-    GroupChoice group;
-    if ((runnable & ~w.same_pc_lanes) == 0) {
-        group = GroupChoice{w.same_pc, runnable, UINT64_MAX};
-    } else {
-        w.write_stale_pcs(); // the policy and the starvation turn below read `pc`
-        group = reconvergence->select(w.pc.data(), runnable);
-    }
-    bool burst_ends = true; // the functional model: one choice per burst
-    if (config.model == Model::timing) {
-        burst_ends = ++w.burst_instructions >= kSliceInstructions || w.burst_global;
-        if (burst_ends)
-            w.burst_instructions = 0;
-        w.burst_global = false;
-    }
-    if (group.mask == runnable) {
-        w.partial_bursts = 0;
-    } else if (burst_ends && ++w.partial_bursts > kStarvationBursts) {
-        // A turn for a waiting group: the next PC above the one that had the
-        // last such turn, wrapping, so that every group gets one. (Always the
-        // second-lowest PC starved a third group: a lock's holder behind two
-        // spin loops.)
-        w.partial_bursts = 0;
-        uint64_t next = UINT64_MAX, lowest = UINT64_MAX;
-        for (uint64_t m = runnable & ~group.mask; m; m &= m - 1) {
-            const uint64_t pc = w.pc[std::countr_zero(m)];
-            lowest = std::min(lowest, pc);
-            if (pc > w.yielded_to && pc < next) next = pc;
-        }
-        if (next == UINT64_MAX) next = lowest;
-        uint64_t waiting = 0;
-        for (uint64_t m = runnable & ~group.mask; m; m &= m - 1)
-            if (w.pc[std::countr_zero(m)] == next) waiting |= m & -m;
-        if (waiting) {
-            w.yielded_to = next;
-            group = GroupChoice{next, waiting, UINT64_MAX};
-        }
-    }
-    return group;
-}
 
 SIMT_HOST_SIMD_CLONES uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupChoice &group,
                                                      uint32_t budget) {

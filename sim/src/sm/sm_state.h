@@ -454,9 +454,11 @@ struct Sm::Impl {
     void issue_cycle(CycleState c);
     bool must_run_serially(uint32_t slot);
     bool peek(uint32_t slot);
-    bool warp_ready(uint32_t slot, const SubCore &sc, Stall &why, uint64_t &until);
+    // Inline (defined in timing/sm_pipeline.cpp and sm/group_choice.h): hot,
+    // and inlined into their callers when the SM was one file.
+    inline bool warp_ready(uint32_t slot, const SubCore &sc, Stall &why, uint64_t &until);
     bool issue_memory(uint32_t slot);
-    bool timing_issue(uint32_t slot, SubCore &sc);
+    inline bool timing_issue(uint32_t slot, SubCore &sc);
     void account_warp_cycle(uint32_t slot, bool issued, Stall why, uint64_t cycles);
     void sleep(uint64_t cycles);
     void memory_done(const mem::Completion &c);
@@ -471,7 +473,7 @@ struct Sm::Impl {
     SmRunResult run(uint64_t cycles);
     void advance(uint64_t cycles, uint32_t warps_resident);
     uint32_t burst(uint32_t slot, uint32_t budget);
-    GroupChoice choose_group(Warp &w);
+    inline GroupChoice choose_group(Warp &w);
     uint32_t burst_group(uint32_t slot, const GroupChoice &group, uint32_t budget);
 
     // ---- lanes

@@ -6,6 +6,7 @@
 // instructions go to the memory system (sim/src/mem), their loads pending
 // until it answers.
 #include "simtgpu/occupancy.h"
+#include "sm/group_choice.h"
 #include "sm/sm_state.h"
 
 namespace simtgpu::sim {
@@ -84,7 +85,9 @@ bool Sm::Impl::peek(uint32_t slot) {
 
 // Whether the warp can issue this cycle; if not, why, and the cycle at which
 // that reason ends (UINT64_MAX: when another warp or the memory system acts).
-bool Sm::Impl::warp_ready(uint32_t slot, const SubCore &sc, Stall &why, uint64_t &until) {
+// Inlined into timing_cycle, its one caller, as when the SM was one file.
+[[gnu::always_inline]] inline bool Sm::Impl::warp_ready(uint32_t slot, const SubCore &sc, Stall &why,
+                                                         uint64_t &until) {
     const WarpTiming &t = timing_warps[slot];
     until = UINT64_MAX;
     if (held[slot]) {
@@ -212,7 +215,8 @@ bool Sm::Impl::issue_memory(uint32_t slot) {
 
 // Issues the warp's peeked instruction: a memory one first to the memory
 // system (refused: it retries next cycle, false), then it executes.
-bool Sm::Impl::timing_issue(uint32_t slot, SubCore &sc) {
+// Inlined into issue_cycle, its one caller, as when the SM was one file.
+[[gnu::always_inline]] inline bool Sm::Impl::timing_issue(uint32_t slot, SubCore &sc) {
     WarpTiming &t = timing_warps[slot];
     cur = &launches[ctas[warps[slot].cta].launch];
     if (t.info.mem != timing::MemOp::none && !issue_memory(slot))
