@@ -53,8 +53,8 @@ excluded_reason() {
     cdp* | *cdp*) echo "dynamic parallelism" ;;
     globalToShmemAsyncCopy | *memcpy_async* | simpleAWBarrier | *Pipeline* | *pipeline* | \
         cudaTensorCoreGemm | tf32TensorCoreGemm) echo "cuda::memcpy_async / cuda::barrier pipelines" ;;
-    MC_* | radixSortThrust | segmentationTreeThrust | *cuBLAS* | *cuFFT* | *cuRAND* | *NPP* | *nvJPEG* | \
-        conjugateGradient* | simpleCUBLAS* | simpleCUFFT* | batchCUBLAS | matrixMulCUBLAS | UnifiedMemoryStreams) echo "a CUDA library (cuRAND/cuBLAS/cuFFT/Thrust/NPP)" ;;
+    MC_EstimatePiP | MC_EstimatePiQ | MC_EstimatePiInlineQ | *cuBLAS* | *cuFFT* | *cuRAND* | *NPP* | *nvJPEG* | \
+        conjugateGradient* | simpleCUBLAS* | simpleCUFFT* | batchCUBLAS | matrixMulCUBLAS | UnifiedMemoryStreams) echo "a CUDA library (cuRAND host API/cuBLAS/cuFFT/NPP)" ;;
     *) ;;
     esac
 }
@@ -112,10 +112,15 @@ for category in $categories; do
             skipped=$((skipped + 1))
             continue
         fi
-        mapfile -t sources < <(find "$dir" -maxdepth 1 \( -name '*.cu' -o -name '*.cpp' -o -name '*.c' \) | sort)
+        # Sources beside the sample's README, or in src/ with headers in inc/
+        # (the MC_* samples' layout).
+        src_dirs=("$dir")
+        [ -d "$dir/src" ] && src_dirs+=("$dir/src")
+        mapfile -t sources < <(find "${src_dirs[@]}" -maxdepth 1 \( -name '*.cu' -o -name '*.cpp' -o -name '*.c' \) | sort)
         if [ ${#sources[@]} -eq 0 ]; then continue; fi
         log=$work/$name.log
         flags=(-std=c++17 -O2 -I "$samples_dir/Common" -I "$dir" -lineinfo --extended-lambda)
+        [ -d "$dir/inc" ] && flags+=(-I "$dir/inc")
         # Host OpenMP (cudaOpenMP) only where a sample uses it: it needs libomp.
         if grep -q 'omp.h' "${sources[@]}"; then flags+=(-Xcompiler -fopenmp); fi
         if ! "$simtcc" "${flags[@]}" "${sources[@]}" -o "$work/$name" >"$log" 2>&1; then

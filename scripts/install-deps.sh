@@ -27,6 +27,8 @@ PACKAGES=(
 	slurm-wlm munge python3-matplotlib
 	# host OpenMP in CUDA programs (simtcc -Xcompiler -fopenmp: omp.h and libomp for clang 16)
 	libomp-16-dev
+	# Thrust and CUB 1.17.2 as Debian ships them, used unmodified (docs/libraries.md)
+	libthrust-dev libcub-dev
 )
 
 missing=()

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -637,6 +638,8 @@ private:
 // 2. Address spaces
 // ------------------------------------------------------------------------
 
+std::vector<Function *> kernelsOf(Module &module);
+
 class Flattener {
 public:
 	explicit Flattener(Module &module) : module_(module), flat_(PointerType::get(module.getContext(), 0))
@@ -683,6 +686,57 @@ public:
 	}
 
 private:
+	// The kernels that reach each __shared__ variable: through the
+	// functions that use it and the calls (direct, or indirect to any
+	// function whose address is taken) from each kernel.
+	std::map<const GlobalVariable *, std::vector<Function *>> kernelsUsingShared()
+	{
+		std::map<const Function *, std::set<const GlobalVariable *>> direct;
+		for (GlobalVariable &gv : module_.globals()) {
+			if (gv.getAddressSpace() != 3)
+				continue;
+			std::vector<const User *> work(gv.user_begin(), gv.user_end());
+			std::set<const User *> seen;
+			while (!work.empty()) {
+				const User *u = work.back();
+				work.pop_back();
+				if (!seen.insert(u).second)
+					continue;
+				if (auto *inst = dyn_cast<Instruction>(u))
+					direct[inst->getFunction()].insert(&gv);
+				else if (isa<Constant>(u))
+					work.insert(work.end(), u->user_begin(), u->user_end());
+			}
+		}
+		std::vector<const Function *> addressTaken;
+		for (Function &f : module_)
+			if (f.hasAddressTaken())
+				addressTaken.push_back(&f);
+		std::map<const GlobalVariable *, std::vector<Function *>> users;
+		for (Function *kernel : kernelsOf(module_)) {
+			std::set<const Function *> reached;
+			std::vector<const Function *> work = {kernel};
+			while (!work.empty()) {
+				const Function *f = work.back();
+				work.pop_back();
+				if (!reached.insert(f).second)
+					continue;
+				for (const Instruction &inst : instructions(*f))
+					if (const auto *call = dyn_cast<CallBase>(&inst)) {
+						if (const Function *callee = call->getCalledFunction())
+							work.push_back(callee);
+						else if (!call->isInlineAsm())
+							work.insert(work.end(), addressTaken.begin(),
+								    addressTaken.end());
+					}
+			}
+			for (const Function *f : reached)
+				for (const GlobalVariable *gv : direct[f])
+					users[gv].push_back(kernel);
+		}
+		return users;
+	}
+
 	static bool isNonFlat(Type *type)
 	{
 		if (auto *vector = dyn_cast<VectorType>(type))
@@ -725,7 +779,9 @@ private:
 		for (GlobalVariable &gv : module_.globals())
 			if (gv.getAddressSpace() != 0)
 				globals.push_back(&gv);
-		uint64_t offset = 0;
+		std::map<const GlobalVariable *, std::vector<Function *>> users = kernelsUsingShared();
+		std::map<const Function *, uint64_t> end; // per kernel
+		uint64_t offset = 0; // the highest end
 		std::vector<GlobalVariable *> dynamic;
 		for (GlobalVariable *gv : globals) {
 			if (gv->getAddressSpace() != 3)
@@ -734,22 +790,43 @@ private:
 				dynamic.push_back(gv);
 				continue;
 			}
+			// Past every kernel that reaches it has placed so far.
+			const std::vector<Function *> &kernels = users[gv];
+			uint64_t at = 0;
+			for (const Function *k : kernels)
+				at = std::max(at, end[k]);
 			uint64_t align = gv->getAlign().valueOrOne().value();
 			align = std::max<uint64_t>(align, dl.getABITypeAlign(gv->getValueType()).value());
-			offset = alignTo(offset, align);
+			at = alignTo(at, align);
 			mapped_[gv] = ConstantExpr::getIntToPtr(
 				ConstantInt::get(Type::getInt64Ty(module_.getContext()),
-						 SIMTGPU_SHARED_BASE + offset),
+						 SIMTGPU_SHARED_BASE + at),
 				flat_);
-			offset += dl.getTypeAllocSize(gv->getValueType());
+			uint64_t past = at + dl.getTypeAllocSize(gv->getValueType());
+			for (const Function *k : kernels)
+				end[k] = past;
+			offset = std::max(offset, past);
 		}
 		layout.static_bytes = static_cast<uint32_t>(alignTo(offset, 16));
-		layout.dynamic_offset = layout.static_bytes;
 		if (offset >= SIMTGPU_SHARED_WINDOW)
 			return createStringError(inconvertibleErrorCode(),
 						 "error: static __shared__ variables need %llu bytes, "
 						 "more than the shared window",
 						 static_cast<unsigned long long>(offset));
+		// The extern arrays begin after the static variables of every
+		// kernel that reaches them (the others' may overlap them).
+		std::set<const Function *> dynamicUsers;
+		uint64_t dynamicOffset = 0;
+		for (GlobalVariable *gv : dynamic)
+			for (Function *k : users[gv]) {
+				dynamicUsers.insert(k);
+				dynamicOffset = std::max(dynamicOffset, end[k]);
+			}
+		layout.dynamic_offset = static_cast<uint32_t>(alignTo(dynamicOffset, 16));
+		for (Function *k : kernelsOf(module_))
+			layout.kernel_bytes[k] = dynamicUsers.count(k)
+							 ? layout.dynamic_offset
+							 : static_cast<uint32_t>(alignTo(end[k], 16));
 		for (GlobalVariable *gv : dynamic)
 			mapped_[gv] = ConstantExpr::getIntToPtr(
 				ConstantInt::get(Type::getInt64Ty(module_.getContext()),
@@ -1000,7 +1077,8 @@ Expected<std::vector<KernelInfo>> buildKernelEntries(Module &module, const Share
 		KernelInfo info;
 		info.name = kernel->getName().str();
 		info.entry_symbol = kEntryPrefix + info.name;
-		info.static_shared_bytes = shared.static_bytes;
+		auto own = shared.kernel_bytes.find(kernel);
+		info.static_shared_bytes = own != shared.kernel_bytes.end() ? own->second : shared.static_bytes;
 		info.max_threads_per_cta = maxThreadsOf(module, kernel);
 
 		auto *entry = Function::Create(FunctionType::get(Type::getVoidTy(context), {flat}, false),
@@ -1293,6 +1371,11 @@ void retargetModule(Module &module, TargetMachine &machine)
 	for (GlobalValue &gv : module.global_values())
 		if (!gv.isDeclaration() && !gv.hasLocalLinkage())
 			gv.setDSOLocal(true);
+}
+
+Error refuseAt(const Instruction &inst, const Twine &what)
+{
+	return refuse(inst, what);
 }
 
 } // namespace simtcc

@@ -12,14 +12,18 @@
 #define SIMTCC_DEVICE_PASSES_H
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "llvm/Support/Error.h"
 
 namespace llvm {
+class Function;
+class Instruction;
 class Module;
 class TargetMachine;
+class Twine;
 } // namespace llvm
 
 namespace simtcc {
@@ -33,8 +37,12 @@ struct LoweringOptions {
 llvm::Error lowerNvvmIntrinsics(llvm::Module &module, const LoweringOptions &options);
 
 struct SharedLayout {
-	uint32_t static_bytes = 0; // every static __shared__ variable
+	uint32_t static_bytes = 0; // the most any kernel's static __shared__ variables need
 	uint32_t dynamic_offset = 0; // where extern __shared__ arrays begin
+	// Per kernel: the static __shared__ bytes it reaches. Variables of
+	// kernels that share none may overlap (a CTA runs one kernel), so a
+	// translation unit of many kernels (CUB's) does not add them all up.
+	std::map<const llvm::Function *, uint32_t> kernel_bytes;
 };
 
 // Replaces the atomics RISC-V's A extension would expand into LR/SC retry
@@ -91,6 +99,10 @@ uint32_t kernelTableStackFieldOffset(uint32_t index);
 
 // Switches the module to the RISC-V target of `machine`.
 void retargetModule(llvm::Module &module, llvm::TargetMachine &machine);
+
+// An error at `inst`: "file:line:col: error: what" and the call chain up to
+// the user's code, as the passes above report theirs.
+llvm::Error refuseAt(const llvm::Instruction &inst, const llvm::Twine &what);
 
 } // namespace simtcc
 

@@ -573,6 +573,8 @@ Expected<DeviceModule> Pipeline::lowerDevice(std::unique_ptr<Module> module)
 		       << arch << ")\n";
 	if (Error e = lowerManagedVariablesForDevice(m))
 		return e;
+	if (Error e = translateInlinePtx(m))
+		return e;
 	if (Error e = lowerNvvmIntrinsics(m, LoweringOptions{arch}))
 		return e;
 	Expected<SharedLayout> shared = flattenAddressSpaces(m);
@@ -614,7 +616,24 @@ Expected<DeviceModule> Pipeline::lowerDevice(std::unique_ptr<Module> module)
 	ModulePassManager passes = options_.opt_level == 0
 					   ? builder.buildO0DefaultPipeline(level)
 					   : builder.buildPerModuleDefaultPipeline(level);
+	// A `#pragma unroll` the unroller cannot honour (a trip count known
+	// only at run time, as in CUB's radix sort) is a hint, as it is to nvcc,
+	// which says nothing: the "loop not unrolled" warnings are dropped, and
+	// every other diagnostic handled as LLVM's default handler does.
+	context_->setDiagnosticHandlerCallBack(
+		[](const DiagnosticInfo &info, void *) {
+			if (info.getKind() == DK_OptimizationFailure)
+				return;
+			DiagnosticPrinterRawOStream printer(errs());
+			errs() << LLVMContext::getDiagnosticMessagePrefix(info.getSeverity()) << ": ";
+			info.print(printer);
+			errs() << '\n';
+			if (info.getSeverity() == DS_Error)
+				exit(1); // as LLVM's own handler does
+		},
+		nullptr);
 	passes.run(m, mam);
+	context_->setDiagnosticHandlerCallBack(nullptr);
 	mergeWarpSyncs(m);
 	lowerNativeAtomics(m, LoweringOptions{arch});
 	return device;

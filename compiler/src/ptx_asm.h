@@ -10,6 +10,8 @@
 
 #include "clang/Basic/LangOptions.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
 
 namespace simtcc {
 
@@ -24,5 +26,13 @@ bool isPtxSpecialRegister(llvm::StringRef name);
 // text already.
 std::optional<std::string> escapePtxSpecialRegisters(llvm::StringRef preprocessed,
 						     const clang::LangOptions &language);
+
+// Every inline PTX statement of the device module rewritten as IR and
+// llvm.nvvm.* intrinsics (ptx_translate.cpp), before lowerNvvmIntrinsics;
+// an error naming the instruction and its source location for PTX that is
+// not translated. Single statements the NVVM lowering maps itself (barriers,
+// activemask, nanosleep, trap) and RISC-V assembly
+// are left as they are.
+llvm::Error translateInlinePtx(llvm::Module &module);
 
 } // namespace simtcc

@@ -425,7 +425,7 @@ TEST(Driver, LoneEscapeSpecialRegistersWithoutCounterpartAreRefused)
 	ToolRun run = simtcc("--device-only " + input("ptx_sreg_refused.cu") + " -o " + image);
 	EXPECT_EQ(run.status, 1) << run.output;
 	EXPECT_NE(run.output.find("ptx_sreg_refused.cu:4:2: error: PTX inline assembly "
-				  "'mov.u32 $0, %lanemask_eq;': special register %lanemask_eq has no "
+				  "'mov.u32 $0, %total_smem_size;': special register %total_smem_size has no "
 				  "simtgpu equivalent"),
 		  std::string::npos)
 		<< run.output;

@@ -451,6 +451,160 @@ TEST(FlattenAddressSpaces, SharedVariablesGetWindowAddressesAndDynamicSharedFoll
 	EXPECT_FALSE(verifyModule(*module, &errs()));
 }
 
+// A file of many kernels (CUB's) each with its own __shared__ storage: a
+// kernel's static bytes are what it reaches, and variables that no kernel
+// shares overlap; one a helper of both kernels uses is placed for both.
+TEST(FlattenAddressSpaces, EachKernelGetsItsOwnSharedLayout)
+{
+	LLVMContext context;
+	auto module = parse(context,
+			    "@a = addrspace(3) global [1024 x i8] undef, align 4\n"
+			    "@b = addrspace(3) global [2048 x i8] undef, align 4\n"
+			    "@both = addrspace(3) global [16 x i8] undef, align 4",
+			    "  store i8 1, ptr addrspacecast (ptr addrspace(3) @a to ptr)\n"
+			    "  call void @helper()",
+			    "define ptx_kernel void @k2() {\n"
+			    "  store i8 2, ptr addrspacecast (ptr addrspace(3) @b to ptr)\n"
+			    "  call void @helper()\n"
+			    "  ret void\n"
+			    "}\n"
+			    "define internal void @helper() {\n"
+			    "  store i8 3, ptr addrspacecast (ptr addrspace(3) @both to ptr)\n"
+			    "  ret void\n"
+			    "}\n");
+	ASSERT_TRUE(module);
+	const Function *k = module->getFunction("k"), *k2 = module->getFunction("k2");
+	Expected<simtcc::SharedLayout> layout = simtcc::flattenAddressSpaces(*module);
+	ASSERT_TRUE(bool(layout)) << toString(layout.takeError());
+	// @a and @b both at 0; @both after the larger (2048).
+	EXPECT_EQ(layout->kernel_bytes.at(k), 2064u);
+	EXPECT_EQ(layout->kernel_bytes.at(k2), 2064u);
+	EXPECT_EQ(layout->static_bytes, 2064u);
+	auto storedAt = [&](const char *function) -> uint64_t {
+		for (Instruction &inst : instructions(*module->getFunction(function)))
+			if (auto *store = dyn_cast<StoreInst>(&inst))
+				if (auto *ce = dyn_cast<ConstantExpr>(store->getPointerOperand()))
+					return cast<ConstantInt>(ce->getOperand(0))->getZExtValue() -
+					       SIMTGPU_SHARED_BASE;
+		return uint64_t(~0ull);
+	};
+	EXPECT_EQ(storedAt("k"), 0u);
+	EXPECT_EQ(storedAt("k2"), 0u);
+	EXPECT_EQ(storedAt("helper"), 2048u);
+	EXPECT_FALSE(verifyModule(*module, &errs()));
+}
+
+// Inline PTX as IR: with constant operands the builder folds the
+// translation, so each case's stored value is PTX's answer.
+uint64_t translatedConstant(const std::string &type, const std::string &text,
+			    const std::string &constraints, const std::string &operands)
+{
+	LLVMContext context;
+	auto module = parse(context, "",
+			    "  %r = call " + type + " asm sideeffect \"" + text + "\", \"" + constraints +
+				    "\"(" + operands + "), !dbg !7\n  store " + type + " %r, ptr %p",
+			    "");
+	if (!module)
+		return ~0ull;
+	if (Error e = simtcc::translateInlinePtx(*module)) {
+		ADD_FAILURE() << toString(std::move(e));
+		return ~0ull;
+	}
+	for (Instruction &inst : instructions(*module->getFunction("k")))
+		if (auto *store = dyn_cast<StoreInst>(&inst)) {
+			if (auto *c = dyn_cast<ConstantInt>(store->getValueOperand()))
+				return c->getZExtValue();
+			ADD_FAILURE() << text << ": not folded to a constant";
+		}
+	return ~0ull;
+}
+
+TEST(PtxTranslate, BitFieldAndVideoInstructionsComputePtxAnswers)
+{
+	// bfe: bits 8..19 of 0xabcd1234, zero- and sign-extended; a length
+	// past the top takes the bits there are, the sign from bit 31.
+	EXPECT_EQ(translatedConstant("i32", "bfe.u32 $0, $1, $2, $3;", "=r,r,r,r",
+				     "i32 u0xabcd1234, i32 8, i32 12"),
+		  0xd12u);
+	EXPECT_EQ(translatedConstant("i32", "bfe.s32 $0, $1, $2, $3;", "=r,r,r,r",
+				     "i32 u0xabcd1234, i32 8, i32 12"),
+		  0xfffffd12u);
+	EXPECT_EQ(translatedConstant("i32", "bfe.s32 $0, $1, $2, $3;", "=r,r,r,r",
+				     "i32 u0xabcd1234, i32 28, i32 10"),
+		  0xfffffffau);
+	EXPECT_EQ(translatedConstant("i32", "bfe.u32 $0, $1, $2, $3;", "=r,r,r,r",
+				     "i32 u0xabcd1234, i32 40, i32 4"),
+		  0u);
+	// bfi: 4 bits of 0xf into 0x12345678 at bit 8.
+	EXPECT_EQ(translatedConstant("i32", "bfi.b32 $0, $1, $2, $3, $4;", "=r,r,r,r,r",
+				     "i32 15, i32 u0x12345678, i32 8, i32 4"),
+		  0x12345f78u);
+	// prmt: bytes 7,0,5,2 of {b, a} = {0x44332211 (b), 0x88776655... }.
+	EXPECT_EQ(translatedConstant("i32", "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r",
+				     "i32 u0x44332211, i32 u0x88776655, i32 u0x2507"),
+		  0x33661188u);
+	// prmt with a sign-replicating selector (8 | 3: byte 3's sign).
+	EXPECT_EQ(translatedConstant("i32", "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r",
+				     "i32 u0x80000000, i32 0, i32 u0xb"),
+		  0xffu);
+	// lop3 with LUT 0x96: a ^ b ^ c.
+	EXPECT_EQ(translatedConstant("i32", "lop3.b32 $0, $1, $2, $3, 0x96;", "=r,r,r,r",
+				     "i32 u0xf0f0f0f0, i32 u0xcccccccc, i32 u0xaaaaaaaa"),
+		  0xf0f0f0f0u ^ 0xccccccccu ^ 0xaaaaaaaau);
+	// vshr .clamp: a shift of 40 is a shift of 32; then + c.
+	EXPECT_EQ(translatedConstant("i32", "vshr.u32.u32.u32.clamp.add $0, $1, $2, $3;", "=r,r,r,r",
+				     "i32 u0x80000000, i32 40, i32 7"),
+		  7u);
+	EXPECT_EQ(translatedConstant("i32", "vadd.u32.u32.u32.add $0, $1, $2, $3;", "=r,r,r,r",
+				     "i32 1, i32 2, i32 3"),
+		  6u);
+	EXPECT_EQ(translatedConstant("i32", "mul.hi.u32 $0, $1, $2;", "=r,r,r",
+				     "i32 u0x80000000, i32 6"),
+		  3u);
+	// A block with its own registers, a predicate and a guarded add.
+	EXPECT_EQ(translatedConstant("i32",
+				     "{ .reg .u32 r0; .reg .pred p; setp.lt.u32 p, $1, $2; mov.u32 r0, $1; "
+				     "@p add.u32 r0, r0, 100; mov.u32 $0, r0; }",
+				     "=r,r,r", "i32 5, i32 9"),
+		  105u);
+	// mov.b64 packs {lo, hi}.
+	EXPECT_EQ(translatedConstant("i64", "mov.b64 $0, {$1, $2};", "=l,r,r", "i32 1, i32 2"),
+		  0x200000001ull);
+}
+
+TEST(PtxTranslate, UnsupportedPtxIsAnErrorNamingTheInstructionAndItsLine)
+{
+	LLVMContext context;
+	auto module = parse(context, "",
+			    "  %r = call i32 asm sideeffect \"tex.1d.v4.f32.s32 $0, [$1];\", \"=r,l\"(ptr %p), !dbg !7",
+			    "");
+	ASSERT_TRUE(module);
+	std::string error = errorText(simtcc::translateInlinePtx(*module));
+	EXPECT_NE(error.find("k.cu:12:7: error: PTX inline assembly: instruction 'tex.1d.v4.f32.s32' "
+			     "is not supported"),
+		  std::string::npos)
+		<< error;
+	// Shuffles become the NVVM intrinsics, with PTX's predicate computed.
+	LLVMContext context2;
+	auto shfl = parse(context2, "",
+			  "  %r = call i32 asm sideeffect \"{ .reg .u32 r0; .reg .pred p; "
+			  "shfl.sync.up.b32 r0|p, $1, 1, 0, -1; @p add.u32 r0, r0, $1; mov.u32 $0, r0; }\", "
+			  "\"=r,r\"(i32 7), !dbg !7\n  store i32 %r, ptr %p",
+			  "");
+	ASSERT_TRUE(shfl);
+	ASSERT_FALSE(errorText(simtcc::translateInlinePtx(*shfl)).size());
+	bool intrinsic = false;
+	for (Instruction &inst : instructions(*shfl->getFunction("k")))
+		if (auto *call = dyn_cast<CallInst>(&inst)) {
+			EXPECT_FALSE(call->isInlineAsm());
+			if (call->getCalledFunction() &&
+			    call->getCalledFunction()->getName() == "llvm.nvvm.shfl.sync.up.i32")
+				intrinsic = true;
+		}
+	EXPECT_TRUE(intrinsic);
+	EXPECT_FALSE(verifyModule(*shfl, &errs()));
+}
+
 // clang keeps a namespace-scope `__device__ __shared__` variable in
 // llvm.compiler.used, like every __device__ one (issue 18.1): its window
 // address there was an invalid member, an internal error.
@@ -494,7 +648,7 @@ define void @_Z1kcd1Si(i8 %c, double %d, ptr byval(%struct.S) align 8 %s, i32 %i
 	SMDiagnostic diagnostic;
 	std::unique_ptr<Module> module = parseAssemblyString(text, diagnostic, context);
 	ASSERT_TRUE(module);
-	Expected<std::vector<simtcc::KernelInfo>> kernels = simtcc::buildKernelEntries(*module, {64, 64});
+	Expected<std::vector<simtcc::KernelInfo>> kernels = simtcc::buildKernelEntries(*module, {64, 64, {}});
 	ASSERT_TRUE(bool(kernels)) << toString(kernels.takeError());
 	ASSERT_EQ(kernels->size(), 1u);
 	const simtcc::KernelInfo &k = (*kernels)[0];

@@ -6,6 +6,7 @@
 #include "simtgpu/occupancy.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -613,12 +614,57 @@ SIMTCUDA_API cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) 
     return record(simtgpuCtxSetLimit(ctx, l, value));
 }
 
-SIMTCUDA_API cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache) {
-    return cudaSuccess; // a preference; the device has no configurable cache
+namespace {
+// Preferences the device has no hardware for, kept so that the getters
+// report what was set, as CUDA does on GPUs without the feature.
+std::atomic<int> cache_config{cudaFuncCachePreferNone};
+std::atomic<int> shared_mem_config{cudaSharedMemBankSizeFourByte};
+
+bool valid_cache_config(enum cudaFuncCache config) {
+    return config >= cudaFuncCachePreferNone && config <= cudaFuncCachePreferEqual;
 }
 
-SIMTCUDA_API cudaError_t cudaFuncSetCacheConfig(const void *, enum cudaFuncCache) {
-    return cudaSuccess; // as cudaDeviceSetCacheConfig
+bool valid_shared_mem_config(enum cudaSharedMemConfig config) {
+    return config >= cudaSharedMemBankSizeDefault && config <= cudaSharedMemBankSizeEightByte;
+}
+} // namespace
+
+SIMTCUDA_API cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config) {
+    if (!valid_cache_config(config))
+        return record(cudaErrorInvalidValue);
+    cache_config = config; // a preference; the device has no configurable cache
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *config) {
+    if (!config)
+        return record(cudaErrorInvalidValue);
+    *config = static_cast<enum cudaFuncCache>(cache_config.load());
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaFuncSetCacheConfig(const void *, enum cudaFuncCache config) {
+    return valid_cache_config(config) ? cudaSuccess : record(cudaErrorInvalidValue);
+}
+
+SIMTCUDA_API cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
+    if (!valid_shared_mem_config(config))
+        return record(cudaErrorInvalidValue);
+    // Default is the device's natural width, 4 bytes (docs/cuda-runtime.md).
+    shared_mem_config = config == cudaSharedMemBankSizeDefault ? cudaSharedMemBankSizeFourByte
+                                                               : config;
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *config) {
+    if (!config)
+        return record(cudaErrorInvalidValue);
+    *config = static_cast<enum cudaSharedMemConfig>(shared_mem_config.load());
+    return cudaSuccess;
+}
+
+SIMTCUDA_API cudaError_t cudaFuncSetSharedMemConfig(const void *, enum cudaSharedMemConfig config) {
+    return valid_shared_mem_config(config) ? cudaSuccess : record(cudaErrorInvalidValue);
 }
 
 SIMTCUDA_API cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {

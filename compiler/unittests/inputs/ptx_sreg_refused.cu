@@ -1,6 +1,6 @@
 __global__ void k(unsigned *out)
 {
 	unsigned mask;
-	asm("mov.u32 %0, %lanemask_eq;" : "=r"(mask));
+	asm("mov.u32 %0, %total_smem_size;" : "=r"(mask));
 	*out = mask;
 }

@@ -52,6 +52,9 @@ extern __host__ cudaError_t cudaDeviceReset(void);
 extern __host__ cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit);
 extern __host__ cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
 extern __host__ cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config);
+extern __host__ cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig);
+extern __host__ cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config);
+extern __host__ cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig);
 extern __host__ cudaError_t cudaMemGetInfo(size_t *free, size_t *total);
 
 /* Memory. */
@@ -416,6 +419,8 @@ extern __host__ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config
 extern __host__ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
                                                   const void *func);
 extern __host__ cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config);
+extern __host__ cudaError_t cudaFuncSetSharedMemConfig(const void *func,
+                                                       enum cudaSharedMemConfig config);
 /* cudaFuncAttributeMaxDynamicSharedMemorySize: dynamic shared memory above
  * sharedMemPerBlock, up to sharedMemPerBlockOptin less the static part. */
 extern __host__ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr,
@@ -440,6 +445,19 @@ extern __host__ unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim
                                                      size_t sharedMem SIMTCUDA_DEFAULT(0),
                                                      struct CUstream_st *stream
                                                          SIMTCUDA_DEFAULT(0));
+
+#if defined(__CUDACC__)
+/* The device runtime of CUDA dynamic parallelism, declared as CUDA declares
+ * it: Thrust and CUB name these in code paths for relocatable device code
+ * (__CUDACC_RDC__) that they take only where a kernel launches kernels.
+ * simtgpu has no device-side launch: device code that calls them fails to
+ * link, naming the function (docs/libraries.md). */
+extern __device__ void *cudaGetParameterBuffer(size_t alignment, size_t size);
+extern __device__ cudaError_t cudaLaunchDevice(void *func, void *parameterBuffer,
+                                               dim3 gridDimension, dim3 blockDimension,
+                                               unsigned int sharedMemSize, cudaStream_t stream);
+extern __device__ cudaError_t __cudaDeviceSynchronizeDeprecationAvoidance(void);
+#endif
 
 #ifdef __cplusplus
 }

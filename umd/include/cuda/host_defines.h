@@ -6,6 +6,9 @@
  */
 #ifndef SIMTGPU_CUDA_HOST_DEFINES_H
 #define SIMTGPU_CUDA_HOST_DEFINES_H
+/* NVIDIA's guard: Thrust's guarded_cuda_runtime_api.h undefines __host__
+ * and __device__ unless it is set. */
+#define __HOST_DEFINES_H__
 
 #if defined(__CUDA__) && defined(__clang__)
 #include <simt_qualifiers.h> /* simtcc's include directory */
