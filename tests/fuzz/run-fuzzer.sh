@@ -7,7 +7,7 @@
 # regression case), then FUZZER mutates them for SECONDS. New inputs go to a
 # scratch folder, never into CORPUS (merge them by hand: FUZZER -merge=1
 # CORPUS NEW). Fails on a crash, a sanitizer report, a leak, an input that
-# runs over 10 s or an out-of-memory past 2 GiB; the input is kept as
+# runs over 30 s or an out-of-memory past 2 GiB; the input is kept as
 # ./crash-*, ./leak-*, ./timeout-* or ./oom-* (in ctest's folder for the
 # test: build/tests/fuzz). Prints libFuzzer's last status line and its
 # final statistics (executions, coverage).
@@ -24,7 +24,7 @@ fi
 artifacts=$PWD/$(basename "$fuzzer")-
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-"$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+"$fuzzer" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
 	-artifact_prefix="$artifacts" "$@" "$scratch" "$corpus" >"$scratch.log" 2>&1
 status=$?
 grep -aE '^#[0-9]+[[:space:]]+(INITED|DONE)' "$scratch.log" | tail -n 2
