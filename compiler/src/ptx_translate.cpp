@@ -29,6 +29,7 @@
 #include "llvm/IR/Module.h"
 
 #include "device_passes.h"
+#include "ptx_simd.h"
 
 using namespace llvm;
 
@@ -128,7 +129,8 @@ bool handledByNvvmLowering(StringRef text)
 	if (t.startswith("{") || t.drop_back().contains(';'))
 		return false;
 	if (t.startswith("activemask") || t.startswith("nanosleep") || t.startswith("bar.") ||
-	    t.startswith("bar ") || t.startswith("barrier") || t == "trap;" || t == "brkpt;")
+	    t.startswith("bar ") || t.startswith("barrier") || t == "trap;" || t == "brkpt;" ||
+	    isPtxSimdVideo(t)) // SIMD video (vadd2 ... vset4): ptx_simd.cpp
 		return true;
 	// mov of a special register clang has no intrinsic for (%globaltimer,
 	// %clock_hi...): the NVVM lowering reads its CSR, or says it has none.
