@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "test_util.h"
+#include "vector_copies.h"
 
 constexpr int kThreads = 128;
 constexpr int kItems = 4;
@@ -88,22 +89,6 @@ __global__ void warp_reduce_scan(const int *in, int *sums, int *scans)
 	scans[blockIdx.x * kThreads + threadIdx.x] = prefix;
 }
 
-template <typename T>
-static T *to_device(const std::vector<T> &v)
-{
-	T *d = nullptr;
-	CHECK_CUDA(cudaMalloc(&d, v.size() * sizeof(T)));
-	CHECK_CUDA(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-	return d;
-}
-
-template <typename T>
-static std::vector<T> to_host(const T *d, size_t n)
-{
-	std::vector<T> v(n);
-	CHECK_CUDA(cudaMemcpy(v.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-	return v;
-}
 
 int main()
 {

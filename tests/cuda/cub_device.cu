@@ -10,23 +10,8 @@
 #include <vector>
 
 #include "test_util.h"
+#include "vector_copies.h"
 
-template <typename T>
-static T *to_device(const std::vector<T> &v)
-{
-	T *d = nullptr;
-	CHECK_CUDA(cudaMalloc(&d, v.size() * sizeof(T)));
-	CHECK_CUDA(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-	return d;
-}
-
-template <typename T>
-static std::vector<T> to_host(const T *d, size_t n)
-{
-	std::vector<T> v(n);
-	CHECK_CUDA(cudaMemcpy(v.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-	return v;
-}
 
 // CUB's protocol: a first call sizes the temporary storage, a second runs.
 template <typename Call>

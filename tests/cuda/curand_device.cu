@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "test_util.h"
+#include "vector_copies.h"
 
 // ----------------------------------------------------------------- device
 
@@ -258,22 +259,6 @@ static std::vector<unsigned> mrg_expected(const Config &c)
 
 // ------------------------------------------------------------------ checks
 
-template <typename T>
-static T *to_device(const std::vector<T> &v)
-{
-	T *d = nullptr;
-	CHECK_CUDA(cudaMalloc(&d, v.size() * sizeof(T)));
-	CHECK_CUDA(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-	return d;
-}
-
-template <typename T>
-static std::vector<T> to_host(const T *d, size_t n)
-{
-	std::vector<T> v(n);
-	CHECK_CUDA(cudaMemcpy(v.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-	return v;
-}
 
 template <typename State, typename Expected>
 static bool check_draws(const char *name, const std::vector<Config> &configs, Expected expected)
