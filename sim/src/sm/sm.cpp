@@ -252,7 +252,12 @@ bool Sm::can_accept_cta(uint32_t launch) const
     return impl_->fits(lc.warps_per_cta, lc.shared_alloc);
 }
 
-void Sm::add_cta(uint32_t launch, const Dim3 &ctaid) { impl_->add_cta(launch, ctaid); }
+void Sm::add_cta(uint32_t launch, const Dim3 &ctaid)
+{
+    const uint32_t cta = impl_->add_cta(launch, ctaid);
+    if (!impl_->subcores.empty())
+        for (uint32_t slot : impl_->ctas[cta].warps) impl_->timing_warp_placed(slot);
+}
 SmRunResult Sm::run(uint64_t cycles) { return impl_->run(cycles); }
 SmRunResult Sm::run_isolated(uint64_t cycles) { return impl_->run_isolated(cycles); }
 bool Sm::stopped() const { return impl_->stopped; }
@@ -310,7 +315,8 @@ void Sm::replay(uint64_t service_cycles, const std::function<bool(uint32_t launc
         s.recheck_slot(slot);
         if (!s.subcores.empty()) {
             WarpTiming &t = s.timing_warps[slot];
-            t.not_before = resume;
+            t.not_before = resume; // its access waited for the driver
+            t.not_before_reason = Stall::stall_long_scoreboard;
             t.peeked = false;
         }
     }

@@ -13,7 +13,7 @@
 #include "sm/fp_lanes.h"
 #include "sm/policy.h"
 #include "sm/sm.h"
-#include "timing/insn_info.h"
+#include "timing/insn_record.h"
 #include "trace/sm_trace.h"
 
 #include <algorithm>
@@ -245,9 +245,7 @@ struct WarpTiming {
     // the warp's runnable lanes are those it was chosen from.
     bool peeked = false;
     uint64_t peek_runnable = 0;
-    GroupChoice group;
-    Insn insn;
-    timing::InsnInfo info;
+    timing::InsnRecord next;
     uint64_t not_before = 0; // after a branch or a barrier
     Stall not_before_reason = Stall::stall_no_instruction;
     uint32_t generation = 0; // bumped per warp placed in the slot
@@ -454,6 +452,13 @@ struct Sm::Impl {
     void issue_cycle(CycleState c);
     bool must_run_serially(uint32_t slot);
     bool peek(uint32_t slot);
+    // The functional side of the seam: the record of the warp's next
+    // instruction (false: its fetch faulted), and its execution.
+    bool next_record(uint32_t slot, timing::InsnRecord &record);
+    // Returns the cycles the warp then sleeps (warp.nanosleep; 0: none).
+    uint64_t execute_record(uint32_t slot, const timing::InsnRecord &record);
+    // The timing side of CTA placement: a warp starts with an empty scoreboard.
+    void timing_warp_placed(uint32_t slot);
     // Inline (defined in timing/sm_pipeline.cpp and sm/group_choice.h): hot,
     // and inlined into their callers when the SM was one file.
     inline bool warp_ready(uint32_t slot, const SubCore &sc, Stall &why, uint64_t &until);
@@ -465,7 +470,7 @@ struct Sm::Impl {
 
     // ---- launches, CTAs and time
     bool fits(uint32_t warps_per_cta, uint32_t shared_alloc) const;
-    void add_cta(uint32_t launch, const Dim3 &ctaid);
+    uint32_t add_cta(uint32_t launch, const Dim3 &ctaid); // returns the CTA slot
     std::vector<uint32_t> uninitialised; // warp slots placed since the last run()
     void initialise_placed_warps();
     void drop_cta(uint32_t cta_slot);

@@ -58,29 +58,33 @@ void Sm::Impl::memory_done(const mem::Completion &c) {
         t.reg_ready[p.reg] = t.reg_arrival[p.reg];
 }
 
-// Chooses the warp's next convergent group and decodes its instruction.
+// The warp's next instruction record, made again once its runnable lanes change.
 bool Sm::Impl::peek(uint32_t slot) {
-    Warp &w = warps[slot];
     WarpTiming &t = timing_warps[slot];
-    const uint64_t runnable = w.runnable();
+    const uint64_t runnable = warps[slot].runnable();
     if (t.peeked && t.peek_runnable == runnable)
         return true;
-    cur = &launches[ctas[w.cta].launch];
-    t.group = choose_group(w);
-    fault_slot = slot;
-    fault_pc = t.group.pc;
-    CodePage *page = nullptr;
-    uint64_t page_vpn = UINT64_MAX;
-    const Insn *in =
-        fetch(slot, uint32_t(std::countr_zero(t.group.mask)), t.group.pc, page, page_vpn);
-    if (!in)
+    if (!next_record(slot, t.next))
         return false;
-    t.insn = *in;
-    t.info = timing::describe(*in);
     t.peeked = true;
     t.peek_runnable = runnable;
     t.mem_left = 0;
     return true;
+}
+
+// A warp placed in the slot: nothing pending, nothing peeked.
+void Sm::Impl::timing_warp_placed(uint32_t slot) {
+    sleep_until = 0;
+    WarpTiming &t = timing_warps[slot];
+    t.peeked = false;
+    t.not_before = now;
+    ++t.generation;
+    t.mem_left = 0;
+    t.mem_refused = false;
+    t.reg_ready.fill(0);
+    t.reg_parts.fill(0);
+    t.reg_arrival.fill(0);
+    subcores[slot % subcores.size()].age[slot / subcores.size()] = age[slot];
 }
 
 // Whether the warp can issue this cycle; if not, why, and the cycle at which
@@ -111,22 +115,22 @@ bool Sm::Impl::peek(uint32_t slot) {
         why = Stall::stall_memory_throttle;
         return false;
     }
-    for (uint8_t r : t.info.src) {
+    for (uint8_t r : t.next.info.src) {
         if (r != timing::kNoReg && t.reg_ready[r] > now) {
             why = t.reg_reason[r];
             until = t.reg_ready[r];
             return false;
         }
     }
-    if (t.info.dst != timing::kNoReg && t.reg_ready[t.info.dst] > now) {
-        why = t.reg_reason[t.info.dst];
-        until = t.reg_ready[t.info.dst];
+    if (t.next.info.dst != timing::kNoReg && t.reg_ready[t.next.info.dst] > now) {
+        why = t.reg_reason[t.next.info.dst];
+        until = t.reg_ready[t.next.info.dst];
         return false;
     }
-    if (sc.unit_free[size_t(t.info.cls)] > now) {
-        why = timing::is_memory(t.info.cls) ? Stall::stall_memory_throttle
-                                            : Stall::stall_math_pipe_throttle;
-        until = sc.unit_free[size_t(t.info.cls)];
+    if (sc.unit_free[size_t(t.next.info.cls)] > now) {
+        why = timing::is_memory(t.next.info.cls) ? Stall::stall_memory_throttle
+                                                 : Stall::stall_math_pipe_throttle;
+        until = sc.unit_free[size_t(t.next.info.cls)];
         return false;
     }
     return true;
@@ -149,14 +153,11 @@ uint64_t lower_half(uint64_t mask) {
 // this SM's loads is in flight can never be taken whole (more lines than
 // MSHRs or L1 ways): it goes in halves, the rest on later cycles.
 bool Sm::Impl::issue_memory(uint32_t slot) {
-    Warp &w = warps[slot];
     WarpTiming &t = timing_warps[slot];
-    const timing::InsnInfo &info = t.info;
+    const timing::InsnInfo &info = t.next.info;
     const bool first_part = t.mem_left == 0;
     if (first_part)
-        t.mem_left = t.group.mask;
-    const uint64_t *base = X(w, t.insn.rs1);
-    const int64_t imm = info.mem == timing::MemOp::atomic ? 0 : t.insn.imm;
+        t.mem_left = t.next.group.mask;
     bool shared = false;
     access.sm = memory_sm;
     access.warp = slot;
@@ -164,7 +165,7 @@ bool Sm::Impl::issue_memory(uint32_t slot) {
     const uint64_t warp_local =
         (uint64_t(sm_id) * config.warps_per_sm + slot) * cur->desc.stack_bytes * W;
     each(t.mem_left, [&](uint32_t l) {
-        uint64_t va = base[l] + uint64_t(imm);
+        uint64_t va = t.next.address[l];
         if ((va >> 32) == (SIMTGPU_SHARED_BASE >> 32)) {
             shared = true;
         } else if ((va >> 32) == (SIMTGPU_LOCAL_BASE >> 32)) {
@@ -209,7 +210,7 @@ bool Sm::Impl::issue_memory(uint32_t slot) {
         part = lower_half(part);
     }
     if (shared)
-        t.info.cls = timing::InsnClass::shared;
+        t.next.info.cls = timing::InsnClass::shared;
     return t.mem_left == 0;
 }
 
@@ -219,17 +220,16 @@ bool Sm::Impl::issue_memory(uint32_t slot) {
 [[gnu::always_inline]] inline bool Sm::Impl::timing_issue(uint32_t slot, SubCore &sc) {
     WarpTiming &t = timing_warps[slot];
     cur = &launches[ctas[warps[slot].cta].launch];
-    if (t.info.mem != timing::MemOp::none && !issue_memory(slot))
+    if (t.next.info.mem != timing::MemOp::none && !issue_memory(slot))
         return false;
-    const timing::InsnInfo info = t.info;
+    const timing::InsnInfo info = t.next.info;
     const timing::InsnClass cls = info.cls;
     const timing::Unit &unit = config.timing.unit(cls);
     sc.unit_free[size_t(cls)] = now + unit.ii;
     issued_at[slot] = now;
     t.peeked = false;
     t.mem_left = 0;
-    warps[slot].burst_global = cls == timing::InsnClass::global || cls == timing::InsnClass::atomic;
-    burst_group(slot, t.group, 1);
+    const uint64_t nanosleep_cycles = execute_record(slot, t.next);
     // Memory destinations wait for memory_done(); the others for the unit.
     if (info.dst != timing::kNoReg) {
         if (info.mem != timing::MemOp::none) {
@@ -247,7 +247,7 @@ bool Sm::Impl::issue_memory(uint32_t slot) {
     }
     if (cls == timing::InsnClass::branch || cls == timing::InsnClass::barrier) {
         // A sleeping warp counts as waiting at a barrier: it sleeps to wait for others.
-        t.not_before = now + std::max<uint64_t>(unit.latency, sleep_cycles);
+        t.not_before = now + std::max<uint64_t>(unit.latency, nanosleep_cycles);
         t.not_before_reason =
             cls == timing::InsnClass::branch ? Stall::stall_no_instruction : Stall::stall_barrier;
     }
@@ -326,14 +326,14 @@ void Sm::Impl::timing_cycle() {
 // code): an isolated run stops before it (Sm::run_isolated).
 bool Sm::Impl::must_run_serially(uint32_t slot) {
     const WarpTiming &t = timing_warps[slot];
-    if (!isolated || t.info.mem == timing::MemOp::none || t.mem_left != 0)
+    if (!isolated || t.next.info.mem == timing::MemOp::none || t.mem_left != 0)
         return false;
     cur = &launches[ctas[warps[slot].cta].launch];
-    const Access access = t.info.mem == timing::MemOp::load    ? Access::Read
-                          : t.info.mem == timing::MemOp::store ? Access::Write
-                                                               : Access::Atomic;
-    const int64_t imm = access == Access::Atomic ? 0 : t.insn.imm;
-    return needs_serial(t.group.mask, X(warps[slot], t.insn.rs1), imm, t.info.lane_bytes, access);
+    const Access access = t.next.info.mem == timing::MemOp::load    ? Access::Read
+                          : t.next.info.mem == timing::MemOp::store ? Access::Write
+                                                                    : Access::Atomic;
+    return needs_serial(t.next.group.mask, t.next.address.data(), 0, t.next.info.lane_bytes,
+                        access);
 }
 
 // The issue half of a cycle, from sub-core c.subcore on: each scheduler
