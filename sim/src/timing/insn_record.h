@@ -4,7 +4,7 @@
 // record alone when it issues: it reads no register of the warp.
 #pragma once
 
-#include "sm/policy.h"
+#include "sm/reconvergence.h"
 #include "timing/insn_info.h"
 
 #include <array>

@@ -16,7 +16,7 @@
 
 #include "config.h"
 #include "mem/memory_system.h"
-#include "sm/policy.h"
+#include "sm/warp_scheduler.h"
 #include "sm/sm.h"
 #include "timing/insn_record.h"
 
