@@ -8,7 +8,7 @@
 
 namespace simtgpu::sim {
 
-bool Sm::Impl::next_record(uint32_t slot, timing::InsnRecord &record)
+SIMT_INLINE bool Sm::Impl::next_record(uint32_t slot, timing::InsnRecord &record)
 {
     static_assert(timing::FunctionalSm<TimingPort>, "the port is what the pipeline sees");
     Warp &w = warps[slot];
@@ -32,7 +32,7 @@ bool Sm::Impl::next_record(uint32_t slot, timing::InsnRecord &record)
     return true;
 }
 
-uint64_t Sm::Impl::execute_record(uint32_t slot, const timing::InsnRecord &record)
+SIMT_INLINE uint64_t Sm::Impl::execute_record(uint32_t slot, const timing::InsnRecord &record)
 {
     const timing::InsnClass cls = record.info.cls;
     cur = &launches[ctas[warps[slot].cta].launch];
@@ -57,13 +57,13 @@ SIMT_INLINE void Sm::Impl::account_warp_cycle(uint32_t slot, bool issued, Stall 
                     now);
 }
 
-uint64_t Sm::Impl::TimingPort::clock() const { return sm->now; }
-void Sm::Impl::TimingPort::advance(uint64_t cycles, uint32_t warps_resident)
+SIMT_INLINE uint64_t Sm::Impl::TimingPort::clock() const { return sm->now; }
+SIMT_INLINE void Sm::Impl::TimingPort::advance(uint64_t cycles, uint32_t warps_resident)
 {
     sm->advance(cycles, warps_resident);
 }
-uint32_t Sm::Impl::TimingPort::resident_warps() const { return sm->resident_warps; }
-uint32_t Sm::Impl::TimingPort::resident_ctas() const { return sm->resident_ctas; }
+SIMT_INLINE uint32_t Sm::Impl::TimingPort::resident_warps() const { return sm->resident_warps; }
+SIMT_INLINE uint32_t Sm::Impl::TimingPort::resident_ctas() const { return sm->resident_ctas; }
 
 SIMT_INLINE timing::SlotState Sm::Impl::TimingPort::slot_state(uint32_t slot) const
 {
@@ -71,16 +71,16 @@ SIMT_INLINE timing::SlotState Sm::Impl::TimingPort::slot_state(uint32_t slot) co
     return timing::SlotState{w.active, sm->held[slot] != 0, w.runnable(), w.live()};
 }
 
-bool Sm::Impl::TimingPort::next_record(uint32_t slot, timing::InsnRecord &record)
+SIMT_INLINE bool Sm::Impl::TimingPort::next_record(uint32_t slot, timing::InsnRecord &record)
 {
     return sm->next_record(slot, record);
 }
-uint64_t Sm::Impl::TimingPort::execute_record(uint32_t slot, const timing::InsnRecord &record)
+SIMT_INLINE uint64_t Sm::Impl::TimingPort::execute_record(uint32_t slot, const timing::InsnRecord &record)
 {
     return sm->execute_record(slot, record);
 }
 
-bool Sm::Impl::TimingPort::must_run_serially(uint32_t slot, const timing::InsnRecord &record)
+SIMT_INLINE bool Sm::Impl::TimingPort::must_run_serially(uint32_t slot, const timing::InsnRecord &record)
 {
     if (!sm->isolated)
         return false;
@@ -92,22 +92,22 @@ bool Sm::Impl::TimingPort::must_run_serially(uint32_t slot, const timing::InsnRe
                             access);
 }
 
-uint64_t Sm::Impl::TimingPort::stack_bytes(uint32_t slot) const
+SIMT_INLINE uint64_t Sm::Impl::TimingPort::stack_bytes(uint32_t slot) const
 {
     return sm->launches[sm->ctas[sm->warps[slot].cta].launch].desc.stack_bytes;
 }
 
-bool Sm::Impl::TimingPort::exception_raised() const { return sm->exception.has_value(); }
-bool Sm::Impl::TimingPort::stopped() const { return sm->stopped; }
-void Sm::Impl::TimingPort::stop() { sm->stopped = true; }
-bool Sm::Impl::TimingPort::take_stop_request() { return std::exchange(sm->stop_before, false); }
+SIMT_INLINE bool Sm::Impl::TimingPort::exception_raised() const { return sm->exception.has_value(); }
+SIMT_INLINE bool Sm::Impl::TimingPort::stopped() const { return sm->stopped; }
+SIMT_INLINE void Sm::Impl::TimingPort::stop() { sm->stopped = true; }
+SIMT_INLINE bool Sm::Impl::TimingPort::take_stop_request() { return std::exchange(sm->stop_before, false); }
 
-void Sm::Impl::TimingPort::account_warp_cycle(uint32_t slot, bool issued, Stall why, uint64_t cycles)
+SIMT_INLINE void Sm::Impl::TimingPort::account_warp_cycle(uint32_t slot, bool issued, Stall why, uint64_t cycles)
 {
     sm->account_warp_cycle(slot, issued, why, cycles);
 }
 
-void Sm::Impl::TimingPort::check_deadlocks()
+SIMT_INLINE void Sm::Impl::TimingPort::check_deadlocks()
 {
     for (uint32_t cta = 0; cta < sm->ctas.size() && !sm->exception; ++cta)
         if (sm->ctas[cta].active)

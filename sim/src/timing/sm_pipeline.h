@@ -161,7 +161,8 @@ private:
     void cycle();
     void issue_cycle(CycleState c);
     bool peek(uint32_t slot, const SlotState &state);
-    inline bool warp_ready(uint32_t slot, const SubCore &sc, Stall &why, uint64_t &until);
+    inline bool warp_ready(uint32_t slot, const SlotState &state, const SubCore &sc, Stall &why,
+                           uint64_t &until);
     bool issue_memory(uint32_t slot);
     inline bool issue(uint32_t slot, SubCore &sc);
     bool must_run_serially(uint32_t slot);

@@ -163,11 +163,11 @@ template <class F> void SmPipeline<F>::look_again()
 // that reason ends (UINT64_MAX: when another warp or the memory system acts).
 // Inlined into cycle(), its one caller.
 template <class F>
-[[gnu::always_inline]] inline bool SmPipeline<F>::warp_ready(uint32_t slot, const SubCore &sc,
-                                                             Stall &why, uint64_t &until)
+[[gnu::always_inline]] inline bool SmPipeline<F>::warp_ready(uint32_t slot, const SlotState &state,
+                                                             const SubCore &sc, Stall &why,
+                                                             uint64_t &until)
 {
     const WarpTiming &t = warps_[slot];
-    const SlotState state = sm_.slot_state(slot);
     const uint64_t now = sm_.clock();
     until = UINT64_MAX;
     if (state.held) {
@@ -241,8 +241,7 @@ template <class F> bool SmPipeline<F>::issue_memory(uint32_t slot)
     const uint64_t W = config_.warp_size;
     const uint64_t warp_local =
         (uint64_t(sm_id_) * config_.warps_per_sm + slot) * sm_.stack_bytes(slot) * W;
-    for (uint64_t m = t.mem_left; m; m &= m - 1) {
-        const uint32_t l = uint32_t(std::countr_zero(m));
+    auto lane_address = [&](uint32_t l) {
         uint64_t va = t.next.address[l];
         if ((va >> 32) == (SIMTGPU_SHARED_BASE >> 32)) {
             shared = true;
@@ -251,6 +250,13 @@ template <class F> bool SmPipeline<F>::issue_memory(uint32_t slot)
             va = kLocalTimingBase + warp_local + (off & ~uint64_t(3)) * W + l * 4 + (off & 3);
         }
         access_.address[l] = va;
+    };
+    if (t.mem_left == (W == 64 ? ~uint64_t(0) : (uint64_t(1) << W) - 1)) {
+        for (uint32_t l = 0; l < W; ++l) // a whole warp: no bit scan
+            lane_address(l);
+    } else {
+        for (uint64_t m = t.mem_left; m; m &= m - 1)
+            lane_address(uint32_t(std::countr_zero(m)));
     }
     switch (info.mem) {
     case MemOp::load:
@@ -354,7 +360,8 @@ template <class F> void SmPipeline<F>::cycle()
         sc.any_ready = false;
         for (size_t i = 0; i < sc.slots.size(); ++i) {
             const uint32_t slot = sc.slots[i];
-            sc.live[i] = sm_.slot_state(slot).resident;
+            const SlotState state = sm_.slot_state(slot);
+            sc.live[i] = state.resident;
             sc.ready[i] = 0;
             // An empty slot waits for ever: a two-level scheduler must not
             // keep it in its active set while live warps starve outside.
@@ -364,7 +371,7 @@ template <class F> void SmPipeline<F>::cycle()
             ++c.active;
             Stall why = Stall::stall_not_selected;
             uint64_t until = 0;
-            const bool ready_now = warp_ready(slot, sc, why, until);
+            const bool ready_now = warp_ready(slot, state, sc, why, until);
             if (sm_.exception_raised())
                 return;
             if (sm_.take_stop_request()) { // its code is in host memory: the cycle runs serially
@@ -379,7 +386,7 @@ template <class F> void SmPipeline<F>::cycle()
             if (!ready_now) {
                 sc.long_wait[i] =
                     why == Stall::stall_long_scoreboard || why == Stall::stall_barrier;
-                c.blocked += sm_.slot_state(slot).runnable == 0;
+                c.blocked += state.runnable == 0;
             }
         }
     }
