@@ -48,9 +48,10 @@ IssueResult MemorySystem::issue_shared(const WarpAccess &access, uint64_t now) {
     return {true, token};
 }
 
-void MemorySystem::send(uint32_t sm, L2Kind kind, uint64_t line, uint32_t sector,
-                        uint64_t arrival, uint32_t l1_line, Token token, uint8_t ops) {
-    sm_[sm].outbox.push_back(SectorRequest{arrival, line, l1_line, token, uint8_t(sector), ops, kind});
+void MemorySystem::send(uint32_t sm, L2Kind kind, uint64_t line, uint32_t sector, uint64_t arrival,
+                        uint32_t l1_line, Token token, uint8_t ops) {
+    sm_[sm].outbox.push_back(
+        SectorRequest{arrival, line, l1_line, token, uint8_t(sector), ops, kind});
 }
 
 IssueResult MemorySystem::refuse(const WarpAccess &access) {

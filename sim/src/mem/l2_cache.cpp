@@ -63,12 +63,11 @@ L2Property MemorySystem::l2_classify(const L2Request &r, uint32_t set, uint32_t 
         (hit ? c.l2_persisting_sector_hits : c.l2_persisting_sector_misses) += 1;
     }
     if (index == kNone) // victim() makes room within the set-aside, if there is one here
-        return property == L2Property::persisting && l2_policy_.limit(set) == 0
-                   ? L2Property::normal
-                   : property;
+        return property == L2Property::persisting && l2_policy_.limit(set) == 0 ? L2Property::normal
+                                                                                : property;
     CacheLine &l = l2_.line(index);
-    l.property = uint8_t(l2_policy_.admit(
-        l2_, set, property, l.property == uint8_t(L2Property::persisting)));
+    l.property = uint8_t(
+        l2_policy_.admit(l2_, set, property, l.property == uint8_t(L2Property::persisting)));
     return L2Property(l.property);
 }
 

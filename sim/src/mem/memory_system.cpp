@@ -106,8 +106,8 @@ bool MemorySystem::idle() const {
     for (uint32_t sm = 0; sm < num_sms_; ++sm) {
         const SmSide &s = sm_[sm];
         const SmLink &link = links_[sm];
-        if (!s.events.empty() || !s.outbox.empty() || !s.inbox.empty() ||
-            !link.requests.empty() || !link.answers.empty())
+        if (!s.events.empty() || !s.outbox.empty() || !s.inbox.empty() || !link.requests.empty() ||
+            !link.answers.empty())
             return false;
     }
     return events_.empty();
@@ -201,9 +201,10 @@ void MemorySystem::advance_shared(uint64_t until) {
     for (uint32_t sm = 0; sm < num_sms_; ++sm) {
         for (const SectorRequest &from : links_[sm].requests) {
             uint32_t index = take(l2_requests_, free_l2_requests_);
-            l2_requests_[index] =
-                L2Request{from.line, sm,    slice_of_line(from.line), from.l1_line, from.token,
-                          kNone,     kNone, from.sector,              from.ops,     from.kind};
+            l2_requests_[index] = L2Request{from.line,    sm,          slice_of_line(from.line),
+                                            from.l1_line, from.token,  kNone,
+                                            kNone,        from.sector, from.ops,
+                                            from.kind};
             schedule(from.arrival, EventKind::l2_arrival, index);
         }
         links_[sm].requests.clear();

@@ -16,8 +16,7 @@ namespace {
 #define SIMT_AVX2 __attribute__((target("avx2"), always_inline)) inline
 
 // The runnable lanes 4k..4k+3 as an element mask.
-SIMT_AVX2 __m256i runnable_lanes(uint64_t runnable, int k)
-{
+SIMT_AVX2 __m256i runnable_lanes(uint64_t runnable, int k) {
     const __m256i lane_bits = _mm256_set_epi64x(8, 4, 2, 1);
     const __m256i bits = _mm256_set1_epi64x(int64_t(runnable >> (4 * k) & 15));
     return _mm256_cmpeq_epi64(_mm256_and_si256(bits, lane_bits), lane_bits);
@@ -25,20 +24,17 @@ SIMT_AVX2 __m256i runnable_lanes(uint64_t runnable, int k)
 
 // PCs of lanes 4k..4k+3, biased so that signed order is unsigned order;
 // lanes outside `in` are never read (the array ends at the warp's last lane).
-SIMT_AVX2 __m256i biased_pcs(const uint64_t *pcs, int k, __m256i in)
-{
+SIMT_AVX2 __m256i biased_pcs(const uint64_t *pcs, int k, __m256i in) {
     return _mm256_xor_si256(
         _mm256_maskload_epi64(reinterpret_cast<const long long *>(pcs + 4 * k), in),
         _mm256_set1_epi64x(INT64_MIN));
 }
 
-SIMT_AVX2 __m256i min_biased(__m256i a, __m256i b)
-{
+SIMT_AVX2 __m256i min_biased(__m256i a, __m256i b) {
     return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b));
 }
 
-SIMT_AVX2 uint64_t unbiased_min(__m256i v)
-{
+SIMT_AVX2 uint64_t unbiased_min(__m256i v) {
     alignas(32) int64_t e[4];
     _mm256_store_si256(reinterpret_cast<__m256i *>(e), v);
     return uint64_t(std::min(std::min(e[0], e[1]), std::min(e[2], e[3]))) ^ uint64_t(INT64_MIN);
@@ -48,8 +44,7 @@ SIMT_AVX2 uint64_t unbiased_min(__m256i v)
 // diverged warp, the per-lane loop with its unpredictable branches was a
 // quarter of the time of a divergent kernel. The same answer: the lowest PC,
 // its lanes, and the lowest PC above it.
-__attribute__((target("avx2"))) GroupChoice min_pc_avx2(const uint64_t *pcs, uint64_t runnable)
-{
+__attribute__((target("avx2"))) GroupChoice min_pc_avx2(const uint64_t *pcs, uint64_t runnable) {
     const int chunks = (64 - std::countl_zero(runnable) + 3) / 4;
     const __m256i none = _mm256_set1_epi64x(INT64_MAX); // UINT64_MAX, biased
     __m256i lowest = none;
@@ -71,8 +66,7 @@ __attribute__((target("avx2"))) GroupChoice min_pc_avx2(const uint64_t *pcs, uin
     return {min_pc, mask, unbiased_min(above)};
 }
 
-bool host_has_avx2()
-{
+bool host_has_avx2() {
     static const bool ok = [] {
         __builtin_cpu_init();
         return bool(__builtin_cpu_supports("avx2"));

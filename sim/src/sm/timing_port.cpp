@@ -8,8 +8,7 @@
 
 namespace simtgpu::sim {
 
-SIMT_INLINE bool Sm::Impl::next_record(uint32_t slot, timing::InsnRecord &record)
-{
+SIMT_INLINE bool Sm::Impl::next_record(uint32_t slot, timing::InsnRecord &record) {
     static_assert(timing::FunctionalSm<TimingPort>, "the port is what the pipeline sees");
     Warp &w = warps[slot];
     cur = &launches[ctas[w.cta].launch];
@@ -18,8 +17,8 @@ SIMT_INLINE bool Sm::Impl::next_record(uint32_t slot, timing::InsnRecord &record
     fault_pc = record.group.pc;
     CodePage *page = nullptr;
     uint64_t page_vpn = UINT64_MAX;
-    const Insn *in = fetch(slot, uint32_t(std::countr_zero(record.group.mask)), record.group.pc,
-                           page, page_vpn);
+    const Insn *in =
+        fetch(slot, uint32_t(std::countr_zero(record.group.mask)), record.group.pc, page, page_vpn);
     if (!in)
         return false;
     record.insn = *in;
@@ -32,8 +31,7 @@ SIMT_INLINE bool Sm::Impl::next_record(uint32_t slot, timing::InsnRecord &record
     return true;
 }
 
-SIMT_INLINE uint64_t Sm::Impl::execute_record(uint32_t slot, const timing::InsnRecord &record)
-{
+SIMT_INLINE uint64_t Sm::Impl::execute_record(uint32_t slot, const timing::InsnRecord &record) {
     const timing::InsnClass cls = record.info.cls;
     cur = &launches[ctas[warps[slot].cta].launch];
     issued_at[slot] = now;
@@ -45,8 +43,7 @@ SIMT_INLINE uint64_t Sm::Impl::execute_record(uint32_t slot, const timing::InsnR
 // The one place where a resident warp's cycle is accounted: it issued, or it
 // did not, for `why`. A per-cycle trace of issues and stalls hooks in here.
 SIMT_INLINE void Sm::Impl::account_warp_cycle(uint32_t slot, bool issued, Stall why,
-                                              uint64_t cycles)
-{
+                                              uint64_t cycles) {
     if (!issued)
         stats.*kStallCounters[size_t(why)] += cycles;
     if (trace) // from now on; docs/trace.md
@@ -57,31 +54,34 @@ SIMT_INLINE void Sm::Impl::account_warp_cycle(uint32_t slot, bool issued, Stall 
                     now);
 }
 
-SIMT_INLINE uint64_t Sm::Impl::TimingPort::clock() const { return sm->now; }
-SIMT_INLINE void Sm::Impl::TimingPort::advance(uint64_t cycles, uint32_t warps_resident)
-{
+SIMT_INLINE uint64_t Sm::Impl::TimingPort::clock() const {
+    return sm->now;
+}
+SIMT_INLINE void Sm::Impl::TimingPort::advance(uint64_t cycles, uint32_t warps_resident) {
     sm->advance(cycles, warps_resident);
 }
-SIMT_INLINE uint32_t Sm::Impl::TimingPort::resident_warps() const { return sm->resident_warps; }
-SIMT_INLINE uint32_t Sm::Impl::TimingPort::resident_ctas() const { return sm->resident_ctas; }
+SIMT_INLINE uint32_t Sm::Impl::TimingPort::resident_warps() const {
+    return sm->resident_warps;
+}
+SIMT_INLINE uint32_t Sm::Impl::TimingPort::resident_ctas() const {
+    return sm->resident_ctas;
+}
 
-SIMT_INLINE timing::SlotState Sm::Impl::TimingPort::slot_state(uint32_t slot) const
-{
+SIMT_INLINE timing::SlotState Sm::Impl::TimingPort::slot_state(uint32_t slot) const {
     const Warp &w = sm->warps[slot];
     return timing::SlotState{w.active, sm->held[slot] != 0, w.runnable(), w.live()};
 }
 
-SIMT_INLINE bool Sm::Impl::TimingPort::next_record(uint32_t slot, timing::InsnRecord &record)
-{
+SIMT_INLINE bool Sm::Impl::TimingPort::next_record(uint32_t slot, timing::InsnRecord &record) {
     return sm->next_record(slot, record);
 }
-SIMT_INLINE uint64_t Sm::Impl::TimingPort::execute_record(uint32_t slot, const timing::InsnRecord &record)
-{
+SIMT_INLINE uint64_t Sm::Impl::TimingPort::execute_record(uint32_t slot,
+                                                          const timing::InsnRecord &record) {
     return sm->execute_record(slot, record);
 }
 
-SIMT_INLINE bool Sm::Impl::TimingPort::must_run_serially(uint32_t slot, const timing::InsnRecord &record)
-{
+SIMT_INLINE bool Sm::Impl::TimingPort::must_run_serially(uint32_t slot,
+                                                         const timing::InsnRecord &record) {
     if (!sm->isolated)
         return false;
     sm->cur = &sm->launches[sm->ctas[sm->warps[slot].cta].launch];
@@ -92,23 +92,29 @@ SIMT_INLINE bool Sm::Impl::TimingPort::must_run_serially(uint32_t slot, const ti
                             access);
 }
 
-SIMT_INLINE uint64_t Sm::Impl::TimingPort::stack_bytes(uint32_t slot) const
-{
+SIMT_INLINE uint64_t Sm::Impl::TimingPort::stack_bytes(uint32_t slot) const {
     return sm->launches[sm->ctas[sm->warps[slot].cta].launch].desc.stack_bytes;
 }
 
-SIMT_INLINE bool Sm::Impl::TimingPort::exception_raised() const { return sm->exception.has_value(); }
-SIMT_INLINE bool Sm::Impl::TimingPort::stopped() const { return sm->stopped; }
-SIMT_INLINE void Sm::Impl::TimingPort::stop() { sm->stopped = true; }
-SIMT_INLINE bool Sm::Impl::TimingPort::take_stop_request() { return std::exchange(sm->stop_before, false); }
+SIMT_INLINE bool Sm::Impl::TimingPort::exception_raised() const {
+    return sm->exception.has_value();
+}
+SIMT_INLINE bool Sm::Impl::TimingPort::stopped() const {
+    return sm->stopped;
+}
+SIMT_INLINE void Sm::Impl::TimingPort::stop() {
+    sm->stopped = true;
+}
+SIMT_INLINE bool Sm::Impl::TimingPort::take_stop_request() {
+    return std::exchange(sm->stop_before, false);
+}
 
-SIMT_INLINE void Sm::Impl::TimingPort::account_warp_cycle(uint32_t slot, bool issued, Stall why, uint64_t cycles)
-{
+SIMT_INLINE void Sm::Impl::TimingPort::account_warp_cycle(uint32_t slot, bool issued, Stall why,
+                                                          uint64_t cycles) {
     sm->account_warp_cycle(slot, issued, why, cycles);
 }
 
-SIMT_INLINE void Sm::Impl::TimingPort::check_deadlocks()
-{
+SIMT_INLINE void Sm::Impl::TimingPort::check_deadlocks() {
     for (uint32_t cta = 0; cta < sm->ctas.size() && !sm->exception; ++cta)
         if (sm->ctas[cta].active)
             sm->check_deadlock(cta);

@@ -16,8 +16,8 @@
 
 #include "config.h"
 #include "mem/memory_system.h"
-#include "sm/warp_scheduler.h"
 #include "sm/sm.h"
+#include "sm/warp_scheduler.h"
 #include "timing/insn_record.h"
 
 #include <concepts>

@@ -15,8 +15,7 @@ namespace simtgpu::sim::timing {
 
 template <class F>
 SmPipeline<F>::SmPipeline(F functional, const DeviceConfig &config, uint32_t sm_id)
-    : sm_(functional), config_(config), sm_id_(sm_id), warps_(config.warps_per_sm)
-{
+    : sm_(functional), config_(config), sm_id_(sm_id), warps_(config.warps_per_sm) {
     const uint32_t n = std::max<uint32_t>(1, config.timing.schedulers_per_sm);
     subcores_.resize(n);
     for (uint32_t k = 0; k < n; ++k) {
@@ -35,8 +34,7 @@ SmPipeline<F>::SmPipeline(F functional, const DeviceConfig &config, uint32_t sm_
 // A lone SM's memory system, made when a launch is attached unless
 // use_memory_system() shared another first (a device's SMs share one:
 // making 80 that nobody uses cost most of a short volta run).
-template <class F> void SmPipeline<F>::make_own_memory()
-{
+template <class F> void SmPipeline<F>::make_own_memory() {
     auto created = mem::MemorySystem::create(config_.memory, 1, config_.clock_khz);
     if (!created) {
         // DeviceConfig's builders validate the memory configuration with
@@ -50,21 +48,19 @@ template <class F> void SmPipeline<F>::make_own_memory()
     memory_sm_ = 0;
 }
 
-template <class F> void SmPipeline<F>::start_own_memory_if_alone()
-{
+template <class F> void SmPipeline<F>::start_own_memory_if_alone() {
     if (own_memory_ || !memory_)
         make_own_memory(); // its clock starts again
 }
 
-template <class F> void SmPipeline<F>::use_memory_system(mem::MemorySystem &memory, uint32_t memory_sm)
-{
+template <class F>
+void SmPipeline<F>::use_memory_system(mem::MemorySystem &memory, uint32_t memory_sm) {
     own_memory_.reset();
     memory_ = &memory;
     memory_sm_ = memory_sm;
 }
 
-template <class F> void SmPipeline<F>::reset()
-{
+template <class F> void SmPipeline<F>::reset() {
     resume_cycle_.reset();
     sleep_until_ = 0;
     loads_in_flight_ = 0;
@@ -75,8 +71,7 @@ template <class F> void SmPipeline<F>::reset()
     }
 }
 
-template <class F> void SmPipeline<F>::run(uint64_t end)
-{
+template <class F> void SmPipeline<F>::run(uint64_t end) {
     if (resume_cycle_ && sm_.clock() < end && !sm_.exception_raised()) {
         // The cycle an isolated run stopped in, from the sub-core it stopped at.
         const CycleState c = *resume_cycle_;
@@ -99,8 +94,7 @@ template <class F> void SmPipeline<F>::run(uint64_t end)
     }
 }
 
-template <class F> void SmPipeline<F>::memory_done(const mem::Completion &c)
-{
+template <class F> void SmPipeline<F>::memory_done(const mem::Completion &c) {
     sleep_until_ = 0;
     ++memory_epoch_;
     if (c.kind == mem::AccessKind::load)
@@ -118,8 +112,7 @@ template <class F> void SmPipeline<F>::memory_done(const mem::Completion &c)
 }
 
 // The warp's next instruction record, made again once its runnable lanes change.
-template <class F> bool SmPipeline<F>::peek(uint32_t slot, const SlotState &state)
-{
+template <class F> bool SmPipeline<F>::peek(uint32_t slot, const SlotState &state) {
     WarpTiming &t = warps_[slot];
     if (t.peeked && t.peek_runnable == state.runnable)
         return true;
@@ -131,8 +124,7 @@ template <class F> bool SmPipeline<F>::peek(uint32_t slot, const SlotState &stat
     return true;
 }
 
-template <class F> void SmPipeline<F>::warp_placed(uint32_t slot, uint64_t age)
-{
+template <class F> void SmPipeline<F>::warp_placed(uint32_t slot, uint64_t age) {
     sleep_until_ = 0;
     WarpTiming &t = warps_[slot];
     t.peeked = false;
@@ -146,16 +138,14 @@ template <class F> void SmPipeline<F>::warp_placed(uint32_t slot, uint64_t age)
     subcores_[slot % subcores_.size()].age[slot / subcores_.size()] = age;
 }
 
-template <class F> void SmPipeline<F>::warp_resumed(uint32_t slot, uint64_t resume)
-{
+template <class F> void SmPipeline<F>::warp_resumed(uint32_t slot, uint64_t resume) {
     WarpTiming &t = warps_[slot];
     t.not_before = resume; // its access waited for the driver
     t.not_before_reason = Stall::stall_long_scoreboard;
     t.peeked = false;
 }
 
-template <class F> void SmPipeline<F>::look_again()
-{
+template <class F> void SmPipeline<F>::look_again() {
     sleep_until_ = 0;
 }
 
@@ -165,8 +155,7 @@ template <class F> void SmPipeline<F>::look_again()
 template <class F>
 [[gnu::always_inline]] inline bool SmPipeline<F>::warp_ready(uint32_t slot, const SlotState &state,
                                                              const SubCore &sc, Stall &why,
-                                                             uint64_t &until)
-{
+                                                             uint64_t &until) {
     const WarpTiming &t = warps_[slot];
     const uint64_t now = sm_.clock();
     until = UINT64_MAX;
@@ -213,8 +202,7 @@ template <class F>
 }
 
 // The lowest half of a lane mask's lanes (at least one).
-inline uint64_t lower_half(uint64_t mask)
-{
+inline uint64_t lower_half(uint64_t mask) {
     uint64_t half = 0;
     for (int k = std::max(1, std::popcount(mask) / 2); k > 0; --k) {
         half |= mask & -mask;
@@ -227,8 +215,7 @@ inline uint64_t lower_half(uint64_t mask)
 // system; true when it has taken all of them. A load refused while none of
 // this SM's loads is in flight can never be taken whole (more lines than
 // MSHRs or L1 ways): it goes in halves, the rest on later cycles.
-template <class F> bool SmPipeline<F>::issue_memory(uint32_t slot)
-{
+template <class F> bool SmPipeline<F>::issue_memory(uint32_t slot) {
     WarpTiming &t = warps_[slot];
     const InsnInfo &info = t.next.info;
     const bool first_part = t.mem_left == 0;
@@ -302,8 +289,7 @@ template <class F> bool SmPipeline<F>::issue_memory(uint32_t slot)
 // system (refused: it retries next cycle, false), then it executes.
 // Inlined into issue_cycle, its one caller.
 template <class F>
-[[gnu::always_inline]] inline bool SmPipeline<F>::issue(uint32_t slot, SubCore &sc)
-{
+[[gnu::always_inline]] inline bool SmPipeline<F>::issue(uint32_t slot, SubCore &sc) {
     WarpTiming &t = warps_[slot];
     if (t.next.info.mem != MemOp::none && !issue_memory(slot))
         return false;
@@ -340,8 +326,7 @@ template <class F>
 
 // `cycles` in which no warp can issue (cycle() found none ready and nothing
 // changes before sleep_until_): each live warp keeps its reason.
-template <class F> void SmPipeline<F>::sleep(uint64_t cycles)
-{
+template <class F> void SmPipeline<F>::sleep(uint64_t cycles) {
     for (SubCore &sc : subcores_)
         for (size_t i = 0; i < sc.slots.size(); ++i)
             if (sc.live[i])
@@ -351,8 +336,7 @@ template <class F> void SmPipeline<F>::sleep(uint64_t cycles)
 
 // One cycle: each sub-core's scheduler picks among its ready warps and
 // issues at most one instruction.
-template <class F> void SmPipeline<F>::cycle()
-{
+template <class F> void SmPipeline<F>::cycle() {
     CycleState c;
     c.warps_resident = sm_.resident_warps();
     // Every scheduler sees its warps as they are at the start of the cycle.
@@ -395,8 +379,7 @@ template <class F> void SmPipeline<F>::cycle()
 
 // Whether the warp's peeked instruction would change what other SMs see at
 // once: an isolated run stops before it (Sm::run_isolated).
-template <class F> bool SmPipeline<F>::must_run_serially(uint32_t slot)
-{
+template <class F> bool SmPipeline<F>::must_run_serially(uint32_t slot) {
     const WarpTiming &t = warps_[slot];
     if (t.next.info.mem == MemOp::none || t.mem_left != 0)
         return false;
@@ -407,14 +390,13 @@ template <class F> bool SmPipeline<F>::must_run_serially(uint32_t slot)
 // picks among its ready warps and issues at most one instruction. An
 // isolated run that meets an instruction that must run serially keeps the
 // cycle in resume_cycle_, and run() finishes it from there.
-template <class F> void SmPipeline<F>::issue_cycle(CycleState c)
-{
+template <class F> void SmPipeline<F>::issue_cycle(CycleState c) {
     for (; c.subcore < subcores_.size(); ++c.subcore, c.pick = -1) {
         SubCore &sc = subcores_[c.subcore];
         int issued = -1;
         if (sc.any_ready) {
-            const int pick = c.pick >= 0 ? c.pick
-                                         : sc.scheduler->pick(sc.ready, sc.age, sc.last, sc.long_wait);
+            const int pick =
+                c.pick >= 0 ? c.pick : sc.scheduler->pick(sc.ready, sc.age, sc.last, sc.long_wait);
             if (pick >= 0 && sm_.slot_state(sc.slots[size_t(pick)]).resident) {
                 sc.last = pick;
                 if (must_run_serially(sc.slots[size_t(pick)])) {
