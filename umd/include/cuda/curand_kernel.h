@@ -695,7 +695,8 @@ QUALIFIERS double curand_log_normal_double(curandStateMRG32k3a_t *state, double 
 }
 
 /* Quasirandom points keep their low discrepancy only if each draw maps to
- * one number: normals by the inverse of the normal CDF, not Box-Muller. */
+ * one number: normals by the inverse of the normal CDF, not Box-Muller
+ * (SIMT_CURAND_QUASI_DISTRIBUTIONS below, for Sobol32 and Sobol64). */
 QUALIFIERS float curand_uniform(curandStateSobol32_t *state)
 {
     return _curand_uniform(curand(state));
@@ -703,23 +704,6 @@ QUALIFIERS float curand_uniform(curandStateSobol32_t *state)
 QUALIFIERS double curand_uniform_double(curandStateSobol32_t *state)
 {
     return curand(state) * CURAND_2POW32_INV_DOUBLE + (CURAND_2POW32_INV_DOUBLE / 2.0);
-}
-QUALIFIERS float curand_normal(curandStateSobol32_t *state)
-{
-    return normcdfinvf(curand_uniform(state));
-}
-QUALIFIERS double curand_normal_double(curandStateSobol32_t *state)
-{
-    return normcdfinv(curand_uniform_double(state));
-}
-QUALIFIERS float curand_log_normal(curandStateSobol32_t *state, float mean, float stddev)
-{
-    return expf(mean + stddev * curand_normal(state));
-}
-QUALIFIERS double curand_log_normal_double(curandStateSobol32_t *state, double mean,
-                                           double stddev)
-{
-    return exp(mean + stddev * curand_normal_double(state));
 }
 
 /* ---------------------------------------------------- Poisson, discrete */
@@ -779,22 +763,23 @@ QUALIFIERS double curand_uniform_double(curandStateSobol64_t *state)
 {
     return curand(state) * CURAND_2POW64_INV_DOUBLE + (CURAND_2POW64_INV_DOUBLE / 2.0);
 }
-QUALIFIERS float curand_normal(curandStateSobol64_t *state)
-{
-    return normcdfinvf(curand_uniform(state));
-}
-QUALIFIERS double curand_normal_double(curandStateSobol64_t *state)
-{
-    return normcdfinv(curand_uniform_double(state));
-}
-QUALIFIERS float curand_log_normal(curandStateSobol64_t *state, float mean, float stddev)
-{
-    return expf(mean + stddev * curand_normal(state));
-}
-QUALIFIERS double curand_log_normal_double(curandStateSobol64_t *state, double mean,
-                                           double stddev)
-{
-    return exp(mean + stddev * curand_normal_double(state));
-}
+#define SIMT_CURAND_QUASI_DISTRIBUTIONS(State)                                                 \
+    QUALIFIERS float curand_normal(State *state) { return normcdfinvf(curand_uniform(state)); } \
+    QUALIFIERS double curand_normal_double(State *state)                                       \
+    {                                                                                          \
+        return normcdfinv(curand_uniform_double(state));                                       \
+    }                                                                                          \
+    QUALIFIERS float curand_log_normal(State *state, float mean, float stddev)                 \
+    {                                                                                          \
+        return expf(mean + stddev * curand_normal(state));                                     \
+    }                                                                                          \
+    QUALIFIERS double curand_log_normal_double(State *state, double mean, double stddev)       \
+    {                                                                                          \
+        return exp(mean + stddev * curand_normal_double(state));                               \
+    }
+
+SIMT_CURAND_QUASI_DISTRIBUTIONS(curandStateSobol32_t)
+SIMT_CURAND_QUASI_DISTRIBUTIONS(curandStateSobol64_t)
+#undef SIMT_CURAND_QUASI_DISTRIBUTIONS
 
 #endif /* SIMTGPU_CURAND_KERNEL_H */
