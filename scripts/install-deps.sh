@@ -31,6 +31,8 @@ PACKAGES=(
 	libthrust-dev libcub-dev
 	# cuRAND's Sobol direction numbers: Joe and Kuo's table as SciPy ships it
 	python3-numpy python3-scipy
+	# cuFFT's tests: FFTW as the reference
+	libfftw3-dev
 )
 
 missing=()
