@@ -272,7 +272,7 @@ curandStatus_t poisson_10000(curandGenerator_t g, unsigned *out, size_t n)
 
 bool distributions(curandRngType_t type)
 {
-	const size_t n = 1 << 18;
+	const size_t n = 1 << 16;
 	bool ok = true;
 	curandGenerator_t gd = make(type, false), gh = make(type, true);
 	auto both = [&](auto fill, auto tag) {
@@ -318,7 +318,7 @@ bool distributions(curandRngType_t type)
 
 bool device_api_poisson()
 {
-	const int n = 1 << 18;
+	const int n = 1 << 16;
 	unsigned *d_out;
 	CHECK_CUDA(cudaMalloc(&d_out, n * sizeof(unsigned)));
 	bool ok = true;
