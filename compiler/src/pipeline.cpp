@@ -62,9 +62,11 @@ using namespace llvm;
 namespace simtcc {
 namespace {
 
-constexpr const char *kDeviceTriple = "riscv64-unknown-elf";
-constexpr const char *kDeviceCpu = "generic-rv64";
-constexpr const char *kDeviceFeatures = "+m,+a,+f,+d,+c";
+// simtcc's passes (passes/simt_passes.h), by their simt- names: those
+// before LLVM's -O pipeline, and those after it.
+constexpr const char *kLoweringPasses = "simt-lower-nvvm,simt-flatten-address-spaces,"
+					"simt-kernel-entries,simt-kernel-table,simt-retarget";
+constexpr const char *kFinishingPasses = "simt-merge-warp-syncs,simt-native-atomics";
 // Stack reserved for functions simtcc has no frame size for (picolibc),
 // and for kernels whose call graph is unbounded (recursion, indirect calls).
 constexpr uint32_t kUnknownCalleeStack = 2048;
@@ -98,23 +100,6 @@ std::string join(const std::string &a, const std::string &b)
 	SmallString<256> p(a);
 	sys::path::append(p, b);
 	return std::string(p);
-}
-
-std::unique_ptr<TargetMachine> deviceTargetMachine(unsigned optLevel)
-{
-	std::string error;
-	const Target *target = TargetRegistry::lookupTarget(kDeviceTriple, error);
-	if (!target)
-		return nullptr;
-	TargetOptions options;
-	options.MCOptions.ABIName = "lp64d";
-	options.EmitStackSizeSection = true;
-	auto level = optLevel == 0 ? CodeGenOpt::None : optLevel == 1 ? CodeGenOpt::Less
-					       : optLevel == 2 ? CodeGenOpt::Default
-							       : CodeGenOpt::Aggressive;
-	return std::unique_ptr<TargetMachine>(target->createTargetMachine(
-		kDeviceTriple, kDeviceCpu, kDeviceFeatures, options, Reloc::PIC_, CodeModel::Medium,
-		level));
 }
 
 void initialiseLlvm()
@@ -568,37 +553,16 @@ Expected<DeviceModule> Pipeline::lowerDevice(std::unique_ptr<Module> module)
 		arch = static_cast<uint32_t>(flag->getZExtValue());
 
 	if (options_.verbose)
-		errs() << "simtcc: device passes: lower-nvvm, flatten-address-spaces, native-atomics, "
-			  "kernel-entries, retarget (" << kDeviceTriple << ", lp64d, simt_"
-		       << arch << ")\n";
+		errs() << "simtcc: device passes: " << kLoweringPasses << " (" << kDeviceTriple
+		       << ", lp64d, simt_" << arch << ")\n";
 	if (Error e = lowerManagedVariablesForDevice(m))
 		return e;
 	if (Error e = translateInlinePtx(m))
 		return e;
-	if (Error e = lowerNvvmIntrinsics(m, LoweringOptions{arch}))
-		return e;
-	Expected<SharedLayout> shared = flattenAddressSpaces(m);
-	if (!shared)
-		return shared.takeError();
-	Expected<std::vector<KernelInfo>> kernels = buildKernelEntries(m, *shared);
-	if (!kernels)
-		return kernels.takeError();
-	device.kernels = std::move(*kernels);
-	emitKernelTable(m, device.kernels, arch);
 
 	std::unique_ptr<TargetMachine> machine = deviceTargetMachine(options_.opt_level);
 	if (!machine)
 		return fail("simtcc: LLVM has no RISC-V target");
-	retargetModule(m, *machine);
-	m.addModuleFlag(Module::Error, "target-abi", MDString::get(*context_, "lp64d"));
-	std::string problems;
-	raw_string_ostream problemStream(problems);
-	if (verifyModule(m, &problemStream))
-		return fail("simtcc: internal error: invalid device module after simtcc's passes:\n" +
-			    problemStream.str());
-
-	if (options_.verbose)
-		errs() << "simtcc: optimise device module at -O" << options_.opt_level << '\n';
 	LoopAnalysisManager lam;
 	FunctionAnalysisManager fam;
 	CGSCCAnalysisManager cgam;
@@ -609,6 +573,24 @@ Expected<DeviceModule> Pipeline::lowerDevice(std::unique_ptr<Module> module)
 	builder.registerFunctionAnalyses(fam);
 	builder.registerLoopAnalyses(lam);
 	builder.crossRegisterProxies(lam, fam, cgam, mam);
+	LoweringState state(arch, LoweringState::Refusals::Collect, machine.get());
+	registerSimtPasses(builder, state);
+	ModulePassManager lowering;
+	if (Error e = builder.parsePassPipeline(lowering, kLoweringPasses))
+		return e;
+	lowering.run(m, mam);
+	if (Error e = state.takeError())
+		return e;
+	device.kernels = std::move(state.kernels);
+	std::string problems;
+	raw_string_ostream problemStream(problems);
+	if (verifyModule(m, &problemStream))
+		return fail("simtcc: internal error: invalid device module after simtcc's passes:\n" +
+			    problemStream.str());
+
+	if (options_.verbose)
+		errs() << "simtcc: optimise device module at -O" << options_.opt_level << ", then "
+		       << kFinishingPasses << '\n';
 	OptimizationLevel level = options_.opt_level == 0   ? OptimizationLevel::O0
 				  : options_.opt_level == 1 ? OptimizationLevel::O1
 				  : options_.opt_level == 2 ? OptimizationLevel::O2
@@ -634,8 +616,10 @@ Expected<DeviceModule> Pipeline::lowerDevice(std::unique_ptr<Module> module)
 		nullptr);
 	passes.run(m, mam);
 	context_->setDiagnosticHandlerCallBack(nullptr);
-	mergeWarpSyncs(m);
-	lowerNativeAtomics(m, LoweringOptions{arch});
+	ModulePassManager finishing;
+	if (Error e = builder.parsePassPipeline(finishing, kFinishingPasses))
+		return e;
+	finishing.run(m, mam);
 	return device;
 }
 

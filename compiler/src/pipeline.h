@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "device_passes.h"
+#include "passes/simt_passes.h"
 #include "llvm/Support/Error.h"
 
 namespace llvm {

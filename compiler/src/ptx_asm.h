@@ -28,7 +28,7 @@ std::optional<std::string> escapePtxSpecialRegisters(llvm::StringRef preprocesse
 						     const clang::LangOptions &language);
 
 // Every inline PTX statement of the device module rewritten as IR and
-// llvm.nvvm.* intrinsics (ptx_translate.cpp), before lowerNvvmIntrinsics;
+// llvm.nvvm.* intrinsics (ptx_translate.cpp), before simt-lower-nvvm;
 // an error naming the instruction and its source location for PTX that is
 // not translated. Single statements the NVVM lowering maps itself (barriers,
 // activemask, nanosleep, trap) and RISC-V assembly

@@ -2,7 +2,7 @@
 // Inline PTX as LLVM IR. nvcc hands a CUDA source's asm statements to ptxas;
 // simtcc has no ptxas, so each PTX asm statement in the device module is
 // rewritten here, before the NVVM lowering, into plain IR and llvm.nvvm.*
-// intrinsics (which lowerNvvmIntrinsics then maps to simtgpu).
+// intrinsics (which simt-lower-nvvm then maps to simtgpu).
 //
 // Before:  %r = call i32 asm "bfe.u32 $0, $1, $2, $3;", "=r,r,r,r"(i32 %x, i32 4, i32 8)
 // After:   %s = lshr i32 %x, 4  ;  %r = and i32 %s, 255   (with PTX's edge cases)
@@ -28,7 +28,7 @@
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
 
-#include "device_passes.h"
+#include "passes/simt_passes.h"
 #include "ptx_simd.h"
 
 using namespace llvm;
@@ -120,7 +120,7 @@ bool isIdentifierChar(char c)
 	return isAlnum(c) || c == '_' || c == '.';
 }
 
-// Single statements lowerNvvmIntrinsics already maps (barriers, the active
+// Single statements simt-lower-nvvm already maps (barriers, the active
 // mask, nanosleep, trap): left to it. Special-register moves are translated
 // here, as the intrinsics clang would emit (lanemask_le and friends too).
 bool handledByNvvmLowering(StringRef text)

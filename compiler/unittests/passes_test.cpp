@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "device_passes.h"
+#include "passes/simt_passes.h"
 #include "managed_vars.h"
 #include "ptx_asm.h"
 #include "llvm/AsmParser/Parser.h"
