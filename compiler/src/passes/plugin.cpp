@@ -9,12 +9,11 @@
 #include "simt_passes.h"
 #include "simtgpu/hw.h"
 
-extern "C" LLVM_ATTRIBUTE_WEAK llvm::PassPluginLibraryInfo llvmGetPassPluginInfo()
-{
-	return {LLVM_PLUGIN_API_VERSION, "SimtPasses", LLVM_VERSION_STRING,
-		[](llvm::PassBuilder &builder) {
-			static simtcc::LoweringState state(SIMTGPU_ARCH_NEWEST,
-							   simtcc::LoweringState::Refusals::Diagnose);
-			simtcc::registerSimtPasses(builder, state);
-		}};
+extern "C" LLVM_ATTRIBUTE_WEAK llvm::PassPluginLibraryInfo llvmGetPassPluginInfo() {
+    return {LLVM_PLUGIN_API_VERSION, "SimtPasses", LLVM_VERSION_STRING,
+            [](llvm::PassBuilder &builder) {
+                static simtcc::LoweringState state(SIMTGPU_ARCH_NEWEST,
+                                                   simtcc::LoweringState::Refusals::Diagnose);
+                simtcc::registerSimtPasses(builder, state);
+            }};
 }

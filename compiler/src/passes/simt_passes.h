@@ -45,30 +45,30 @@ class Twine;
 namespace simtcc {
 
 struct LoweringOptions {
-	uint32_t arch = 2; // SIMTGPU_ARCH_*: simt_1 has no envptr CSR
+    uint32_t arch = 2; // SIMTGPU_ARCH_*: simt_1 has no envptr CSR
 };
 
 struct SharedLayout {
-	uint32_t static_bytes = 0; // the most any kernel's static __shared__ variables need
-	uint32_t dynamic_offset = 0; // where extern __shared__ arrays begin
-	// Per kernel: the static __shared__ bytes it reaches. Variables of
-	// kernels that share none may overlap (a CTA runs one kernel), so a
-	// translation unit of many kernels (CUB's) does not add them all up.
-	std::map<const llvm::Function *, uint32_t> kernel_bytes;
+    uint32_t static_bytes = 0;   // the most any kernel's static __shared__ variables need
+    uint32_t dynamic_offset = 0; // where extern __shared__ arrays begin
+    // Per kernel: the static __shared__ bytes it reaches. Variables of
+    // kernels that share none may overlap (a CTA runs one kernel), so a
+    // translation unit of many kernels (CUB's) does not add them all up.
+    std::map<const llvm::Function *, uint32_t> kernel_bytes;
 };
 
 struct KernelParam {
-	uint32_t offset = 0, size = 0, align = 0;
+    uint32_t offset = 0, size = 0, align = 0;
 };
 
 struct KernelInfo {
-	std::string name; // the mangled kernel name (host registration name)
-	std::string entry_symbol; // the wrapper the launch starts at
-	std::vector<KernelParam> params;
-	uint32_t param_bytes = 0;
-	uint32_t static_shared_bytes = 0;
-	uint32_t stack_bytes = 0; // filled in after code generation
-	uint32_t max_threads_per_cta = 0;
+    std::string name;         // the mangled kernel name (host registration name)
+    std::string entry_symbol; // the wrapper the launch starts at
+    std::vector<KernelParam> params;
+    uint32_t param_bytes = 0;
+    uint32_t static_shared_bytes = 0;
+    uint32_t stack_bytes = 0; // filled in after code generation
+    uint32_t max_threads_per_cta = 0;
 };
 
 // Names of the section and symbol that hold the kernel table.
@@ -85,36 +85,36 @@ inline constexpr const char *kDeviceTriple = "riscv64-unknown-elf";
 // device module; the opt plugin one for its run.
 class LoweringState {
 public:
-	// Collect: simtcc's pipeline takes the first refusal with takeError.
-	// Diagnose: each refusal is an error diagnostic of the module's
-	// context, which ends opt.
-	enum class Refusals { Collect, Diagnose };
+    // Collect: simtcc's pipeline takes the first refusal with takeError.
+    // Diagnose: each refusal is an error diagnostic of the module's
+    // context, which ends opt.
+    enum class Refusals { Collect, Diagnose };
 
-	LoweringState(uint32_t arch, Refusals refusals, llvm::TargetMachine *machine = nullptr);
-	~LoweringState();
+    LoweringState(uint32_t arch, Refusals refusals, llvm::TargetMachine *machine = nullptr);
+    ~LoweringState();
 
-	// What simt-lower-nvvm, simt-kernel-table and simt-native-atomics lower
-	// for, unless a pass name gives its own (simt-lower-nvvm<simt_1>).
-	uint32_t arch;
-	SharedLayout shared; // by simt-flatten-address-spaces, for simt-kernel-entries
-	std::vector<KernelInfo> kernels; // by simt-kernel-entries, for simt-kernel-table and simtcc
+    // What simt-lower-nvvm, simt-kernel-table and simt-native-atomics lower
+    // for, unless a pass name gives its own (simt-lower-nvvm<simt_1>).
+    uint32_t arch;
+    SharedLayout shared;             // by simt-flatten-address-spaces, for simt-kernel-entries
+    std::vector<KernelInfo> kernels; // by simt-kernel-entries, for simt-kernel-table and simtcc
 
-	// simt-retarget's target: the one given, else the device's at -O2
-	// (null when this LLVM has no RISC-V target).
-	llvm::TargetMachine *machine();
+    // simt-retarget's target: the one given, else the device's at -O2
+    // (null when this LLVM has no RISC-V target).
+    llvm::TargetMachine *machine();
 
-	void refuse(llvm::Module &module, llvm::Error error);
-	// After a refusal the passes leave the module alone: it is no longer
-	// what the passes after the refusing one expect.
-	bool failed() const { return failed_; }
-	llvm::Error takeError();
+    void refuse(llvm::Module &module, llvm::Error error);
+    // After a refusal the passes leave the module alone: it is no longer
+    // what the passes after the refusing one expect.
+    bool failed() const { return failed_; }
+    llvm::Error takeError();
 
 private:
-	Refusals refusals_;
-	bool failed_ = false;
-	std::string first_refusal_;
-	llvm::TargetMachine *machine_;
-	std::unique_ptr<llvm::TargetMachine> own_machine_;
+    Refusals refusals_;
+    bool failed_ = false;
+    std::string first_refusal_;
+    llvm::TargetMachine *machine_;
+    std::unique_ptr<llvm::TargetMachine> own_machine_;
 };
 
 // Registers every pass above under its simt- name (NAME, or NAME<simt_N>
@@ -124,68 +124,71 @@ void registerSimtPasses(llvm::PassBuilder &builder, LoweringState &state);
 
 class LowerNvvmPass : public llvm::PassInfoMixin<LowerNvvmPass> {
 public:
-	LowerNvvmPass(LoweringState &state, LoweringOptions options) : state_(state), options_(options) {}
-	llvm::PreservedAnalyses run(llvm::Module &module, llvm::ModuleAnalysisManager &);
+    LowerNvvmPass(LoweringState &state, LoweringOptions options)
+        : state_(state), options_(options) {}
+    llvm::PreservedAnalyses run(llvm::Module &module, llvm::ModuleAnalysisManager &);
 
 private:
-	LoweringState &state_;
-	LoweringOptions options_;
+    LoweringState &state_;
+    LoweringOptions options_;
 };
 
 class FlattenAddressSpacesPass : public llvm::PassInfoMixin<FlattenAddressSpacesPass> {
 public:
-	explicit FlattenAddressSpacesPass(LoweringState &state) : state_(state) {}
-	llvm::PreservedAnalyses run(llvm::Module &module, llvm::ModuleAnalysisManager &);
+    explicit FlattenAddressSpacesPass(LoweringState &state) : state_(state) {}
+    llvm::PreservedAnalyses run(llvm::Module &module, llvm::ModuleAnalysisManager &);
 
 private:
-	LoweringState &state_;
+    LoweringState &state_;
 };
 
 class KernelEntriesPass : public llvm::PassInfoMixin<KernelEntriesPass> {
 public:
-	explicit KernelEntriesPass(LoweringState &state) : state_(state) {}
-	llvm::PreservedAnalyses run(llvm::Module &module, llvm::ModuleAnalysisManager &);
+    explicit KernelEntriesPass(LoweringState &state) : state_(state) {}
+    llvm::PreservedAnalyses run(llvm::Module &module, llvm::ModuleAnalysisManager &);
 
 private:
-	LoweringState &state_;
+    LoweringState &state_;
 };
 
 class KernelTablePass : public llvm::PassInfoMixin<KernelTablePass> {
 public:
-	KernelTablePass(LoweringState &state, LoweringOptions options) : state_(state), options_(options) {}
-	llvm::PreservedAnalyses run(llvm::Module &module, llvm::ModuleAnalysisManager &);
+    KernelTablePass(LoweringState &state, LoweringOptions options)
+        : state_(state), options_(options) {}
+    llvm::PreservedAnalyses run(llvm::Module &module, llvm::ModuleAnalysisManager &);
 
 private:
-	LoweringState &state_;
-	LoweringOptions options_;
+    LoweringState &state_;
+    LoweringOptions options_;
 };
 
 class RetargetPass : public llvm::PassInfoMixin<RetargetPass> {
 public:
-	explicit RetargetPass(LoweringState &state) : state_(state) {}
-	llvm::PreservedAnalyses run(llvm::Module &module, llvm::ModuleAnalysisManager &);
+    explicit RetargetPass(LoweringState &state) : state_(state) {}
+    llvm::PreservedAnalyses run(llvm::Module &module, llvm::ModuleAnalysisManager &);
 
 private:
-	LoweringState &state_;
+    LoweringState &state_;
 };
 
 class MergeWarpSyncsPass : public llvm::PassInfoMixin<MergeWarpSyncsPass> {
 public:
-	explicit MergeWarpSyncsPass(LoweringState &state) : state_(state) {}
-	llvm::PreservedAnalyses run(llvm::Module &module, llvm::ModuleAnalysisManager &);
+    explicit MergeWarpSyncsPass(LoweringState &state) : state_(state) {}
+    llvm::PreservedAnalyses run(llvm::Module &module, llvm::ModuleAnalysisManager &);
 
 private:
-	LoweringState &state_;
+    LoweringState &state_;
 };
 
 class NativeAtomicsPass : public llvm::PassInfoMixin<NativeAtomicsPass> {
 public:
-	NativeAtomicsPass(LoweringState &state, LoweringOptions options) : state_(state), options_(options) {}
-	llvm::PreservedAnalyses run(llvm::Module &module, llvm::ModuleAnalysisManager &);
+    NativeAtomicsPass(LoweringState &state, LoweringOptions options)
+        : state_(state), options_(options) {}
+    llvm::PreservedAnalyses run(llvm::Module &module, llvm::ModuleAnalysisManager &);
 
 private:
-	LoweringState &state_;
-	LoweringOptions options_;
+    LoweringState &state_;
+    LoweringOptions options_;
 };
 
 // What each pass does, callable on a module directly (the unit tests'
@@ -202,7 +205,7 @@ llvm::Expected<SharedLayout> flattenAddressSpaces(llvm::Module &module);
 // simt-kernel-entries: adds an entry wrapper per kernel and returns the
 // kernels in table order.
 llvm::Expected<std::vector<KernelInfo>> buildKernelEntries(llvm::Module &module,
-							   const SharedLayout &shared);
+                                                           const SharedLayout &shared);
 
 // simt-kernel-table: serialises the kernel table (struct
 // simtgpu_ktab_header and friends) and places it in the module as a
