@@ -103,6 +103,7 @@ public:
     // (null when this LLVM has no RISC-V target).
     llvm::TargetMachine *machine();
 
+    // A pass's refusal, collected or diagnosed as the constructor said.
     void refuse(llvm::Module &module, llvm::Error error);
     // After a refusal the passes leave the module alone: it is no longer
     // what the passes after the refusing one expect.
@@ -117,7 +118,7 @@ private:
     std::unique_ptr<llvm::TargetMachine> own_machine_;
 };
 
-// Registers every pass above under its simt- name (NAME, or NAME<simt_N>
+// Registers every pass below under its simt- name (NAME, or NAME<simt_N>
 // for the passes that depend on the architecture) with `builder`'s
 // pipeline parser. The passes share `state`, which must outlive them.
 void registerSimtPasses(llvm::PassBuilder &builder, LoweringState &state);
