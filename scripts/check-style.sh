@@ -4,6 +4,8 @@
 #                              linux-source package of the guest kernel)
 #   qemu-device/               QEMU's scripts/checkpatch.pl (from the QEMU
 #                              source that scripts/build-qemu.sh unpacked)
+#   C++ of compiler/           clang-format-16 (Debian's, as LLVM 16) with the
+#                              root .clang-format: no change to make
 # Prints one line per file and "style: N passed, N failed"; exits non-zero
 # when a file has an error, a warning or (Linux --strict) a check.
 #
@@ -80,6 +82,29 @@ if qemu=$("$top/scripts/build-qemu.sh" --print-path 2>/dev/null); then
 else
 	failed=$((failed + 1))
 	echo "FAIL qemu: no up-to-date QEMU build (run scripts/build-qemu.sh)"
+fi
+
+# C++ folders that follow the root .clang-format, kept so. Not the device
+# headers of compiler/include, which keep the include order of clang's CUDA
+# wrapper that SortIncludes would change, nor the driver tests' inputs,
+# whose lines and columns the tests check.
+clang_format=clang-format-16
+if command -v "$clang_format" >/dev/null; then
+	mapfile -t files < <(cd "$top" && git ls-files -- 'compiler/src/*.cpp' 'compiler/src/*.h' \
+		'compiler/tools/*.cpp' 'compiler/unittests/*.cpp' ':!compiler/unittests/inputs')
+	for f in "${files[@]}"; do
+		if out=$(cd "$top" && "$clang_format" --dry-run -Werror "$f" 2>&1); then
+			passed=$((passed + 1))
+			echo "ok   clang-format $f"
+		else
+			failed=$((failed + 1))
+			echo "FAIL clang-format $f (fix: $clang_format -i $f)"
+			grep -E 'error:' <<<"$out" | head -5 | sed 's/^/    /'
+		fi
+	done
+else
+	failed=$((failed + 1))
+	echo "FAIL clang-format: no $clang_format (scripts/install-deps.sh installs it)"
 fi
 
 echo "style: $passed passed, $failed failed"

@@ -11,6 +11,10 @@ PACKAGES=(
 	# compiler: Debian's LLVM 16 as libraries and tools
 	clang-16 libclang-16-dev llvm-16-dev lld-16 liblld-16-dev
 	libclang-rt-16-dev
+	# opt, lit and FileCheck: the tests of simtcc's passes (compiler/test)
+	llvm-16 llvm-16-tools
+	# C++ formatting by the root .clang-format (scripts/check-style.sh)
+	clang-format-16
 	# device libm for RISC-V
 	picolibc-riscv64-unknown-elf
 	# differential testing of the ISA against an independent RV64 model

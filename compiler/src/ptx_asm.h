@@ -25,10 +25,10 @@ bool isPtxSpecialRegister(llvm::StringRef name);
 // none. Basic asm (no operands) keeps its `%`s: there clang reads them as
 // text already.
 std::optional<std::string> escapePtxSpecialRegisters(llvm::StringRef preprocessed,
-						     const clang::LangOptions &language);
+                                                     const clang::LangOptions &language);
 
 // Every inline PTX statement of the device module rewritten as IR and
-// llvm.nvvm.* intrinsics (ptx_translate.cpp), before lowerNvvmIntrinsics;
+// llvm.nvvm.* intrinsics (ptx_translate.cpp), before simt-lower-nvvm;
 // an error naming the instruction and its source location for PTX that is
 // not translated. Single statements the NVVM lowering maps itself (barriers,
 // activemask, nanosleep, trap) and RISC-V assembly

@@ -19,15 +19,15 @@ namespace simtcc {
 // One parsed statement `vOP{2,4}.dtype.atype.btype{.sat}{.add} d, a, b, c;`
 // (vset: `vset{2,4}.atype.btype.cmp{.add} d, a, b, c;`).
 struct PtxSimdVideo {
-	enum class Op { Add, Sub, AbsDiff, Min, Max, Average, Set };
-	enum class Compare { Eq, Ne, Lt, Le, Gt, Ge };
-	Op op;
-	unsigned lanes;        // 2 (halfwords) or 4 (bytes)
-	bool operands_signed;  // atype/btype .s32
-	bool result_signed;    // dtype .s32 (where saturation clamps)
-	bool saturate = false; // .sat: clamp each lane to the result type
-	bool accumulate = false; // .add: d = c + the sum of the lanes' results
-	Compare compare = Compare::Eq;
+    enum class Op { Add, Sub, AbsDiff, Min, Max, Average, Set };
+    enum class Compare { Eq, Ne, Lt, Le, Gt, Ge };
+    Op op;
+    unsigned lanes;          // 2 (halfwords) or 4 (bytes)
+    bool operands_signed;    // atype/btype .s32
+    bool result_signed;      // dtype .s32 (where saturation clamps)
+    bool saturate = false;   // .sat: clamp each lane to the result type
+    bool accumulate = false; // .add: d = c + the sum of the lanes' results
+    Compare compare = Compare::Eq;
 };
 
 // True when `text` (an inline-asm template) is a SIMD video instruction,
@@ -41,6 +41,6 @@ std::optional<PtxSimdVideo> parsePtxSimdVideo(llvm::StringRef text, std::string 
 
 // d for the 32-bit words a, b, c.
 llvm::Value *emitPtxSimdVideo(llvm::IRBuilder<> &b, const PtxSimdVideo &insn, llvm::Value *a,
-			      llvm::Value *bw, llvm::Value *c);
+                              llvm::Value *bw, llvm::Value *c);
 
 } // namespace simtcc
