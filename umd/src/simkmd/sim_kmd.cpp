@@ -397,6 +397,9 @@ struct FileState {
     std::map<uint32_t, std::shared_ptr<Syncobj>> syncobjs;
     uint32_t next_syncobj = 1;
     std::map<uint32_t, std::shared_ptr<Queue>> queues;
+    // Queues being destroyed: their ids are refused already, but the
+    // scheduler still runs the jobs they had (drm_sched_entity_destroy).
+    std::vector<std::shared_ptr<Queue>> draining;
     uint32_t next_queue = 1;
 };
 
@@ -466,6 +469,16 @@ private:
     }
     void push_job(const std::shared_ptr<Job> &job);
     unsigned pick_ring(const Queue &queue);
+    // Every queue the scheduler serves: each file's, and those being destroyed.
+    template <class Fn> void for_each_queue(Fn &&fn)
+    {
+        for (FileState *f : files_) {
+            for (auto &[id, queue] : f->queues)
+                fn(*queue);
+            for (auto &queue : f->draining)
+                fn(*queue);
+        }
+    }
     uint64_t ring_progress(unsigned index);
     void check_timeouts();
     void reset_after_hang(unsigned hung_ring);
@@ -1221,10 +1234,10 @@ unsigned SimDevice::pick_ring(const Queue &queue) {
     uint32_t load[SIMTGPU_NUM_RINGS] = {};
     for (unsigned i = 0; i < SIMTGPU_NUM_RINGS; ++i)
         load[i] = uint32_t(rings_[i].running.size());
-    for (FileState *f : files_)
-        for (auto &[id, q] : f->queues)
-            if (q->unfinished)
-                ++load[q->ring];
+    for_each_queue([&](Queue &q) {
+        if (q.unfinished)
+            ++load[q.ring];
+    });
     return simtgpu_pick_ring(queue.priority, load);
 }
 
@@ -1262,8 +1275,12 @@ int SimDevice::queue_destroy(FileState *f, drm_simtgpu_queue_destroy *a,
         return -ENOENT;
     std::shared_ptr<Queue> queue = it->second;
     f->queues.erase(it);
-    // Like drm_sched_entity_destroy: the queue's submitted jobs still run.
+    // Like drm_sched_entity_destroy: the queue's submitted jobs still run,
+    // waiting ones included, so the scheduler must still see the queue.
+    f->draining.push_back(queue);
+    wake_scheduler();
     done_.wait(lock, [&] { return queue->unfinished == 0; });
+    f->draining.erase(std::find(f->draining.begin(), f->draining.end(), queue));
     return 0;
 }
 
@@ -1571,9 +1588,7 @@ void SimDevice::push_job(const std::shared_ptr<Job> &job) {
 void SimDevice::push_ready_jobs() {
     // Higher priority queues go first when rings are short of space.
     std::vector<Queue *> queues;
-    for (FileState *f : files_)
-        for (auto &[id, queue] : f->queues)
-            queues.push_back(queue.get());
+    for_each_queue([&](Queue &queue) { queues.push_back(&queue); });
     std::stable_sort(queues.begin(), queues.end(),
                      [](Queue *a, Queue *b) { return a->priority > b->priority; });
     for (Queue *queue : queues) {
