@@ -29,6 +29,8 @@ PACKAGES=(
 	libomp-16-dev
 	# Thrust and CUB 1.17.2 as Debian ships them, used unmodified (docs/libraries.md)
 	libthrust-dev libcub-dev
+	# the reference cuBLAS is tested against: netlib BLAS with its CBLAS header (cblas.h)
+	libblas-dev
 )
 
 missing=()
