@@ -63,8 +63,10 @@ ArgCheck &ArgCheck::fail(cublasStatus_t status, const char *format, ...) {
 ArgCheck &ArgCheck::op(const char *name, cublasOperation_t value, bool conjugate_allowed) {
     if (value == CUBLAS_OP_N || value == CUBLAS_OP_T || (conjugate_allowed && value == CUBLAS_OP_C))
         return *this;
-    return fail(CUBLAS_STATUS_INVALID_VALUE, "%s = %d is invalid: use CUBLAS_OP_N, CUBLAS_OP_T%s",
-                name, (int)value, conjugate_allowed ? " or CUBLAS_OP_C" : "");
+    return fail(CUBLAS_STATUS_INVALID_VALUE, "%s = %d is invalid: use %s", name, (int)value,
+                conjugate_allowed ? "CUBLAS_OP_N, CUBLAS_OP_T or CUBLAS_OP_C"
+                                  : "CUBLAS_OP_N or CUBLAS_OP_T (this routine is symmetric, "
+                                    "not Hermitian)");
 }
 
 ArgCheck &ArgCheck::fill(const char *name, cublasFillMode_t value) {

@@ -50,11 +50,52 @@ __device__ inline cuDoubleComplex multiply_add(cuDoubleComplex acc, cuDoubleComp
 // of C, rows ti + r * (BM / kThreadTile) and columns tj + c * (BN /
 // kThreadTile), so a warp reads consecutive shared words of A's tile and
 // broadcasts B's. Tiles of A (BM x BK) and B (BK x BN) are staged in shared
-// memory in the compute type, converted once on the way in.
+// memory in the compute type, converted once on the way in; B's rows are
+// padded by one element so that its column-wise stores hit distinct banks.
+// The next tiles' elements are loaded into registers while the current ones
+// are multiplied, so the global loads' latency hides behind the arithmetic.
 constexpr int kThreadTile = 4;
 
 template <int BM, int BN> constexpr int gemm_threads() {
     return (BM / kThreadTile) * (BN / kThreadTile);
+}
+
+// An element as raw bits while it waits in a register: integer registers
+// for the real types, which leaves the floating-point ones to the
+// accumulators. Conjugation waits until the element is staged.
+template <class T> struct RawBits {
+    using type = T;
+};
+template <> struct RawBits<float> {
+    using type = uint32_t;
+};
+template <> struct RawBits<double> {
+    using type = uint64_t;
+};
+template <> struct RawBits<__half> {
+    using type = uint16_t;
+};
+template <> struct RawBits<__nv_bfloat16> {
+    using type = uint16_t;
+};
+template <> struct RawBits<cuComplex> {
+    using type = uint64_t;
+};
+
+template <class T>
+__device__ inline typename RawBits<T>::type load_raw(const T *base, const MatrixView &v,
+                                                     long long i, long long j) {
+    using Raw = typename RawBits<T>::type;
+    return reinterpret_cast<const Raw *>(base)[i * v.row_stride + j * v.col_stride];
+}
+
+template <class Tc, class T>
+__device__ inline Tc from_raw(typename RawBits<T>::type raw, bool conjugate) {
+    T x;
+    __builtin_memcpy(&x, &raw, sizeof x);
+    if constexpr (is_complex<T>)
+        x = conjugate ? conj(x) : x;
+    return convert<Tc>(x);
 }
 
 template <class TA, class TB, class TC, class Tc, class TS, int BM, int BN, int BK>
@@ -62,45 +103,81 @@ __global__ void __launch_bounds__(gemm_threads<BM, BN>())
     gemm_kernel(GemmParams<TA, TB, TC, TS> p) {
     constexpr int TX = BM / kThreadTile, NT = gemm_threads<BM, BN>();
     constexpr int TY = BN / kThreadTile;
+    constexpr int kAPerThread = BM * BK / NT, kBPerThread = BK * BN / NT;
+    static_assert(NT % BM == 0 && NT % BK == 0 && BM * BK % NT == 0 && BK * BN % NT == 0,
+                  "each thread loads whole rows' shares of the tiles");
     __shared__ Tc a_tile[BK][BM];
-    __shared__ Tc b_tile[BK][BN];
+    __shared__ Tc b_tile[BK][BN + 1];
     const int tid = threadIdx.x, ti = tid % TX, tj = tid / TX;
     const long long row0 = (long long)blockIdx.x * BM, col0 = (long long)blockIdx.y * BN;
     const Tc alpha = convert<Tc>(p.alpha.get()), beta = convert<Tc>(p.beta.get());
+    // This thread's first element of each tile, through a volatile once per
+    // kernel: otherwise the compiler sees the tiles' fixed shared addresses,
+    // hoists all BK x 8 element addresses out of the loop and spills them
+    // (a stack load before every shared load); from an opaque base each
+    // access is one load with an immediate offset.
+    volatile uintptr_t opaque_a = (uintptr_t)&a_tile[0][ti], opaque_b = (uintptr_t)&b_tile[0][tj];
+    const Tc *a_column = (const Tc *)opaque_a, *b_row = (const Tc *)opaque_b;
 
     for (int batch = blockIdx.z; batch < p.batch_count; batch += gridDim.z) {
         const TA *A = p.A_array ? p.A_array[batch] : p.A + batch * p.stride_a;
         const TB *B = p.B_array ? p.B_array[batch] : p.B + batch * p.stride_b;
         TC *C = p.C_array ? p.C_array[batch] : p.C + batch * p.stride_c;
+        // alpha = 0: A and B are not read (BLAS), C = beta C.
+        const int k = is_zero(alpha) ? 0 : p.k;
+        typename RawBits<TA>::type a_next[kAPerThread];
+        typename RawBits<TB>::type b_next[kBPerThread];
+        // This thread's share of a tile: A's in one row (i_a) at every
+        // (NT / BM)-th column from k_a, B's in one row (k_b) at every
+        // (NT / BK)-th column from j_b; coalesced for op N.
+        const int i_a = tid % BM, k_a = tid / BM, k_b = tid % BK, j_b = tid / BK;
+        const bool row_a_inside = row0 + i_a < p.m;
+        const TA *a_row = A + (row0 + i_a) * p.a_view.row_stride;
+        const TB *b_base = B + (col0 + j_b) * p.b_view.col_stride;
+        auto fetch = [&](int k0) __attribute__((always_inline)) {
+#pragma unroll
+            for (int q = 0; q < kAPerThread; ++q) {
+                const long long gk = k0 + k_a + q * (NT / BM);
+                a_next[q] = row_a_inside && gk < k ? load_raw(a_row, p.a_view, 0, gk)
+                                                   : typename RawBits<TA>::type{};
+            }
+            const long long gk = k0 + k_b;
+#pragma unroll
+            for (int q = 0; q < kBPerThread; ++q) {
+                const long long gj = col0 + j_b + q * (NT / BK);
+                b_next[q] = gk < k && gj < p.n ? load_raw(b_base, p.b_view, gk, q * (NT / BK))
+                                               : typename RawBits<TB>::type{};
+            }
+        };
+        auto stage = [&]() __attribute__((always_inline)) {
+#pragma unroll
+            for (int q = 0; q < kAPerThread; ++q)
+                a_tile[k_a + q * (NT / BM)][i_a] = from_raw<Tc, TA>(a_next[q], p.a_view.conjugate);
+#pragma unroll
+            for (int q = 0; q < kBPerThread; ++q)
+                b_tile[k_b][j_b + q * (NT / BK)] = from_raw<Tc, TB>(b_next[q], p.b_view.conjugate);
+        };
+
         Tc acc[kThreadTile][kThreadTile];
         for (int r = 0; r < kThreadTile; ++r)
             for (int c = 0; c < kThreadTile; ++c)
                 acc[r][c] = zero<Tc>();
-        // alpha = 0: A and B are not read (BLAS), C = beta C.
-        const int k = is_zero(alpha) ? 0 : p.k;
+        if (k > 0)
+            fetch(0);
         for (int k0 = 0; k0 < k; k0 += BK) {
-            for (int e = tid; e < BM * BK; e += NT) {
-                const int i = e % BM, kk = e / BM;
-                const long long gi = row0 + i, gk = k0 + kk;
-                a_tile[kk][i] = gi < p.m && gk < k ? convert<Tc>(element(A, p.a_view, gi, gk))
-                                                   : zero<Tc>();
-            }
-            for (int e = tid; e < BK * BN; e += NT) {
-                const int kk = e % BK, j = e / BK;
-                const long long gk = k0 + kk, gj = col0 + j;
-                b_tile[kk][j] = gk < k && gj < p.n ? convert<Tc>(element(B, p.b_view, gk, gj))
-                                                   : zero<Tc>();
-            }
+            stage();
             __syncthreads();
+            if (k0 + BK < k)
+                fetch(k0 + BK);
 #pragma unroll
             for (int kk = 0; kk < BK; ++kk) {
                 Tc a[kThreadTile], b[kThreadTile];
 #pragma unroll
                 for (int r = 0; r < kThreadTile; ++r)
-                    a[r] = a_tile[kk][ti + r * TX];
+                    a[r] = a_column[kk * BM + r * TX];
 #pragma unroll
                 for (int c = 0; c < kThreadTile; ++c)
-                    b[c] = b_tile[kk][tj + c * TY];
+                    b[c] = b_row[kk * (BN + 1) + c * TY];
 #pragma unroll
                 for (int r = 0; r < kThreadTile; ++r)
 #pragma unroll
@@ -200,7 +277,7 @@ cublasStatus_t launch_gemm(const GemmCall &call) {
         (long long)((call.m + 63) / 64) * ((call.n + 63) / 64) * call.batch_count;
     if (big_tiles >= call.handle->sm_count)
         return launch_tiles<TA, TB, TC, Tc, TS, 64, 64, 16>(call, p);
-    return launch_tiles<TA, TB, TC, Tc, TS, 32, 32, 16>(call, p);
+    return launch_tiles<TA, TB, TC, Tc, TS, 32, 32, 8>(call, p);
 }
 
 // cuBLAS's checks of a GEMM's arguments, in its order.
