@@ -76,15 +76,9 @@ cublasStatus_t copy_result_to_host(const char *function, cublasHandle_t handle, 
 
 // ---- Arithmetic over the element types ----
 
-template <class T> struct RealOf {
-    using type = T;
-};
-template <> struct RealOf<cuComplex> {
-    using type = float;
-};
-template <> struct RealOf<cuDoubleComplex> {
-    using type = double;
-};
+template <class T> struct RealOf { using type = T; };
+template <> struct RealOf<cuComplex> { using type = float; };
+template <> struct RealOf<cuDoubleComplex> { using type = double; };
 template <class T> using real_t = typename RealOf<T>::type;
 
 template <class T> inline constexpr bool is_complex = false;
@@ -115,19 +109,25 @@ __host__ __device__ inline cuComplex operator*(float a, cuComplex b) {
 __host__ __device__ inline cuDoubleComplex operator*(double a, cuDoubleComplex b) {
     return make_cuDoubleComplex(a * b.x, a * b.y);
 }
-__host__ __device__ inline cuComplex operator/(cuComplex a, cuComplex b) { return cuCdivf(a, b); }
+__host__ __device__ inline cuComplex operator/(cuComplex a, cuComplex b) {
+    return cuCdivf(a, b);
+}
 __host__ __device__ inline cuDoubleComplex operator/(cuDoubleComplex a, cuDoubleComplex b) {
     return cuCdiv(a, b);
 }
 
-template <class T> __host__ __device__ inline T zero() { return T(0); }
+template <class T> __host__ __device__ inline T zero() {
+    return T(0);
+}
 template <> __host__ __device__ inline cuComplex zero<cuComplex>() {
     return make_cuFloatComplex(0, 0);
 }
 template <> __host__ __device__ inline cuDoubleComplex zero<cuDoubleComplex>() {
     return make_cuDoubleComplex(0, 0);
 }
-template <class T> __host__ __device__ inline T one() { return T(1); }
+template <class T> __host__ __device__ inline T one() {
+    return T(1);
+}
 template <> __host__ __device__ inline cuComplex one<cuComplex>() {
     return make_cuFloatComplex(1, 0);
 }
@@ -135,21 +135,45 @@ template <> __host__ __device__ inline cuDoubleComplex one<cuDoubleComplex>() {
     return make_cuDoubleComplex(1, 0);
 }
 
-__host__ __device__ inline float conj(float x) { return x; }
-__host__ __device__ inline double conj(double x) { return x; }
-__host__ __device__ inline cuComplex conj(cuComplex x) { return cuConjf(x); }
-__host__ __device__ inline cuDoubleComplex conj(cuDoubleComplex x) { return cuConj(x); }
+__host__ __device__ inline float conj(float x) {
+    return x;
+}
+__host__ __device__ inline double conj(double x) {
+    return x;
+}
+__host__ __device__ inline cuComplex conj(cuComplex x) {
+    return cuConjf(x);
+}
+__host__ __device__ inline cuDoubleComplex conj(cuDoubleComplex x) {
+    return cuConj(x);
+}
 
-__host__ __device__ inline bool is_zero(float x) { return x == 0.0f; }
-__host__ __device__ inline bool is_zero(double x) { return x == 0.0; }
-__host__ __device__ inline bool is_zero(cuComplex x) { return x.x == 0.0f && x.y == 0.0f; }
-__host__ __device__ inline bool is_zero(cuDoubleComplex x) { return x.x == 0.0 && x.y == 0.0; }
+__host__ __device__ inline bool is_zero(float x) {
+    return x == 0.0f;
+}
+__host__ __device__ inline bool is_zero(double x) {
+    return x == 0.0;
+}
+__host__ __device__ inline bool is_zero(cuComplex x) {
+    return x.x == 0.0f && x.y == 0.0f;
+}
+__host__ __device__ inline bool is_zero(cuDoubleComplex x) {
+    return x.x == 0.0 && x.y == 0.0;
+}
 
 // |Re x| + |Im x|: what BLAS's asum and i?amax measure.
-__host__ __device__ inline float abs1(float x) { return fabsf(x); }
-__host__ __device__ inline double abs1(double x) { return fabs(x); }
-__host__ __device__ inline float abs1(cuComplex x) { return fabsf(x.x) + fabsf(x.y); }
-__host__ __device__ inline double abs1(cuDoubleComplex x) { return fabs(x.x) + fabs(x.y); }
+__host__ __device__ inline float abs1(float x) {
+    return fabsf(x);
+}
+__host__ __device__ inline double abs1(double x) {
+    return fabs(x);
+}
+__host__ __device__ inline float abs1(cuComplex x) {
+    return fabsf(x.x) + fabsf(x.y);
+}
+__host__ __device__ inline double abs1(cuDoubleComplex x) {
+    return fabs(x.x) + fabs(x.y);
+}
 
 // Conversions between storage and compute types (GemmEx; the same type is a copy).
 template <class To> struct Convert {
@@ -205,8 +229,8 @@ inline MatrixView op_view(cublasOperation_t op, int ld) {
     v.conjugate = op == CUBLAS_OP_C || op == CUBLAS_OP_CONJG;
     return v;
 }
-template <class T> __device__ inline T element(const T *base, const MatrixView &v, long long i,
-                                               long long j) {
+template <class T>
+__device__ inline T element(const T *base, const MatrixView &v, long long i, long long j) {
     const T x = base[i * v.row_stride + j * v.col_stride];
     if constexpr (is_complex<T>)
         return v.conjugate ? conj(x) : x;

@@ -219,7 +219,9 @@ cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value) {
                   (int)type);
 }
 
-size_t cublasGetCudartVersion(void) { return CUDART_VERSION; }
+size_t cublasGetCudartVersion(void) {
+    return CUDART_VERSION;
+}
 
 cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace,
                                      size_t workspaceSizeInBytes) {
@@ -385,19 +387,20 @@ namespace {
 // rows x cols elements of elem_size bytes, the source's columns ld_src
 // elements apart and the destination's ld_dst; a vector is rows = 1 with
 // its increments as leading dimensions.
-cublasStatus_t copy_matrix(const char *function, int rows, int cols, int elem_size,
-                           const void *src, int ld_src, const char *ld_src_name, void *dst,
-                           int ld_dst, const char *ld_dst_name, bool is_vector,
-                           cudaStream_t stream, bool async) {
+cublasStatus_t copy_matrix(const char *function, int rows, int cols, int elem_size, const void *src,
+                           int ld_src, const char *ld_src_name, void *dst, int ld_dst,
+                           const char *ld_dst_name, bool is_vector, cudaStream_t stream,
+                           bool async) {
     if (is_vector && cols < 0)
-        return report(CUBLAS_STATUS_INVALID_VALUE, function, "n = %d is invalid: it must be 0 or more",
-                      cols);
+        return report(CUBLAS_STATUS_INVALID_VALUE, function,
+                      "n = %d is invalid: it must be 0 or more", cols);
     if (rows < 0 || cols < 0)
         return report(CUBLAS_STATUS_INVALID_VALUE, function,
                       "rows = %d, cols = %d: both must be 0 or more", rows, cols);
     if (elem_size <= 0)
         return report(CUBLAS_STATUS_INVALID_VALUE, function,
-                      "elemSize = %d is invalid: it must be the element's size in bytes", elem_size);
+                      "elemSize = %d is invalid: it must be the element's size in bytes",
+                      elem_size);
     if (is_vector) {
         if (ld_src <= 0 || ld_dst <= 0)
             return report(CUBLAS_STATUS_INVALID_VALUE, function,
@@ -432,25 +435,25 @@ extern "C" {
 // A vector of n elements with increment inc is n columns of one element, inc elements apart.
 cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr,
                                int incy) {
-    return copy_matrix("cublasSetVector", 1, n, elemSize, x, incx, "incx", devicePtr, incy,
-                       "incy", true, 0, false);
+    return copy_matrix("cublasSetVector", 1, n, elemSize, x, incx, "incx", devicePtr, incy, "incy",
+                       true, 0, false);
 }
 
 cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy) {
-    return copy_matrix("cublasGetVector", 1, n, elemSize, x, incx, "incx", y, incy, "incy", true,
-                       0, false);
+    return copy_matrix("cublasGetVector", 1, n, elemSize, x, incx, "incx", y, incy, "incy", true, 0,
+                       false);
 }
 
 cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B,
                                int ldb) {
-    return copy_matrix("cublasSetMatrix", rows, cols, elemSize, A, lda, "lda", B, ldb, "ldb",
-                       false, 0, false);
+    return copy_matrix("cublasSetMatrix", rows, cols, elemSize, A, lda, "lda", B, ldb, "ldb", false,
+                       0, false);
 }
 
 cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B,
                                int ldb) {
-    return copy_matrix("cublasGetMatrix", rows, cols, elemSize, A, lda, "lda", B, ldb, "ldb",
-                       false, 0, false);
+    return copy_matrix("cublasGetMatrix", rows, cols, elemSize, A, lda, "lda", B, ldb, "ldb", false,
+                       0, false);
 }
 
 cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr, int incx,

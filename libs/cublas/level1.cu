@@ -15,7 +15,8 @@ __global__ void axpy_kernel(int n, Scalar<TS> alpha, const T *x, int incx, T *y,
     const TS a = alpha.get();
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x)
-        y[vector_offset(i, n, incy)] = y[vector_offset(i, n, incy)] + a * x[vector_offset(i, n, incx)];
+        y[vector_offset(i, n, incy)] =
+            y[vector_offset(i, n, incy)] + a * x[vector_offset(i, n, incx)];
 }
 
 template <class T, class TS> __global__ void scal_kernel(int n, Scalar<TS> alpha, T *x, int incx) {
@@ -182,7 +183,7 @@ __global__ void __launch_bounds__(kBlockThreads)
 // Where a reduction writes: the user's pointer in device mode, else the scratch.
 template <class R> R *result_target(cublasHandle_t handle, R *result) {
     return handle->pointer_mode == CUBLAS_POINTER_MODE_DEVICE ? result
-                                                               : (R *)handle->result_scratch;
+                                                              : (R *)handle->result_scratch;
 }
 
 // A reduction over nothing: 0 written where the result goes.
@@ -212,8 +213,8 @@ cublasStatus_t finish_reduction(const char *function, cublasHandle_t handle, R *
 }
 
 template <class T, class TS>
-cublasStatus_t axpy(const char *function, cublasHandle_t handle, int n, const TS *alpha,
-                    const T *x, int incx, T *y, int incy) {
+cublasStatus_t axpy(const char *function, cublasHandle_t handle, int n, const TS *alpha, const T *x,
+                    int incx, T *y, int incy) {
     ArgCheck check(function, handle);
     check.pointer("alpha", alpha).increment("incx", incx).increment("incy", incy);
     if (!check.ok())
@@ -246,8 +247,8 @@ cublasStatus_t scal(const char *function, cublasHandle_t handle, int n, const TS
 }
 
 template <class T>
-cublasStatus_t copy(const char *function, cublasHandle_t handle, int n, const T *x, int incx,
-                    T *y, int incy) {
+cublasStatus_t copy(const char *function, cublasHandle_t handle, int n, const T *x, int incx, T *y,
+                    int incy) {
     ArgCheck check(function, handle);
     check.increment("incx", incx).increment("incy", incy);
     if (!check.ok() || n <= 0)
@@ -431,12 +432,12 @@ cublasStatus_t cublasDaxpy_v2(cublasHandle_t h, int n, const double *a, const do
                               double *y, int incy) {
     return axpy("cublasDaxpy_v2", h, n, a, x, incx, y, incy);
 }
-cublasStatus_t cublasCaxpy_v2(cublasHandle_t h, int n, const cxf *a, const cxf *x, int incx,
-                              cxf *y, int incy) {
+cublasStatus_t cublasCaxpy_v2(cublasHandle_t h, int n, const cxf *a, const cxf *x, int incx, cxf *y,
+                              int incy) {
     return axpy("cublasCaxpy_v2", h, n, a, x, incx, y, incy);
 }
-cublasStatus_t cublasZaxpy_v2(cublasHandle_t h, int n, const cxd *a, const cxd *x, int incx,
-                              cxd *y, int incy) {
+cublasStatus_t cublasZaxpy_v2(cublasHandle_t h, int n, const cxd *a, const cxd *x, int incx, cxd *y,
+                              int incy) {
     return axpy("cublasZaxpy_v2", h, n, a, x, incx, y, incy);
 }
 

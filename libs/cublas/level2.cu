@@ -33,14 +33,15 @@ __global__ void ger_kernel(int m, int n, Scalar<T> alpha_arg, const T *x, int in
          e += (long long)gridDim.x * blockDim.x) {
         const long long i = e % m, j = e / m;
         const T yj = y[vector_offset(j, n, incy)];
-        A[i + j * lda] = A[i + j * lda] + alpha * x[vector_offset(i, m, incx)] * (conjugate ? conj(yj) : yj);
+        A[i + j * lda] =
+            A[i + j * lda] + alpha * x[vector_offset(i, m, incx)] * (conjugate ? conj(yj) : yj);
     }
 }
 
 // y = alpha A x + beta y with A symmetric, only its uplo triangle read.
 template <class T>
-__global__ void symv_kernel(bool upper, int n, Scalar<T> alpha_arg, const T *A, int lda,
-                            const T *x, int incx, Scalar<T> beta_arg, T *y, int incy) {
+__global__ void symv_kernel(bool upper, int n, Scalar<T> alpha_arg, const T *A, int lda, const T *x,
+                            int incx, Scalar<T> beta_arg, T *y, int incy) {
     const T alpha = alpha_arg.get(), beta = beta_arg.get();
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x) {
@@ -58,16 +59,15 @@ __global__ void symv_kernel(bool upper, int n, Scalar<T> alpha_arg, const T *A, 
 
 template <class T>
 __global__ void __launch_bounds__(kBlockThreads)
-    trsv_kernel(const T *A, MatrixView a_view, bool lower, bool unit_diag, int n, T *x,
-                int incx) {
+    trsv_kernel(const T *A, MatrixView a_view, bool lower, bool unit_diag, int n, T *x, int incx) {
     T *first = x + (incx < 0 ? (long long)(n - 1) * -(long long)incx : 0);
     block_triangular_solve(A, a_view, lower, unit_diag, n, one<T>(), first, incx);
 }
 
 template <class T>
 cublasStatus_t gemv(const char *function, cublasHandle_t handle, cublasOperation_t trans, int m,
-                    int n, const T *alpha, const T *A, int lda, const T *x, int incx,
-                    const T *beta, T *y, int incy) {
+                    int n, const T *alpha, const T *A, int lda, const T *x, int incx, const T *beta,
+                    T *y, int incy) {
     ArgCheck check(function, handle);
     check.op("trans", trans)
         .nonnegative("m", m)
@@ -149,7 +149,8 @@ cublasStatus_t trsv(const char *function, cublasHandle_t handle, cublasFillMode_
     check.pointer("A", A).pointer("x", x);
     if (!check.ok())
         return check.status();
-    // op(A) is lower triangular when A is and op keeps it in place, or A is upper and op transposes.
+    // op(A) is lower triangular when A is and op keeps it in place, or A is upper and op
+    // transposes.
     const bool lower = (uplo == CUBLAS_FILL_MODE_LOWER) == (trans == CUBLAS_OP_N);
     trsv_kernel<<<1, kBlockThreads, 0, handle->stream>>>(A, op_view(trans, lda), lower,
                                                          diag == CUBLAS_DIAG_UNIT, n, x, incx);
@@ -170,9 +171,9 @@ cublasStatus_t cublasSgemv_v2(cublasHandle_t h, cublasOperation_t t, int m, int 
                               float *y, int incy) {
     return gemv("cublasSgemv_v2", h, t, m, n, a, A, lda, x, incx, b, y, incy);
 }
-cublasStatus_t cublasDgemv_v2(cublasHandle_t h, cublasOperation_t t, int m, int n,
-                              const double *a, const double *A, int lda, const double *x, int incx,
-                              const double *b, double *y, int incy) {
+cublasStatus_t cublasDgemv_v2(cublasHandle_t h, cublasOperation_t t, int m, int n, const double *a,
+                              const double *A, int lda, const double *x, int incx, const double *b,
+                              double *y, int incy) {
     return gemv("cublasDgemv_v2", h, t, m, n, a, A, lda, x, incx, b, y, incy);
 }
 cublasStatus_t cublasCgemv_v2(cublasHandle_t h, cublasOperation_t t, int m, int n, const cxf *a,
@@ -194,20 +195,20 @@ cublasStatus_t cublasDger_v2(cublasHandle_t h, int m, int n, const double *a, co
                              int incx, const double *y, int incy, double *A, int lda) {
     return ger("cublasDger_v2", h, m, n, a, x, incx, y, incy, A, lda, false);
 }
-cublasStatus_t cublasCgeru_v2(cublasHandle_t h, int m, int n, const cxf *a, const cxf *x,
-                              int incx, const cxf *y, int incy, cxf *A, int lda) {
+cublasStatus_t cublasCgeru_v2(cublasHandle_t h, int m, int n, const cxf *a, const cxf *x, int incx,
+                              const cxf *y, int incy, cxf *A, int lda) {
     return ger("cublasCgeru_v2", h, m, n, a, x, incx, y, incy, A, lda, false);
 }
-cublasStatus_t cublasCgerc_v2(cublasHandle_t h, int m, int n, const cxf *a, const cxf *x,
-                              int incx, const cxf *y, int incy, cxf *A, int lda) {
+cublasStatus_t cublasCgerc_v2(cublasHandle_t h, int m, int n, const cxf *a, const cxf *x, int incx,
+                              const cxf *y, int incy, cxf *A, int lda) {
     return ger("cublasCgerc_v2", h, m, n, a, x, incx, y, incy, A, lda, true);
 }
-cublasStatus_t cublasZgeru_v2(cublasHandle_t h, int m, int n, const cxd *a, const cxd *x,
-                              int incx, const cxd *y, int incy, cxd *A, int lda) {
+cublasStatus_t cublasZgeru_v2(cublasHandle_t h, int m, int n, const cxd *a, const cxd *x, int incx,
+                              const cxd *y, int incy, cxd *A, int lda) {
     return ger("cublasZgeru_v2", h, m, n, a, x, incx, y, incy, A, lda, false);
 }
-cublasStatus_t cublasZgerc_v2(cublasHandle_t h, int m, int n, const cxd *a, const cxd *x,
-                              int incx, const cxd *y, int incy, cxd *A, int lda) {
+cublasStatus_t cublasZgerc_v2(cublasHandle_t h, int m, int n, const cxd *a, const cxd *x, int incx,
+                              const cxd *y, int incy, cxd *A, int lda) {
     return ger("cublasZgerc_v2", h, m, n, a, x, incx, y, incy, A, lda, true);
 }
 

@@ -34,8 +34,12 @@ template <class TA, class TB, class TC, class TS> struct GemmParams {
 };
 
 // acc + a b, fused where the type has a fused multiply-add.
-__device__ inline float multiply_add(float acc, float a, float b) { return fmaf(a, b, acc); }
-__device__ inline double multiply_add(double acc, double a, double b) { return fma(a, b, acc); }
+__device__ inline float multiply_add(float acc, float a, float b) {
+    return fmaf(a, b, acc);
+}
+__device__ inline double multiply_add(double acc, double a, double b) {
+    return fma(a, b, acc);
+}
 __device__ inline cuComplex multiply_add(cuComplex acc, cuComplex a, cuComplex b) {
     return make_cuFloatComplex(fmaf(-a.y, b.y, fmaf(a.x, b.x, acc.x)),
                                fmaf(a.y, b.x, fmaf(a.x, b.y, acc.y)));
@@ -63,24 +67,12 @@ template <int BM, int BN> constexpr int gemm_threads() {
 // An element as raw bits while it waits in a register: integer registers
 // for the real types, which leaves the floating-point ones to the
 // accumulators. Conjugation waits until the element is staged.
-template <class T> struct RawBits {
-    using type = T;
-};
-template <> struct RawBits<float> {
-    using type = uint32_t;
-};
-template <> struct RawBits<double> {
-    using type = uint64_t;
-};
-template <> struct RawBits<__half> {
-    using type = uint16_t;
-};
-template <> struct RawBits<__nv_bfloat16> {
-    using type = uint16_t;
-};
-template <> struct RawBits<cuComplex> {
-    using type = uint64_t;
-};
+template <class T> struct RawBits { using type = T; };
+template <> struct RawBits<float> { using type = uint32_t; };
+template <> struct RawBits<double> { using type = uint64_t; };
+template <> struct RawBits<__half> { using type = uint16_t; };
+template <> struct RawBits<__nv_bfloat16> { using type = uint16_t; };
+template <> struct RawBits<cuComplex> { using type = uint64_t; };
 
 template <class T>
 __device__ inline typename RawBits<T>::type load_raw(const T *base, const MatrixView &v,
@@ -301,12 +293,13 @@ ArgCheck check_gemm(const GemmCall &call) {
     if (!check.ok() || call.m == 0 || call.n == 0 || call.batch_count == 0)
         return check;
     const bool batched_pointers = call.C_array != nullptr;
-    check.pointer(batched_pointers ? "Aarray" : "A", batched_pointers ? call.A_array : call.A,
-                  call.k > 0)
+    check
+        .pointer(batched_pointers ? "Aarray" : "A", batched_pointers ? call.A_array : call.A,
+                 call.k > 0)
         .pointer(batched_pointers ? "Barray" : "B", batched_pointers ? call.B_array : call.B,
                  call.k > 0)
-        .pointer(batched_pointers ? "Carray" : "C", batched_pointers ? (void *)call.C_array
-                                                                     : call.C);
+        .pointer(batched_pointers ? "Carray" : "C",
+                 batched_pointers ? (void *)call.C_array : call.C);
     return check;
 }
 
@@ -319,39 +312,60 @@ template <class TA, class TB, class TC, class Tc, class TS> cublasStatus_t gemm(
 
 template <class T>
 cublasStatus_t gemm_plain(const char *function, cublasHandle_t handle, cublasOperation_t transa,
-                          cublasOperation_t transb, int m, int n, int k, const T *alpha,
-                          const T *A, int lda, const T *B, int ldb, const T *beta, T *C,
-                          int ldc) {
-    return gemm<T, T, T, T, T>({function, handle, transa, transb, m, n, k, alpha, beta, A, nullptr,
-                                lda, 0, B, nullptr, ldb, 0, C, nullptr, ldc, 0, 1, Triangle::full,
+                          cublasOperation_t transb, int m, int n, int k, const T *alpha, const T *A,
+                          int lda, const T *B, int ldb, const T *beta, T *C, int ldc) {
+    return gemm<T, T, T, T, T>(
+        {function, handle, transa,  transb, m, n, k,       alpha, beta, A, nullptr,        lda,
+         0,        B,      nullptr, ldb,    0, C, nullptr, ldc,   0,    1, Triangle::full, false});
+}
+
+template <class T>
+cublasStatus_t gemm_batched(const char *function, cublasHandle_t handle, cublasOperation_t transa,
+                            cublasOperation_t transb, int m, int n, int k, const T *alpha,
+                            const T *const A[], int lda, const T *const B[], int ldb, const T *beta,
+                            T *const C[], int ldc, int batch_count) {
+    return gemm<T, T, T, T, T>({function,
+                                handle,
+                                transa,
+                                transb,
+                                m,
+                                n,
+                                k,
+                                alpha,
+                                beta,
+                                nullptr,
+                                (const void *const *)A,
+                                lda,
+                                0,
+                                nullptr,
+                                (const void *const *)B,
+                                ldb,
+                                0,
+                                nullptr,
+                                (void *const *)C,
+                                ldc,
+                                0,
+                                batch_count,
+                                Triangle::full,
                                 false});
 }
 
 template <class T>
-cublasStatus_t gemm_batched(const char *function, cublasHandle_t handle,
-                            cublasOperation_t transa, cublasOperation_t transb, int m, int n,
-                            int k, const T *alpha, const T *const A[], int lda,
-                            const T *const B[], int ldb, const T *beta, T *const C[], int ldc,
+cublasStatus_t gemm_strided(const char *function, cublasHandle_t handle, cublasOperation_t transa,
+                            cublasOperation_t transb, int m, int n, int k, const T *alpha,
+                            const T *A, int lda, long long stride_a, const T *B, int ldb,
+                            long long stride_b, const T *beta, T *C, int ldc, long long stride_c,
                             int batch_count) {
-    return gemm<T, T, T, T, T>({function, handle, transa, transb, m, n, k, alpha, beta, nullptr,
-                                (const void *const *)A, lda, 0, nullptr, (const void *const *)B,
-                                ldb, 0, nullptr, (void *const *)C, ldc, 0, batch_count,
-                                Triangle::full, false});
-}
-
-template <class T>
-cublasStatus_t gemm_strided(const char *function, cublasHandle_t handle,
-                            cublasOperation_t transa, cublasOperation_t transb, int m, int n,
-                            int k, const T *alpha, const T *A, int lda, long long stride_a,
-                            const T *B, int ldb, long long stride_b, const T *beta, T *C, int ldc,
-                            long long stride_c, int batch_count) {
-    return gemm<T, T, T, T, T>({function, handle, transa, transb, m, n, k, alpha, beta, A, nullptr,
-                                lda, stride_a, B, nullptr, ldb, stride_b, C, nullptr, ldc,
-                                stride_c, batch_count, Triangle::full, false});
+    return gemm<T, T, T, T, T>(
+        {function, handle,      transa,         transb, m,       n,   k,        alpha, beta,    A,
+         nullptr,  lda,         stride_a,       B,      nullptr, ldb, stride_b, C,     nullptr, ldc,
+         stride_c, batch_count, Triangle::full, false});
 }
 
 // Half precision (Hgemm): half storage and scalars, accumulated in float.
-cublasStatus_t gemm_half(GemmCall call) { return gemm<__half, __half, __half, float, __half>(call); }
+cublasStatus_t gemm_half(GemmCall call) {
+    return gemm<__half, __half, __half, float, __half>(call);
+}
 
 // ---- GemmEx: the combinations of storage and compute types CUDA allows ----
 
@@ -401,13 +415,13 @@ cublasComputeType_t table_compute_type(cublasComputeType_t compute, cudaDataType
     }
 }
 
-cublasStatus_t gemm_ex(GemmCall call, cudaDataType a_type, cudaDataType b_type,
-                       cudaDataType c_type, cublasComputeType_t compute, cublasGemmAlgo_t algo) {
+cublasStatus_t gemm_ex(GemmCall call, cudaDataType a_type, cudaDataType b_type, cudaDataType c_type,
+                       cublasComputeType_t compute, cublasGemmAlgo_t algo) {
     ArgCheck check(call.function, call.handle);
-    if (check.ok() && !(algo == CUBLAS_GEMM_DEFAULT ||
-                        (algo >= CUBLAS_GEMM_ALGO0 && algo <= CUBLAS_GEMM_ALGO23) ||
-                        (algo >= CUBLAS_GEMM_DEFAULT_TENSOR_OP &&
-                         algo <= CUBLAS_GEMM_ALGO15_TENSOR_OP)))
+    if (check.ok() &&
+        !(algo == CUBLAS_GEMM_DEFAULT ||
+          (algo >= CUBLAS_GEMM_ALGO0 && algo <= CUBLAS_GEMM_ALGO23) ||
+          (algo >= CUBLAS_GEMM_DEFAULT_TENSOR_OP && algo <= CUBLAS_GEMM_ALGO15_TENSOR_OP)))
         check.fail(CUBLAS_STATUS_INVALID_VALUE,
                    "algo = %d is invalid: use CUBLAS_GEMM_DEFAULT or a CUBLAS_GEMM_ALGO value",
                    (int)algo);
@@ -451,9 +465,30 @@ cublasStatus_t syrk(const char *function, cublasHandle_t handle, cublasFillMode_
         return check.status();
     const cublasOperation_t op = trans == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T;
     return launch_gemm<T, T, T, T, T>(
-        {function, handle, op, op, n, n, k, alpha, beta, A, nullptr, lda, 0, nullptr, nullptr, 0,
-         0, C, nullptr, ldc, 0, 1,
-         uplo == CUBLAS_FILL_MODE_LOWER ? Triangle::lower : Triangle::upper, true});
+        {function,
+         handle,
+         op,
+         op,
+         n,
+         n,
+         k,
+         alpha,
+         beta,
+         A,
+         nullptr,
+         lda,
+         0,
+         nullptr,
+         nullptr,
+         0,
+         0,
+         C,
+         nullptr,
+         ldc,
+         0,
+         1,
+         uplo == CUBLAS_FILL_MODE_LOWER ? Triangle::lower : Triangle::upper,
+         true});
 }
 
 // A block per right-hand side: a column of B (left) or a row (right).
@@ -498,9 +533,9 @@ cublasStatus_t trsm(const char *function, cublasHandle_t handle, cublasSideMode_
         lower = !lower;
     }
     const int count = left ? n : m;
-    trsm_kernel<<<count < 65535 ? count : 65535, kBlockThreads, 0, handle->stream>>>(
-        A, view, lower, diag == CUBLAS_DIAG_UNIT, left ? m : n, count,
-        scalar_argument(handle, alpha), B, left ? ldb : 1, left ? 1 : ldb);
+    trsm_kernel < <<count<65535 ? count : 65535, kBlockThreads, 0, handle->stream>>>(
+                      A, view, lower, diag == CUBLAS_DIAG_UNIT, left ? m : n, count,
+                      scalar_argument(handle, alpha), B, left ? ldb : 1, left ? 1 : ldb);
     return launched(function);
 }
 
@@ -577,9 +612,9 @@ cublasStatus_t cublasSgemm_v2(cublasHandle_t h, Op ta, Op tb, int m, int n, int 
                               float *C, int ldc) {
     return gemm_plain("cublasSgemm_v2", h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc);
 }
-cublasStatus_t cublasDgemm_v2(cublasHandle_t h, Op ta, Op tb, int m, int n, int k,
-                              const double *a, const double *A, int lda, const double *B, int ldb,
-                              const double *b, double *C, int ldc) {
+cublasStatus_t cublasDgemm_v2(cublasHandle_t h, Op ta, Op tb, int m, int n, int k, const double *a,
+                              const double *A, int lda, const double *B, int ldb, const double *b,
+                              double *C, int ldc) {
     return gemm_plain("cublasDgemm_v2", h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc);
 }
 cublasStatus_t cublasCgemm_v2(cublasHandle_t h, Op ta, Op tb, int m, int n, int k, const cxf *a,
@@ -595,14 +630,36 @@ cublasStatus_t cublasZgemm_v2(cublasHandle_t h, Op ta, Op tb, int m, int n, int 
 cublasStatus_t cublasHgemm(cublasHandle_t h, Op ta, Op tb, int m, int n, int k, const __half *a,
                            const __half *A, int lda, const __half *B, int ldb, const __half *b,
                            __half *C, int ldc) {
-    return gemm_half({"cublasHgemm", h, ta, tb, m, n, k, a, b, A, nullptr, lda, 0, B, nullptr, ldb,
-                      0, C, nullptr, ldc, 0, 1, Triangle::full, false});
+    return gemm_half({"cublasHgemm",
+                      h,
+                      ta,
+                      tb,
+                      m,
+                      n,
+                      k,
+                      a,
+                      b,
+                      A,
+                      nullptr,
+                      lda,
+                      0,
+                      B,
+                      nullptr,
+                      ldb,
+                      0,
+                      C,
+                      nullptr,
+                      ldc,
+                      0,
+                      1,
+                      Triangle::full,
+                      false});
 }
 
 cublasStatus_t cublasSgemmBatched(cublasHandle_t h, Op ta, Op tb, int m, int n, int k,
                                   const float *a, const float *const A[], int lda,
-                                  const float *const B[], int ldb, const float *b,
-                                  float *const C[], int ldc, int count) {
+                                  const float *const B[], int ldb, const float *b, float *const C[],
+                                  int ldc, int count) {
     return gemm_batched("cublasSgemmBatched", h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc,
                         count);
 }
@@ -613,17 +670,15 @@ cublasStatus_t cublasDgemmBatched(cublasHandle_t h, Op ta, Op tb, int m, int n, 
     return gemm_batched("cublasDgemmBatched", h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc,
                         count);
 }
-cublasStatus_t cublasCgemmBatched(cublasHandle_t h, Op ta, Op tb, int m, int n, int k,
-                                  const cxf *a, const cxf *const A[], int lda,
-                                  const cxf *const B[], int ldb, const cxf *b, cxf *const C[],
-                                  int ldc, int count) {
+cublasStatus_t cublasCgemmBatched(cublasHandle_t h, Op ta, Op tb, int m, int n, int k, const cxf *a,
+                                  const cxf *const A[], int lda, const cxf *const B[], int ldb,
+                                  const cxf *b, cxf *const C[], int ldc, int count) {
     return gemm_batched("cublasCgemmBatched", h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc,
                         count);
 }
-cublasStatus_t cublasZgemmBatched(cublasHandle_t h, Op ta, Op tb, int m, int n, int k,
-                                  const cxd *a, const cxd *const A[], int lda,
-                                  const cxd *const B[], int ldb, const cxd *b, cxd *const C[],
-                                  int ldc, int count) {
+cublasStatus_t cublasZgemmBatched(cublasHandle_t h, Op ta, Op tb, int m, int n, int k, const cxd *a,
+                                  const cxd *const A[], int lda, const cxd *const B[], int ldb,
+                                  const cxd *b, cxd *const C[], int ldc, int count) {
     return gemm_batched("cublasZgemmBatched", h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc,
                         count);
 }
@@ -631,9 +686,30 @@ cublasStatus_t cublasHgemmBatched(cublasHandle_t h, Op ta, Op tb, int m, int n, 
                                   const __half *a, const __half *const A[], int lda,
                                   const __half *const B[], int ldb, const __half *b,
                                   __half *const C[], int ldc, int count) {
-    return gemm_half({"cublasHgemmBatched", h, ta, tb, m, n, k, a, b, nullptr,
-                      (const void *const *)A, lda, 0, nullptr, (const void *const *)B, ldb, 0,
-                      nullptr, (void *const *)C, ldc, 0, count, Triangle::full, false});
+    return gemm_half({"cublasHgemmBatched",
+                      h,
+                      ta,
+                      tb,
+                      m,
+                      n,
+                      k,
+                      a,
+                      b,
+                      nullptr,
+                      (const void *const *)A,
+                      lda,
+                      0,
+                      nullptr,
+                      (const void *const *)B,
+                      ldb,
+                      0,
+                      nullptr,
+                      (void *const *)C,
+                      ldc,
+                      0,
+                      count,
+                      Triangle::full,
+                      false});
 }
 
 cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t h, Op ta, Op tb, int m, int n, int k,
@@ -668,16 +744,60 @@ cublasStatus_t cublasHgemmStridedBatched(cublasHandle_t h, Op ta, Op tb, int m, 
                                          const __half *a, const __half *A, int lda, long long sa,
                                          const __half *B, int ldb, long long sb, const __half *b,
                                          __half *C, int ldc, long long sc, int count) {
-    return gemm_half({"cublasHgemmStridedBatched", h, ta, tb, m, n, k, a, b, A, nullptr, lda, sa, B,
-                      nullptr, ldb, sb, C, nullptr, ldc, sc, count, Triangle::full, false});
+    return gemm_half({"cublasHgemmStridedBatched",
+                      h,
+                      ta,
+                      tb,
+                      m,
+                      n,
+                      k,
+                      a,
+                      b,
+                      A,
+                      nullptr,
+                      lda,
+                      sa,
+                      B,
+                      nullptr,
+                      ldb,
+                      sb,
+                      C,
+                      nullptr,
+                      ldc,
+                      sc,
+                      count,
+                      Triangle::full,
+                      false});
 }
 
 cublasStatus_t cublasGemmEx(cublasHandle_t h, Op ta, Op tb, int m, int n, int k, const void *a,
-                            const void *A, cudaDataType at, int lda, const void *B,
-                            cudaDataType bt, int ldb, const void *b, void *C, cudaDataType ct,
-                            int ldc, cublasComputeType_t compute, cublasGemmAlgo_t algo) {
-    return gemm_ex({"cublasGemmEx", h, ta, tb, m, n, k, a, b, A, nullptr, lda, 0, B, nullptr, ldb,
-                    0, C, nullptr, ldc, 0, 1, Triangle::full, false},
+                            const void *A, cudaDataType at, int lda, const void *B, cudaDataType bt,
+                            int ldb, const void *b, void *C, cudaDataType ct, int ldc,
+                            cublasComputeType_t compute, cublasGemmAlgo_t algo) {
+    return gemm_ex({"cublasGemmEx",
+                    h,
+                    ta,
+                    tb,
+                    m,
+                    n,
+                    k,
+                    a,
+                    b,
+                    A,
+                    nullptr,
+                    lda,
+                    0,
+                    B,
+                    nullptr,
+                    ldb,
+                    0,
+                    C,
+                    nullptr,
+                    ldc,
+                    0,
+                    1,
+                    Triangle::full,
+                    false},
                    at, bt, ct, compute, algo);
 }
 cublasStatus_t cublasGemmBatchedEx(cublasHandle_t h, Op ta, Op tb, int m, int n, int k,
@@ -685,8 +805,30 @@ cublasStatus_t cublasGemmBatchedEx(cublasHandle_t h, Op ta, Op tb, int m, int n,
                                    const void *const B[], cudaDataType bt, int ldb, const void *b,
                                    void *const C[], cudaDataType ct, int ldc, int count,
                                    cublasComputeType_t compute, cublasGemmAlgo_t algo) {
-    return gemm_ex({"cublasGemmBatchedEx", h, ta, tb, m, n, k, a, b, nullptr, A, lda, 0, nullptr, B,
-                    ldb, 0, nullptr, C, ldc, 0, count, Triangle::full, false},
+    return gemm_ex({"cublasGemmBatchedEx",
+                    h,
+                    ta,
+                    tb,
+                    m,
+                    n,
+                    k,
+                    a,
+                    b,
+                    nullptr,
+                    A,
+                    lda,
+                    0,
+                    nullptr,
+                    B,
+                    ldb,
+                    0,
+                    nullptr,
+                    C,
+                    ldc,
+                    0,
+                    count,
+                    Triangle::full,
+                    false},
                    at, bt, ct, compute, algo);
 }
 cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, Op ta, Op tb, int m, int n, int k,
@@ -695,8 +837,30 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, Op ta, Op tb, int m,
                                           long long sb, const void *b, void *C, cudaDataType ct,
                                           int ldc, long long sc, int count,
                                           cublasComputeType_t compute, cublasGemmAlgo_t algo) {
-    return gemm_ex({"cublasGemmStridedBatchedEx", h, ta, tb, m, n, k, a, b, A, nullptr, lda, sa, B,
-                    nullptr, ldb, sb, C, nullptr, ldc, sc, count, Triangle::full, false},
+    return gemm_ex({"cublasGemmStridedBatchedEx",
+                    h,
+                    ta,
+                    tb,
+                    m,
+                    n,
+                    k,
+                    a,
+                    b,
+                    A,
+                    nullptr,
+                    lda,
+                    sa,
+                    B,
+                    nullptr,
+                    ldb,
+                    sb,
+                    C,
+                    nullptr,
+                    ldc,
+                    sc,
+                    count,
+                    Triangle::full,
+                    false},
                    at, bt, ct, compute, algo);
 }
 
@@ -706,8 +870,8 @@ cublasStatus_t cublasSsyrk_v2(cublasHandle_t h, cublasFillMode_t u, Op t, int n,
     return syrk("cublasSsyrk_v2", h, u, t, n, k, a, A, lda, b, C, ldc);
 }
 cublasStatus_t cublasDsyrk_v2(cublasHandle_t h, cublasFillMode_t u, Op t, int n, int k,
-                              const double *a, const double *A, int lda, const double *b,
-                              double *C, int ldc) {
+                              const double *a, const double *A, int lda, const double *b, double *C,
+                              int ldc) {
     return syrk("cublasDsyrk_v2", h, u, t, n, k, a, A, lda, b, C, ldc);
 }
 cublasStatus_t cublasCsyrk_v2(cublasHandle_t h, cublasFillMode_t u, Op t, int n, int k,
@@ -730,13 +894,13 @@ cublasStatus_t cublasDtrsm_v2(cublasHandle_t h, cublasSideMode_t s, cublasFillMo
     return trsm("cublasDtrsm_v2", h, s, u, t, d, m, n, a, A, lda, B, ldb);
 }
 cublasStatus_t cublasCtrsm_v2(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t u, Op t,
-                              cublasDiagType_t d, int m, int n, const cxf *a, const cxf *A,
-                              int lda, cxf *B, int ldb) {
+                              cublasDiagType_t d, int m, int n, const cxf *a, const cxf *A, int lda,
+                              cxf *B, int ldb) {
     return trsm("cublasCtrsm_v2", h, s, u, t, d, m, n, a, A, lda, B, ldb);
 }
 cublasStatus_t cublasZtrsm_v2(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t u, Op t,
-                              cublasDiagType_t d, int m, int n, const cxd *a, const cxd *A,
-                              int lda, cxd *B, int ldb) {
+                              cublasDiagType_t d, int m, int n, const cxd *a, const cxd *A, int lda,
+                              cxd *B, int ldb) {
     return trsm("cublasZtrsm_v2", h, s, u, t, d, m, n, a, A, lda, B, ldb);
 }
 
@@ -750,14 +914,12 @@ cublasStatus_t cublasDgeam(cublasHandle_t h, Op ta, Op tb, int m, int n, const d
                            double *C, int ldc) {
     return geam("cublasDgeam", h, ta, tb, m, n, a, A, lda, b, B, ldb, C, ldc);
 }
-cublasStatus_t cublasCgeam(cublasHandle_t h, Op ta, Op tb, int m, int n, const cxf *a,
-                           const cxf *A, int lda, const cxf *b, const cxf *B, int ldb, cxf *C,
-                           int ldc) {
+cublasStatus_t cublasCgeam(cublasHandle_t h, Op ta, Op tb, int m, int n, const cxf *a, const cxf *A,
+                           int lda, const cxf *b, const cxf *B, int ldb, cxf *C, int ldc) {
     return geam("cublasCgeam", h, ta, tb, m, n, a, A, lda, b, B, ldb, C, ldc);
 }
-cublasStatus_t cublasZgeam(cublasHandle_t h, Op ta, Op tb, int m, int n, const cxd *a,
-                           const cxd *A, int lda, const cxd *b, const cxd *B, int ldb, cxd *C,
-                           int ldc) {
+cublasStatus_t cublasZgeam(cublasHandle_t h, Op ta, Op tb, int m, int n, const cxd *a, const cxd *A,
+                           int lda, const cxd *b, const cxd *B, int ldb, cxd *C, int ldc) {
     return geam("cublasZgeam", h, ta, tb, m, n, a, A, lda, b, B, ldb, C, ldc);
 }
 
