@@ -110,6 +110,11 @@ __global__ void __launch_bounds__(gemm_threads<BM, BN>())
     // access is one load with an immediate offset.
     volatile uintptr_t opaque_a = (uintptr_t)&a_tile[0][ti], opaque_b = (uintptr_t)&b_tile[0][tj];
     const Tc *a_column = (const Tc *)opaque_a, *b_row = (const Tc *)opaque_b;
+    // The same for where this thread stages its share of each tile.
+    const int i_a = tid % BM, k_a = tid / BM, k_b = tid % BK, j_b = tid / BK;
+    volatile uintptr_t opaque_a_share = (uintptr_t)&a_tile[k_a][i_a];
+    volatile uintptr_t opaque_b_share = (uintptr_t)&b_tile[k_b][j_b];
+    Tc *a_share = (Tc *)opaque_a_share, *b_share = (Tc *)opaque_b_share;
 
     for (int batch = blockIdx.z; batch < p.batch_count; batch += gridDim.z) {
         const TA *A = p.A_array ? p.A_array[batch] : p.A + batch * p.stride_a;
@@ -122,7 +127,6 @@ __global__ void __launch_bounds__(gemm_threads<BM, BN>())
         // This thread's share of a tile: A's in one row (i_a) at every
         // (NT / BM)-th column from k_a, B's in one row (k_b) at every
         // (NT / BK)-th column from j_b; coalesced for op N.
-        const int i_a = tid % BM, k_a = tid / BM, k_b = tid % BK, j_b = tid / BK;
         const bool row_a_inside = row0 + i_a < p.m;
         const TA *a_row = A + (row0 + i_a) * p.a_view.row_stride;
         const TB *b_base = B + (col0 + j_b) * p.b_view.col_stride;
@@ -144,10 +148,10 @@ __global__ void __launch_bounds__(gemm_threads<BM, BN>())
         auto stage = [&]() __attribute__((always_inline)) {
 #pragma unroll
             for (int q = 0; q < kAPerThread; ++q)
-                a_tile[k_a + q * (NT / BM)][i_a] = from_raw<Tc, TA>(a_next[q], p.a_view.conjugate);
+                a_share[q * (NT / BM) * BM] = from_raw<Tc, TA>(a_next[q], p.a_view.conjugate);
 #pragma unroll
             for (int q = 0; q < kBPerThread; ++q)
-                b_tile[k_b][j_b + q * (NT / BK)] = from_raw<Tc, TB>(b_next[q], p.b_view.conjugate);
+                b_share[q * (NT / BK)] = from_raw<Tc, TB>(b_next[q], p.b_view.conjugate);
         };
 
         Tc acc[kThreadTile][kThreadTile];
@@ -533,9 +537,10 @@ cublasStatus_t trsm(const char *function, cublasHandle_t handle, cublasSideMode_
         lower = !lower;
     }
     const int count = left ? n : m;
-    trsm_kernel < <<count<65535 ? count : 65535, kBlockThreads, 0, handle->stream>>>(
-                      A, view, lower, diag == CUBLAS_DIAG_UNIT, left ? m : n, count,
-                      scalar_argument(handle, alpha), B, left ? ldb : 1, left ? 1 : ldb);
+    const unsigned blocks = count < 65535 ? count : 65535;
+    trsm_kernel<<<blocks, kBlockThreads, 0, handle->stream>>>(
+        A, view, lower, diag == CUBLAS_DIAG_UNIT, left ? m : n, count,
+        scalar_argument(handle, alpha), B, left ? ldb : 1, left ? 1 : ldb);
     return launched(function);
 }
 
