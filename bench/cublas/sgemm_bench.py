@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Runs BUILD/bench/sgemm_bench (a 512x512x512 SGEMM by cublasSgemm beside a
+"""Runs BUILD/bin/cublas-sgemm-bench (a 512x512x512 SGEMM by cublasSgemm beside a
 naive kernel) under a timing preset (default volta) on the in-process
 transport, and prints each kernel's device cycles (SIMTGPU_STATS) and the
 share of the preset's peak FP32 rate it reached:
@@ -50,7 +50,7 @@ def main():
     if "schedulers_per_sm" not in timing:
         sys.exit(f"sgemm_bench: preset {args.config} has no timing model: name a timing preset (volta, teaching)")
     peak_fmas = config["num_sms"] * timing["schedulers_per_sm"] * config["warp_size"] / timing["fp32"]["ii"]
-    program = os.path.join(args.build, "bench", "sgemm_bench")
+    program = os.path.join(args.build, "bin", "cublas-sgemm-bench")
     with tempfile.TemporaryDirectory() as tmp:
         stats_file = os.path.join(tmp, "stats.json")
         env = dict(os.environ, SIMTGPU_TRANSPORT="sim", SIMTGPU_SIM_CONFIG=args.config,
