@@ -67,7 +67,8 @@ def main():
     print(f"{'kernel':<40} {'device cycles':>14} {'flops/cycle':>12} {'% of peak':>10}")
     for mangled, kernel in sorted(stats["kernels"].items(), key=lambda kv: kv[1]["device_cycles"]):
         cycles = kernel["device_cycles"] / kernel["launches"]
-        name = kernel["name"].split("(")[0]
+        name = re.sub(r"^void |\(anonymous namespace\)::", "", kernel["name"])
+        name = re.split(r"[<(]", name)[0]
         print(f"{name[:40]:<40} {cycles:>14.0f} {2 * fmas / cycles:>12.1f} {100 * fmas / cycles / peak_fmas:>9.1f}%")
 
 

@@ -268,13 +268,14 @@ cublasStatus_t launch_gemm(const GemmCall &call) {
     p.batch_count = call.batch_count;
     p.triangle = call.triangle;
     // 64 x 64 tiles while they give every SM a block; 64 x 32 otherwise, so
-    // that a 512 x 512 product still spreads over an 80-SM device (of the
-    // shapes measured under volta, 32 x 32 x 8 and 64 x 64 x 8 reached 13.7%
-    // and 14.7% of peak there, 64 x 32 x 8 16.5%: docs/libraries.md).
+    // that a 512 x 512 product still spreads over an 80-SM device. k steps
+    // of 8: with 16 the next tiles' registers spill (measured under volta,
+    // docs/libraries.md: 64 x 64 x 16 reached 2.5% of peak at 1024^3, x 8
+    // 28.8%; at 512^3 64 x 32 x 8 18.8%, 64 x 64 x 8 17.1%, 64 x 32 x 16 8.1%).
     const long long big_tiles =
         (long long)((call.m + 63) / 64) * ((call.n + 63) / 64) * call.batch_count;
     if (big_tiles >= call.handle->sm_count)
-        return launch_tiles<TA, TB, TC, Tc, TS, 64, 64, 16>(call, p);
+        return launch_tiles<TA, TB, TC, Tc, TS, 64, 64, 8>(call, p);
     return launch_tiles<TA, TB, TC, Tc, TS, 64, 32, 8>(call, p);
 }
 
