@@ -184,8 +184,9 @@ cublasStatus_t cublasDestroy_v2(cublasHandle_t handle) {
                           "handle %p is not a live cuBLAS handle (destroyed twice?)",
                           (void *)handle);
     }
-    // The handle's work finishes before its memory goes, as cuBLAS's does.
-    cudaStreamSynchronize(handle->stream);
+    // The handle's work finishes before its memory goes: cuBLAS's destroy
+    // synchronises the device (the user may have destroyed the stream already).
+    cudaDeviceSynchronize();
     cudaFree(handle->result_scratch);
     delete handle;
     return CUBLAS_STATUS_SUCCESS;

@@ -70,6 +70,15 @@ static bool test_handle(cublasHandle_t handle)
 	cudaFree(workspace);
 	CHECK_CUDA(cudaStreamDestroy(stream));
 
+	// A handle whose stream the program destroyed first still destroys cleanly.
+	cublasHandle_t second;
+	cudaStream_t short_lived;
+	CHECK_CUBLAS(cublasCreate(&second));
+	CHECK_CUDA(cudaStreamCreate(&short_lived));
+	ok &= EXPECT_STATUS(cublasSetStream(second, short_lived), CUBLAS_STATUS_SUCCESS);
+	CHECK_CUDA(cudaStreamDestroy(short_lived));
+	ok &= EXPECT_STATUS(cublasDestroy(second), CUBLAS_STATUS_SUCCESS);
+
 	ok &= expect(std::strcmp(cublasGetStatusName(CUBLAS_STATUS_INVALID_VALUE), "CUBLAS_STATUS_INVALID_VALUE") == 0,
 		     "cublasGetStatusName");
 	ok &= expect(std::strlen(cublasGetStatusString(CUBLAS_STATUS_NOT_SUPPORTED)) > 0, "cublasGetStatusString");
