@@ -53,8 +53,8 @@ excluded_reason() {
     cdp* | *cdp*) echo "dynamic parallelism" ;;
     globalToShmemAsyncCopy | *memcpy_async* | simpleAWBarrier | *Pipeline* | *pipeline* | \
         cudaTensorCoreGemm | tf32TensorCoreGemm) echo "cuda::memcpy_async / cuda::barrier pipelines" ;;
-    MC_EstimatePiP | MC_EstimatePiQ | MC_EstimatePiInlineQ | *cuBLAS* | *cuFFT* | *cuRAND* | *NPP* | *nvJPEG* | \
-        conjugateGradient* | simpleCUBLAS* | simpleCUFFT* | batchCUBLAS | matrixMulCUBLAS | UnifiedMemoryStreams) echo "a CUDA library (cuRAND host API/cuBLAS/cuFFT/NPP)" ;;
+    *cuBLAS* | *cuFFT* | *NPP* | *nvJPEG* | \
+        conjugateGradient* | simpleCUBLAS* | simpleCUFFT* | batchCUBLAS | matrixMulCUBLAS | UnifiedMemoryStreams) echo "a CUDA library (cuBLAS/cuFFT/NPP)" ;;
     *) ;;
     esac
 }
@@ -123,6 +123,8 @@ for category in $categories; do
         [ -d "$dir/inc" ] && flags+=(-I "$dir/inc")
         # Host OpenMP (cudaOpenMP) only where a sample uses it: it needs libomp.
         if grep -q 'omp.h' "${sources[@]}"; then flags+=(-Xcompiler -fopenmp); fi
+        # Our CUDA libraries (libs/), as the samples' Makefiles link them.
+        if grep -q '<curand.h>' "${sources[@]}"; then flags+=(-lcurand); fi
         if ! "$simtcc" "${flags[@]}" "${sources[@]}" -o "$work/$name" >"$log" 2>&1; then
             report "$name" FAILED "build: $(grep -m1 -E 'error' "$log" | cut -c1-150)"
             continue

@@ -29,6 +29,10 @@ PACKAGES=(
 	libomp-16-dev
 	# Thrust and CUB 1.17.2 as Debian ships them, used unmodified (docs/libraries.md)
 	libthrust-dev libcub-dev
+	# cuRAND's Sobol direction numbers: Joe and Kuo's table as SciPy ships it
+	python3-numpy python3-scipy
+	# cuFFT's tests: FFTW as the reference
+	libfftw3-dev
 	# the reference cuBLAS is tested against: netlib BLAS with its CBLAS header (cblas.h)
 	libblas-dev
 )

@@ -4,6 +4,10 @@
 # A skipped test (one this machine cannot run, e.g. without /dev/kvm) is
 # neither passed nor failed; a guest check's "skip NAME: WHY" lines are
 # repeated before the summary, so the log's tail says what did not run.
+# Each suite must run at least the number of tests tests/expected-counts
+# gives it (passed, failed and skipped together): one that ran fewer lost
+# tests (a glob that matched nothing, a configure check that left a folder
+# out) and fails, however its own tests did.
 # Usage: scripts/run-tests.sh BUILD_DIR SANITIZER_BUILD_DIR
 set -uo pipefail
 build_dir=$1
@@ -31,6 +35,23 @@ note_failures() {
 		tr -d '\r' | sed -E 's/^[[:space:]]+//')
 }
 
+# expect_count SUITE RAN: fails SUITE if it ran fewer tests than
+# tests/expected-counts says it has.
+expected_counts=$top/tests/expected-counts
+expect_count() {
+	local name=$1 ran=$2 want
+	want=$(awk -v s="$name" '$1 == s { print $2 }' "$expected_counts" 2>/dev/null)
+	if [[ -z "$want" ]]; then
+		failed_checks+=("$name: no expected count in tests/expected-counts")
+	elif ((ran >= want)); then
+		return
+	else
+		failed_checks+=("$name: ran $ran tests, expected at least $want (tests/expected-counts)")
+	fi
+	failed=$((failed + 1))
+	failed_suites+=("$name")
+}
+
 # ctest prints "N% tests passed, F tests failed out of T", where T counts
 # the skipped tests too, each listed as "  N - NAME (Skipped)".
 run_ctest() {
@@ -55,6 +76,7 @@ run_ctest() {
 	failed=$((failed + bad))
 	skipped=$((skipped + skips))
 	((bad == 0)) || failed_suites+=("$name")
+	expect_count "$name" "$total"
 }
 
 # Suites that print their own "N passed, N failed[, N skipped]" line.
@@ -90,6 +112,7 @@ run_counted() {
 		((f == 0)) && failed=$((failed + 1))
 		failed_suites+=("$name")
 	fi
+	expect_count "$name" "$((p + f + ${s:-0}))"
 }
 
 run_ctest unit "$build_dir"

@@ -7,7 +7,8 @@
 #include "dispatch/placement.h"
 #include "mem/memory_system.h"
 #include "simtgpu/hw.h"
-#include "sm/policy.h"
+#include "sm/reconvergence.h"
+#include "sm/warp_scheduler.h"
 
 #include <algorithm>
 #include <array>

@@ -1,5 +1,6 @@
 // The reconvergence and warp-scheduling policies on their own.
-#include "sm/policy.h"
+#include "sm/reconvergence.h"
+#include "sm/warp_scheduler.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,8 @@
 // deadlock detection, traps, faults and windows. Kernels are in
 // programs/core_simt.c; expected values are computed here on the host.
 #include "core_support.h"
-#include "sm/policy.h"
+#include "sm/reconvergence.h"
+#include "sm/warp_scheduler.h"
 
 #include <gtest/gtest.h>
 

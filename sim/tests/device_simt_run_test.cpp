@@ -1,7 +1,7 @@
 // simt-run end to end on the bare-metal programs of programs/device_*.c:
 // exit statuses of one and many threads, traps and faults with their
 // reports, argument errors, and a differential test against qemu-riscv64.
-#include "sm/policy.h"
+#include "sm/warp_scheduler.h"
 
 #include <gtest/gtest.h>
 

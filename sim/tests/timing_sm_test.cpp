@@ -5,7 +5,7 @@
 // change cycles, never results. Kernels are in programs/timing_sm.c.
 #include "config_file.h"
 #include "core_support.h"
-#include "sm/policy.h"
+#include "sm/warp_scheduler.h"
 
 #include <gtest/gtest.h>
 

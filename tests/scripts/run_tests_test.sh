@@ -11,8 +11,10 @@ tree=$(mktemp -d /tmp/run-tests-test.XXXXXX)
 trap 'rm -rf "$tree"' EXIT
 . "$top/tests/scripts/checks.sh"
 
-mkdir -p "$tree/scripts" "$tree/bin" "$tree/unit" "$tree/san"
+mkdir -p "$tree/scripts" "$tree/bin" "$tree/unit" "$tree/san" "$tree/tests"
 cp "$top/scripts/run-tests.sh" "$tree/scripts/"
+# Each stand-in suite runs exactly what it is expected to.
+printf 'unit 3\nsanitizers 2\nguest 8\nstyle 2\n' >"$tree/tests/expected-counts"
 # ctest as the real one prints it: a failing test in the unit build only.
 cat >"$tree/bin/ctest" <<'SH'
 #!/bin/sh
@@ -57,5 +59,20 @@ check "the tail names the failing umd program" \
 	grep -qx 'failed: guest: umd: umd_driver_tests FAILED (exit status 1)' <<<"$tail_lines"
 check "the tail names the failing suites" grep -qx 'failing suites: unit guest' <<<"$tail_lines"
 ((failures == 0)) || cat "$tree/out"
+
+# A suite that ran fewer tests than it is expected to fails, named in the tail,
+# though its own tests passed; so does one with no expected count.
+printf 'unit 3\nsanitizers 2\nguest 8\nstyle 3\n' >"$tree/tests/expected-counts"
+PATH="$tree/bin:$PATH" "$tree/scripts/run-tests.sh" "$tree/unit" "$tree/san" >"$tree/out2" 2>&1
+tail_lines=$(tail -n 9 "$tree/out2")
+check "a suite that ran fewer tests than expected fails" \
+	grep -qx 'failed: style: ran 2 tests, expected at least 3 (tests/expected-counts)' <<<"$tail_lines"
+check "... and is among the failing suites" grep -qx 'failing suites: unit guest style' <<<"$tail_lines"
+check "... and counts as a failure" grep -qx 'summary: 9 passed, 5 failed, 2 skipped' "$tree/out2"
+printf 'unit 3\nsanitizers 2\nguest 8\n' >"$tree/tests/expected-counts"
+PATH="$tree/bin:$PATH" "$tree/scripts/run-tests.sh" "$tree/unit" "$tree/san" >"$tree/out3" 2>&1
+check "a suite with no expected count fails" \
+	grep -qx 'failed: style: no expected count in tests/expected-counts' "$tree/out3"
+((failures == 0)) || cat "$tree/out2" "$tree/out3"
 echo "$((failures == 0 ? 1 : 0)) passed, $failures failed"
 ((failures == 0))

@@ -1,6 +1,8 @@
 #include "isa/decode.h"
 
-#include "simtgpu/hw.h"
+#include <array>
+#include <iterator>
+#include <vector>
 
 namespace simtgpu::sim {
 namespace {
@@ -165,287 +167,76 @@ uint32_t expand_compressed(uint16_t h)
 
 namespace {
 
-bool writes_int_rd(Op op)
+constexpr Encoding kEncodings[] = {
+#define SIMTGPU_X(mnemonic, name, match, mask, imm, funct, rounds)                                \
+    {mnemonic, Op::name, match, mask, ImmFormat::imm, FunctField::funct, rounds},
+    SIMTGPU_ISA_ENCODINGS(SIMTGPU_X)
+#undef SIMTGPU_X
+};
+static_assert(std::size(kEncodings) <= 256, "kEncodingsByOpcode holds 8-bit row numbers");
+
+// The rows of each major opcode (bits 6:0), so that a decode tries a few.
+using OpcodeIndex = std::array<std::vector<uint8_t>, 128>;
+const OpcodeIndex &encodings_by_opcode()
 {
-    switch (op) {
-    case Op::Beq: case Op::Bne: case Op::Blt: case Op::Bge: case Op::Bltu: case Op::Bgeu:
-    case Op::Sb: case Op::Sh: case Op::Sw: case Op::Sd: case Op::Fsw: case Op::Fsd:
-    case Op::Fence: case Op::FenceI: case Op::Ecall: case Op::Ebreak: case Op::WarpSync:
-    case Op::Nanosleep:
-    case Op::Flw: case Op::Fld: case Op::Illegal: case Op::Undecoded:
-        return false;
-    default:
-        break;
-    }
-    if (op >= Op::FmaddS && op <= Op::FcvtDS) {
-        switch (op) {
-        case Op::FeqS: case Op::FltS: case Op::FleS: case Op::FclassS: case Op::FcvtWS:
-        case Op::FcvtWuS: case Op::FcvtLS: case Op::FcvtLuS: case Op::FmvXW:
-        case Op::FeqD: case Op::FltD: case Op::FleD: case Op::FclassD: case Op::FcvtWD:
-        case Op::FcvtWuD: case Op::FcvtLD: case Op::FcvtLuD: case Op::FmvXD:
-            return true;
-        default:
-            return false;
-        }
-    }
-    return true;
+    static const OpcodeIndex index = [] {
+        OpcodeIndex rows;
+        for (size_t r = 0; r < std::size(kEncodings); ++r)
+            rows[kEncodings[r].match & 0x7f].push_back(uint8_t(r));
+        return rows;
+    }();
+    return index;
 }
 
 bool valid_rm(uint32_t rm) { return rm <= 4 || rm == 7; }
 
-// OP-FP (opcode 0x53): funct7 selects the operation, bit 25 the precision.
-Op decode_op_fp(uint32_t w, bool &needs_rm)
+int64_t immediate(ImmFormat format, uint32_t w)
 {
-    const uint32_t f7 = bits(w, 31, 25), f3 = bits(w, 14, 12), rs2 = bits(w, 24, 20);
-    const bool d = f7 & 1;
-    needs_rm = true;
-    auto sd = [d](Op s, Op dd) { return d ? dd : s; };
-    switch (f7 >> 2) {
-    case 0x00: return sd(Op::FaddS, Op::FaddD);
-    case 0x01: return sd(Op::FsubS, Op::FsubD);
-    case 0x02: return sd(Op::FmulS, Op::FmulD);
-    case 0x03: return sd(Op::FdivS, Op::FdivD);
-    case 0x0b: return rs2 == 0 ? sd(Op::FsqrtS, Op::FsqrtD) : Op::Illegal;
-    case 0x04:
-        needs_rm = false;
-        switch (f3) {
-        case 0: return sd(Op::FsgnjS, Op::FsgnjD);
-        case 1: return sd(Op::FsgnjnS, Op::FsgnjnD);
-        case 2: return sd(Op::FsgnjxS, Op::FsgnjxD);
-        default: return Op::Illegal;
-        }
-    case 0x05:
-        needs_rm = false;
-        switch (f3) {
-        case 0: return sd(Op::FminS, Op::FminD);
-        case 1: return sd(Op::FmaxS, Op::FmaxD);
-        default: return Op::Illegal;
-        }
-    case 0x08: // fcvt.s.d (f7 0x20, rs2 1) / fcvt.d.s (f7 0x21, rs2 0)
-        if (f7 == 0x20 && rs2 == 1) return Op::FcvtSD;
-        if (f7 == 0x21 && rs2 == 0) return Op::FcvtDS;
-        return Op::Illegal;
-    case 0x14:
-        needs_rm = false;
-        switch (f3) {
-        case 0: return sd(Op::FleS, Op::FleD);
-        case 1: return sd(Op::FltS, Op::FltD);
-        case 2: return sd(Op::FeqS, Op::FeqD);
-        default: return Op::Illegal;
-        }
-    case 0x18: // fcvt.int.fp
-        switch (rs2) {
-        case 0: return sd(Op::FcvtWS, Op::FcvtWD);
-        case 1: return sd(Op::FcvtWuS, Op::FcvtWuD);
-        case 2: return sd(Op::FcvtLS, Op::FcvtLD);
-        case 3: return sd(Op::FcvtLuS, Op::FcvtLuD);
-        default: return Op::Illegal;
-        }
-    case 0x1a: // fcvt.fp.int
-        switch (rs2) {
-        case 0: return sd(Op::FcvtSW, Op::FcvtDW);
-        case 1: return sd(Op::FcvtSWu, Op::FcvtDWu);
-        case 2: return sd(Op::FcvtSL, Op::FcvtDL);
-        case 3: return sd(Op::FcvtSLu, Op::FcvtDLu);
-        default: return Op::Illegal;
-        }
-    case 0x1c:
-        needs_rm = false;
-        if (rs2 != 0) return Op::Illegal;
-        if (f3 == 0) return sd(Op::FmvXW, Op::FmvXD);
-        if (f3 == 1) return sd(Op::FclassS, Op::FclassD);
-        return Op::Illegal;
-    case 0x1e:
-        needs_rm = false;
-        return rs2 == 0 && f3 == 0 ? sd(Op::FmvWX, Op::FmvDX) : Op::Illegal;
-    default:
-        return Op::Illegal;
+    switch (format) {
+    case ImmFormat::none: return 0;
+    case ImmFormat::i: return sext(bits(w, 31, 20), 12);
+    case ImmFormat::s: return sext(bits(w, 31, 25) << 5 | bits(w, 11, 7), 12);
+    case ImmFormat::b:
+        return sext(bits(w, 31, 31) << 12 | bits(w, 7, 7) << 11 | bits(w, 30, 25) << 5 |
+                        bits(w, 11, 8) << 1,
+                    13);
+    case ImmFormat::u: return sext(w & 0xfffff000u, 32);
+    case ImmFormat::j:
+        return sext(bits(w, 31, 31) << 20 | bits(w, 19, 12) << 12 | bits(w, 20, 20) << 11 |
+                        bits(w, 30, 21) << 1,
+                    21);
+    case ImmFormat::shamt6: return bits(w, 25, 20);
+    case ImmFormat::shamt5: return bits(w, 24, 20);
+    case ImmFormat::csr: return bits(w, 31, 20);
     }
+    return 0;
 }
 
-Op decode_32(uint32_t w, Insn &in)
+uint8_t funct(FunctField field, uint32_t w)
 {
-    const uint32_t opcode = bits(w, 6, 0), f3 = bits(w, 14, 12), f7 = bits(w, 31, 25);
-    const int64_t imm_i = sext(bits(w, 31, 20), 12);
-    const int64_t imm_s = sext(bits(w, 31, 25) << 5 | bits(w, 11, 7), 12);
-    in.imm = imm_i;
-    switch (opcode) {
-    case 0x37: in.imm = sext(w & 0xfffff000u, 32); return Op::Lui;
-    case 0x17: in.imm = sext(w & 0xfffff000u, 32); return Op::Auipc;
-    case 0x6f:
-        in.imm = sext(bits(w, 31, 31) << 20 | bits(w, 19, 12) << 12 | bits(w, 20, 20) << 11 |
-                          bits(w, 30, 21) << 1,
-                      21);
-        return Op::Jal;
-    case 0x67: return f3 == 0 ? Op::Jalr : Op::Illegal;
-    case 0x63: {
-        in.imm = sext(bits(w, 31, 31) << 12 | bits(w, 7, 7) << 11 | bits(w, 30, 25) << 5 |
-                          bits(w, 11, 8) << 1,
-                      13);
-        static const Op ops[8] = {Op::Beq, Op::Bne, Op::Illegal, Op::Illegal,
-                                  Op::Blt, Op::Bge, Op::Bltu,    Op::Bgeu};
-        return ops[f3];
+    switch (field) {
+    case FunctField::none: return 0;
+    case FunctField::amo5: return uint8_t(bits(w, 31, 27));
+    case FunctField::funct7: return uint8_t(bits(w, 31, 25));
+    case FunctField::funct2: return uint8_t(bits(w, 26, 25));
+    case FunctField::fadd: return kAmoFadd;
+    case FunctField::inc_w: return kAmoIncW;
+    case FunctField::dec_w: return kAmoDecW;
     }
-    case 0x03: {
-        static const Op ops[8] = {Op::Lb, Op::Lh, Op::Lw, Op::Ld, Op::Lbu, Op::Lhu, Op::Lwu, Op::Illegal};
-        return ops[f3];
-    }
-    case 0x23: {
-        in.imm = imm_s;
-        static const Op ops[8] = {Op::Sb, Op::Sh, Op::Sw, Op::Sd,
-                                  Op::Illegal, Op::Illegal, Op::Illegal, Op::Illegal};
-        return ops[f3];
-    }
-    case 0x13:
-        switch (f3) {
-        case 0: return Op::Addi;
-        case 2: return Op::Slti;
-        case 3: return Op::Sltiu;
-        case 4: return Op::Xori;
-        case 6: return Op::Ori;
-        case 7: return Op::Andi;
-        case 1:
-            in.imm = bits(w, 25, 20);
-            return bits(w, 31, 26) == 0 ? Op::Slli : Op::Illegal;
-        default:
-            in.imm = bits(w, 25, 20);
-            if (bits(w, 31, 26) == 0) return Op::Srli;
-            if (bits(w, 31, 26) == 0x10) return Op::Srai;
-            return Op::Illegal;
-        }
-    case 0x1b:
-        switch (f3) {
-        case 0: return Op::Addiw;
-        case 1: in.imm = bits(w, 24, 20); return f7 == 0 ? Op::Slliw : Op::Illegal;
-        case 5:
-            in.imm = bits(w, 24, 20);
-            if (f7 == 0) return Op::Srliw;
-            if (f7 == 0x20) return Op::Sraiw;
-            return Op::Illegal;
-        default: return Op::Illegal;
-        }
-    case 0x33:
-        if (f7 == 0) {
-            static const Op ops[8] = {Op::Add, Op::Sll, Op::Slt, Op::Sltu, Op::Xor, Op::Srl, Op::Or, Op::And};
-            return ops[f3];
-        }
-        if (f7 == 0x20) return f3 == 0 ? Op::Sub : f3 == 5 ? Op::Sra : Op::Illegal;
-        if (f7 == 1) {
-            static const Op ops[8] = {Op::Mul, Op::Mulh, Op::Mulhsu, Op::Mulhu,
-                                      Op::Div, Op::Divu, Op::Rem,    Op::Remu};
-            return ops[f3];
-        }
-        return Op::Illegal;
-    case 0x3b:
-        if (f7 == 0) return f3 == 0 ? Op::Addw : f3 == 1 ? Op::Sllw : f3 == 5 ? Op::Srlw : Op::Illegal;
-        if (f7 == 0x20) return f3 == 0 ? Op::Subw : f3 == 5 ? Op::Sraw : Op::Illegal;
-        if (f7 == 1) {
-            switch (f3) {
-            case 0: return Op::Mulw;
-            case 4: return Op::Divw;
-            case 5: return Op::Divuw;
-            case 6: return Op::Remw;
-            case 7: return Op::Remuw;
-            default: return Op::Illegal;
-            }
-        }
-        return Op::Illegal;
-    case 0x0f:
-        if (f3 == 0) return Op::Fence;
-        if (f3 == 1) return Op::FenceI;
-        return Op::Illegal;
-    case 0x73:
-        in.imm = bits(w, 31, 20);
-        switch (f3) {
-        case 0:
-            if (bits(w, 19, 7) != 0) return Op::Illegal;
-            if (bits(w, 31, 20) == 0) return Op::Ecall;
-            if (bits(w, 31, 20) == 1) return Op::Ebreak;
-            return Op::Illegal;
-        case 1: return Op::Csrrw;
-        case 2: return Op::Csrrs;
-        case 3: return Op::Csrrc;
-        case 5: return Op::Csrrwi;
-        case 6: return Op::Csrrsi;
-        case 7: return Op::Csrrci;
-        default: return Op::Illegal;
-        }
-    case 0x2f: {
-        const uint32_t f5 = bits(w, 31, 27);
-        in.funct = uint8_t(f5);
-        if (f3 != 2 && f3 != 3) return Op::Illegal;
-        const bool d = f3 == 3;
-        switch (f5) {
-        case 0x02: return bits(w, 24, 20) == 0 ? (d ? Op::LrD : Op::LrW) : Op::Illegal;
-        case 0x03: return d ? Op::ScD : Op::ScW;
-        case kAmoAdd: case kAmoSwap: case kAmoXor: case kAmoOr: case kAmoAnd:
-        case kAmoMin: case kAmoMax: case kAmoMinu: case kAmoMaxu: case kAmoCas:
-            return d ? Op::AmoD : Op::AmoW;
-        default: return Op::Illegal;
-        }
-    }
-    case 0x07:
-        if (f3 == 2) return Op::Flw;
-        if (f3 == 3) return Op::Fld;
-        return Op::Illegal;
-    case 0x27:
-        in.imm = imm_s;
-        if (f3 == 2) return Op::Fsw;
-        if (f3 == 3) return Op::Fsd;
-        return Op::Illegal;
-    case 0x43: case 0x47: case 0x4b: case 0x4f: {
-        const uint32_t fmt = bits(w, 26, 25);
-        if (fmt > 1 || !valid_rm(f3)) return Op::Illegal;
-        const int k = (opcode - 0x43) / 4; // madd msub nmsub nmadd
-        return Op(int(fmt ? Op::FmaddD : Op::FmaddS) + k);
-    }
-    case 0x53: {
-        bool needs_rm = false;
-        Op op = decode_op_fp(w, needs_rm);
-        if (needs_rm && !valid_rm(f3)) return Op::Illegal;
-        if (op != Op::Illegal && op != Op::FcvtSD && op != Op::FcvtDS && bits(w, 26, 25) > 1)
-            return Op::Illegal;
-        return op;
-    }
-    case SIMTGPU_OPCODE_CUSTOM0:
-        switch (f3) {
-        case SIMTGPU_F3_BARRIER:
-            in.funct = uint8_t(f7);
-            return f7 <= SIMTGPU_BAR_ARRIVE ? Op::Bar : Op::Illegal;
-        case SIMTGPU_F3_VOTE:
-            in.funct = uint8_t(f7);
-            return f7 <= SIMTGPU_VOTE_UNI ? Op::Vote : Op::Illegal;
-        case SIMTGPU_F3_SHUFFLE:
-            in.funct = uint8_t(bits(w, 26, 25));
-            return Op::Shfl;
-        case SIMTGPU_F3_WARP:
-            if (f7 == SIMTGPU_WARP_ACTIVEMASK) return Op::ActiveMask;
-            if (f7 == SIMTGPU_WARP_SYNC) return Op::WarpSync;
-            if (f7 == SIMTGPU_WARP_NANOSLEEP) return Op::Nanosleep;
-            return Op::Illegal;
-        case SIMTGPU_F3_MATCH:
-            in.funct = uint8_t(f7);
-            return f7 <= SIMTGPU_MATCH_ALL ? Op::Match : Op::Illegal;
-        case SIMTGPU_F3_REDUX:
-            in.funct = uint8_t(f7);
-            return f7 <= SIMTGPU_REDUX_MAXU ? Op::Redux : Op::Illegal;
-        case SIMTGPU_F3_ATOMIC:
-            switch (f7) {
-            case SIMTGPU_ATOM_FADD_S: in.funct = kAmoFadd; return Op::AmoW;
-            case SIMTGPU_ATOM_FADD_D: in.funct = kAmoFadd; return Op::AmoD;
-            case SIMTGPU_ATOM_INC_W: in.funct = kAmoIncW; return Op::AmoW;
-            case SIMTGPU_ATOM_DEC_W: in.funct = kAmoDecW; return Op::AmoW;
-            default: return Op::Illegal;
-            }
-        default:
-            return Op::Illegal;
-        }
-    default:
-        return Op::Illegal;
-    }
+    return 0;
 }
 
 } // namespace
+
+const Encoding *find_encoding(uint32_t w)
+{
+    for (uint8_t r : encodings_by_opcode()[w & 0x7f]) {
+        const Encoding &e = kEncodings[r];
+        if ((w & e.mask) == e.match && (!e.rounds || valid_rm(bits(w, 14, 12))))
+            return &e;
+    }
+    return nullptr;
+}
 
 Insn decode(uint32_t bits_in)
 {
@@ -467,12 +258,15 @@ Insn decode(uint32_t bits_in)
     in.rs2 = uint8_t(bits(w, 24, 20));
     in.rs3 = uint8_t(bits(w, 31, 27));
     in.rm = uint8_t(bits(w, 14, 12));
-    in.op = decode_32(w, in);
-    if (in.op == Op::Illegal) {
-        in.imm = 0;
+    const Encoding *e = find_encoding(w);
+    if (!e) {
+        in.op = Op::Illegal;
         return in;
     }
-    if (in.rd == 0 && writes_int_rd(in.op)) in.rd = kRegSink;
+    in.op = e->op;
+    in.imm = immediate(e->imm, w);
+    in.funct = funct(e->funct, w);
+    if (in.rd == 0 && op_info(in.op).rd == RegFile::x) in.rd = kRegSink;
     return in;
 }
 

@@ -1,45 +1,43 @@
 // Pre-decoding of RV64GC + the SIMT extension: one Insn per instruction,
 // made once per code address and executed many times (the SM's decoded-code
 // cache: Sm::Impl::fetch, sim/src/sm/sm_memory.cpp).
-// Compressed instructions are expanded to their 32-bit equivalents.
+// Compressed instructions are expanded to their 32-bit equivalents. The
+// operations and their encodings are the lists of isa/isa_table.h.
 #pragma once
 
+#include "isa/isa_table.h"
+
+#include <cstddef>
 #include <cstdint>
 
 namespace simtgpu::sim {
 
 enum class Op : uint16_t {
-    Undecoded, // slot of the code cache not decoded yet
-    Illegal,
-    // RV64I
-    Lui, Auipc, Jal, Jalr,
-    Beq, Bne, Blt, Bge, Bltu, Bgeu,
-    Lb, Lh, Lw, Ld, Lbu, Lhu, Lwu,
-    Sb, Sh, Sw, Sd,
-    Addi, Slti, Sltiu, Xori, Ori, Andi, Slli, Srli, Srai,
-    Add, Sub, Sll, Slt, Sltu, Xor, Srl, Sra, Or, And,
-    Addiw, Slliw, Srliw, Sraiw, Addw, Subw, Sllw, Srlw, Sraw,
-    Fence, FenceI, Ecall, Ebreak,
-    // Zicsr
-    Csrrw, Csrrs, Csrrc, Csrrwi, Csrrsi, Csrrci,
-    // M
-    Mul, Mulh, Mulhsu, Mulhu, Div, Divu, Rem, Remu,
-    Mulw, Divw, Divuw, Remw, Remuw,
-    // A: funct holds the AMO funct5 (SIMTGPU-independent RISC-V numbering)
-    LrW, ScW, AmoW, LrD, ScD, AmoD,
-    // F and D: loads/stores
-    Flw, Fld, Fsw, Fsd,
-    // F and D arithmetic; S then D variants in the same order
-    FmaddS, FmsubS, FnmsubS, FnmaddS, FaddS, FsubS, FmulS, FdivS, FsqrtS,
-    FsgnjS, FsgnjnS, FsgnjxS, FminS, FmaxS, FeqS, FltS, FleS, FclassS,
-    FcvtWS, FcvtWuS, FcvtLS, FcvtLuS, FcvtSW, FcvtSWu, FcvtSL, FcvtSLu, FmvXW, FmvWX,
-    FmaddD, FmsubD, FnmsubD, FnmaddD, FaddD, FsubD, FmulD, FdivD, FsqrtD,
-    FsgnjD, FsgnjnD, FsgnjxD, FminD, FmaxD, FeqD, FltD, FleD, FclassD,
-    FcvtWD, FcvtWuD, FcvtLD, FcvtLuD, FcvtDW, FcvtDWu, FcvtDL, FcvtDLu, FmvXD, FmvDX,
-    FcvtSD, FcvtDS,
-    // SIMT extension (custom-0); funct holds funct7 / funct2
-    Bar, Vote, Shfl, ActiveMask, WarpSync, Match, Redux, Nanosleep,
+#define SIMTGPU_X(name, rd, rs1, rs2, rs3, cls, mem, bytes) name,
+    SIMTGPU_ISA_OPS(SIMTGPU_X)
+#undef SIMTGPU_X
 };
+
+// The register file an instruction's field names (isa_table.h).
+enum class RegFile : uint8_t { no, x, f };
+enum class MemOp : uint8_t { none, load, store, atomic };
+
+// What the table says of an operation: its fields' register files and its
+// memory access.
+struct OpInfo {
+    RegFile rd, rs1, rs2, rs3;
+    MemOp mem;
+    uint8_t lane_bytes;
+};
+
+inline constexpr OpInfo kOpInfo[] = {
+#define SIMTGPU_X(name, rd, rs1, rs2, rs3, cls, mem, bytes)                                      \
+    {RegFile::rd, RegFile::rs1, RegFile::rs2, RegFile::rs3, MemOp::mem, bytes},
+    SIMTGPU_ISA_OPS(SIMTGPU_X)
+#undef SIMTGPU_X
+};
+
+inline const OpInfo &op_info(Op op) { return kOpInfo[size_t(op)]; }
 
 // AMO funct5 values (instruction bits 31:27).
 enum AmoFunct : uint8_t {
@@ -65,6 +63,26 @@ struct Insn {
     int64_t imm = 0;   // immediate, branch offset or CSR number
     uint32_t raw = 0;  // the instruction bits (for illegal-instruction reports)
 };
+
+// The format of an encoding's immediate: none (Insn::imm is 0), the base
+// formats, shift amounts of 6 and 5 bits, and a CSR number.
+enum class ImmFormat : uint8_t { none, i, s, b, u, j, shamt6, shamt5, csr };
+// Where Insn::funct comes from: nowhere (0), the AMO funct5, custom-0's
+// funct7 or funct2, or one of the AmoFunct values of simtgpu's atomics.
+enum class FunctField : uint8_t { none, amo5, funct7, funct2, fadd, inc_w, dec_w };
+
+// One row of SIMTGPU_ISA_ENCODINGS.
+struct Encoding {
+    const char *mnemonic;
+    Op op;
+    uint32_t match, mask;
+    ImmFormat imm;
+    FunctField funct;
+    bool rounds; // the rm field must be a valid rounding mode
+};
+
+// The encoding of a 32-bit instruction word, or nullptr (illegal).
+const Encoding *find_encoding(uint32_t word);
 
 // Decodes a 32-bit instruction (low bits 11) or a 16-bit one (other low
 // bits; upper half ignored). Unknown encodings give Op::Illegal.

@@ -3,8 +3,8 @@
 // choice, the timing model's burst slices, and a turn for a starved group.
 // Inline in a header because both engines call it per scheduling decision:
 // the functional burst loop (interpreter.cpp) and the timing pipeline
-// (timing/sm_pipeline.cpp), where a call instead of inlining cost 12% on
-// divergent code.
+// (timing/sm_pipeline_impl.h, through sm/timing_port.cpp), where a call
+// instead of inlining cost 12% on divergent code.
 #pragma once
 
 #include <algorithm>

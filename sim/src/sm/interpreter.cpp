@@ -485,7 +485,7 @@ SIMT_HOST_SIMD_CLONES uint32_t Sm::Impl::burst_group(uint32_t slot, const GroupC
             break;
         }
         if (sleep_cycles) {
-            ready_at[slot] = now + issued + sleep_cycles; // the timing model: timing_issue
+            ready_at[slot] = now + issued + sleep_cycles; // the timing model: SmPipeline::issue
             break;
         }
         if (pc >= group.yield_pc) break;

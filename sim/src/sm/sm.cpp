@@ -56,39 +56,8 @@ Sm::Impl::Impl(const DeviceConfig &cfg, uint32_t id)
     waiting.resize(can_issue.size());
     age.resize(cfg.warps_per_sm);
     issued_at.resize(cfg.warps_per_sm);
-    if (cfg.model == Model::timing) {
-        timing_warps.resize(cfg.warps_per_sm);
-        const uint32_t n = std::max<uint32_t>(1, cfg.timing.schedulers_per_sm);
-        subcores.resize(n);
-        for (uint32_t k = 0; k < n; ++k) {
-            SubCore &sc = subcores[k];
-            sc.scheduler = make_warp_scheduler(cfg.warp_scheduler);
-            for (uint32_t slot = k; slot < cfg.warps_per_sm; slot += n) sc.slots.push_back(slot);
-            sc.ready.resize(sc.slots.size());
-            sc.live.resize(sc.slots.size());
-            sc.long_wait.resize(sc.slots.size());
-            sc.why.resize(sc.slots.size());
-            sc.age.resize(sc.slots.size());
-        }
-    }
-}
-
-// A lone SM's memory system, made when a launch is attached unless
-// use_memory_system() shared another first (a device's SMs share one:
-// making 80 that nobody uses cost most of a short volta run).
-void Sm::Impl::make_own_memory()
-{
-    auto created = mem::MemorySystem::create(config.memory, 1, config.clock_khz);
-    if (!created) {
-        // DeviceConfig's builders validate the memory configuration with
-        // MemorySystem::create; reaching here is a caller's bug.
-        std::fprintf(stderr, "simtgpu: DeviceConfig.memory is invalid: %s\n",
-                     created.error().c_str());
-        std::abort();
-    }
-    own_memory = std::make_unique<mem::MemorySystem>(std::move(*created));
-    memory = own_memory.get();
-    memory_sm = 0;
+    if (cfg.model == Model::timing)
+        pipeline = std::make_unique<timing::SmPipeline<TimingPort>>(TimingPort{this}, config, sm_id);
 }
 
 void Sm::Impl::advance(uint64_t cycles, uint32_t warps_resident)
@@ -125,7 +94,12 @@ void Sm::Impl::trace_pick(int picked) {
 SmRunResult Sm::Impl::run(uint64_t cycles)
 {
     initialise_placed_warps();
-    if (!subcores.empty()) return run_timing(cycles);
+    if (pipeline) {
+        ctas_completed = 0;
+        stopped = false;
+        pipeline->run(now + cycles);
+        return SmRunResult{ctas_completed, exception, exception_launch};
+    }
     ctas_completed = 0;
     stopped = false;
     const uint64_t end = now + cycles;
@@ -207,8 +181,8 @@ std::optional<uint32_t> Sm::attach(const LaunchDesc &launch, GlobalMemory &memor
     if (s.resident_ctas == 0) {
         s.now = device_cycle;
         s.last_issued = -1;
-        if (!s.subcores.empty() && (s.own_memory || !s.memory))
-            s.make_own_memory(); // its clock starts again
+        if (s.pipeline)
+            s.pipeline->start_own_memory_if_alone(); // its clock starts again
     }
     const simtgpu_sm_resources r{s.config.warps_per_sm, s.config.warp_size, s.config.ctas_per_sm,
                                  s.config.shared_bytes_per_sm};
@@ -252,7 +226,13 @@ bool Sm::can_accept_cta(uint32_t launch) const
     return impl_->fits(lc.warps_per_cta, lc.shared_alloc);
 }
 
-void Sm::add_cta(uint32_t launch, const Dim3 &ctaid) { impl_->add_cta(launch, ctaid); }
+void Sm::add_cta(uint32_t launch, const Dim3 &ctaid)
+{
+    const uint32_t cta = impl_->add_cta(launch, ctaid);
+    if (impl_->pipeline)
+        for (uint32_t slot : impl_->ctas[cta].warps)
+            impl_->pipeline->warp_placed(slot, impl_->age[slot]);
+}
 SmRunResult Sm::run(uint64_t cycles) { return impl_->run(cycles); }
 SmRunResult Sm::run_isolated(uint64_t cycles) { return impl_->run_isolated(cycles); }
 bool Sm::stopped() const { return impl_->stopped; }
@@ -260,9 +240,8 @@ void Sm::commit() { impl_->commit(); }
 
 void Sm::use_memory_system(mem::MemorySystem &memory)
 {
-    impl_->own_memory.reset();
-    impl_->memory = &memory;
-    impl_->memory_sm = impl_->sm_id;
+    if (impl_->pipeline)
+        impl_->pipeline->use_memory_system(memory, impl_->sm_id);
 }
 
 void Sm::catch_up(uint64_t cycle) {
@@ -308,13 +287,11 @@ void Sm::replay(uint64_t service_cycles, const std::function<bool(uint32_t launc
         const uint64_t resume = std::max(s.now, h.cycle + service_cycles);
         s.ready_at[slot] = resume;
         s.recheck_slot(slot);
-        if (!s.subcores.empty()) {
-            WarpTiming &t = s.timing_warps[slot];
-            t.not_before = resume;
-            t.peeked = false;
-        }
+        if (s.pipeline)
+            s.pipeline->warp_resumed(slot, resume);
     }
-    s.sleep_until = 0; // the timing model looks at its warps again
+    if (s.pipeline)
+        s.pipeline->look_again();
 }
 
 void Sm::invalidate_tlb()
@@ -324,7 +301,11 @@ void Sm::invalidate_tlb()
             e = TlbEntry{};
 }
 
-void Sm::memory_done(const mem::Completion &completion) { impl_->memory_done(completion); }
+void Sm::memory_done(const mem::Completion &completion)
+{
+    if (impl_->pipeline)
+        impl_->pipeline->memory_done(completion);
+}
 
 uint32_t Sm::take_ctas_completed(uint32_t launch)
 {
@@ -359,7 +340,6 @@ void Sm::abort()
     s.held_warps = 0;
     s.new_faults.clear();
     s.resume_slot = -1;
-    s.resume_cycle.reset();
     std::fill(s.can_issue.begin(), s.can_issue.end(), 0);
     std::fill(s.waiting.begin(), s.waiting.end(), 0);
     s.wakes.clear();
@@ -373,14 +353,10 @@ void Sm::abort()
     // The device clock and memory system start again (GridScheduler::reset):
     // the SM's clock, its sub-cores' units and the loads it waited for go
     // with them, or its warps would wait for cycles and answers of before.
-    s.now = s.sleep_until = 0;
-    s.loads_in_flight = 0;
-    s.pending.clear();
+    s.now = 0;
     std::fill(s.issued_at.begin(), s.issued_at.end(), 0);
-    for (SubCore &sc : s.subcores) {
-        sc.unit_free = {};
-        sc.last = -1;
-    }
+    if (s.pipeline)
+        s.pipeline->reset();
 }
 
 uint64_t Sm::clock() const { return impl_->now; }

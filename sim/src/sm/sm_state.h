@@ -3,17 +3,20 @@
 // the interpreter's hot path, sm_memory_access.h), isolated runs
 // (sm_isolated.cpp), SIMT control (simt_control.cpp), CSRs, atomics and
 // floating point (execute_csr.cpp, execute_atomic.cpp, execute_fp.cpp), the
-// interpreter loop (interpreter.cpp), the timing pipeline (timing/sm_pipeline.cpp)
-// and the Sm facade with the functional scheduling loop (sm.cpp).
+// interpreter loop (interpreter.cpp), the port through which the timing
+// pipeline (timing/sm_pipeline.h) sees the SM (timing_port.cpp), and the Sm
+// facade with the functional scheduling loop (sm.cpp).
 #pragma once
 
 #include "isa/decode.h"
 #include "mem/memory_system.h"
 #include "simtgpu/hw.h"
 #include "sm/fp_lanes.h"
-#include "sm/policy.h"
+#include "sm/reconvergence.h"
+#include "sm/warp_scheduler.h"
 #include "sm/sm.h"
-#include "timing/insn_info.h"
+#include "timing/insn_record.h"
+#include "timing/sm_pipeline.h"
 #include "trace/sm_trace.h"
 
 #include <algorithm>
@@ -239,60 +242,6 @@ struct LaunchContext {
     }
 };
 
-// The timing model's view of a warp slot.
-struct WarpTiming {
-    // The next instruction, looked at before it issues (peek): valid while
-    // the warp's runnable lanes are those it was chosen from.
-    bool peeked = false;
-    uint64_t peek_runnable = 0;
-    GroupChoice group;
-    Insn insn;
-    timing::InsnInfo info;
-    uint64_t not_before = 0; // after a branch or a barrier
-    Stall not_before_reason = Stall::stall_no_instruction;
-    uint32_t generation = 0; // bumped per warp placed in the slot
-    // Lanes of the peeked memory instruction the memory system has not
-    // taken yet (0: none taken so far). An access it can never take whole
-    // (more lines than MSHRs or ways) goes in parts, as hardware replays it.
-    uint64_t mem_left = 0;
-    // The memory system refused it: it retries once an answer to this SM
-    // arrives (memory_epoch moved on), when an MSHR may be free again.
-    bool mem_refused = false;
-    uint64_t refused_epoch = 0;
-    // The scoreboard: the cycle each register's value is ready, and why not;
-    // for a load's destination, its parts in flight and their latest arrival.
-    std::array<uint64_t, timing::kScoreboardRegs> reg_ready{};
-    std::array<Stall, timing::kScoreboardRegs> reg_reason{};
-    std::array<uint8_t, timing::kScoreboardRegs> reg_parts{};
-    std::array<uint64_t, timing::kScoreboardRegs> reg_arrival{};
-};
-
-// One sub-core: a warp scheduler over warp slots s with s % N == index, and
-// its functional units. ready/long_wait/why: per slot, this cycle.
-struct SubCore {
-    std::unique_ptr<WarpScheduler> scheduler;
-    std::vector<uint32_t> slots;
-    std::vector<uint8_t> ready;
-    std::vector<uint8_t> live;
-    std::vector<uint8_t> long_wait;
-    std::vector<Stall> why;
-    std::vector<uint64_t> age;
-    bool any_ready = false;
-    int last = -1;
-    std::array<uint64_t, timing::kInsnClasses> unit_free{};
-};
-
-// A memory access whose answer a register (or nothing) waits for.
-struct PendingLoad {
-    uint32_t slot = 0, generation = 0;
-    uint8_t reg = 0;
-    bool valid = false;
-};
-
-// Local memory is per thread at the same addresses; to the caches it is
-// interleaved by lane as on NVIDIA GPUs, in a range of its own per warp.
-inline constexpr uint64_t kLocalTimingBase = uint64_t(1) << 47;
-
 // An operation fp::lanes computes for a whole warp in host SIMD (outside
 // Sm::Impl: a default argument of an Impl member uses its initialisers, which
 // clang allows only for a complete type).
@@ -425,47 +374,39 @@ struct Sm::Impl {
         e.direct_store = e.writable && !e.code && e.host && (!isolated || e.vram);
     }
 
-    // ---- timing model (config.model == timing; empty otherwise)
-    std::vector<WarpTiming> timing_warps;
-    std::vector<SubCore> subcores;
-    std::unique_ptr<mem::MemorySystem> own_memory; // a lone SM's
-    mem::MemorySystem *memory = nullptr;
-    uint32_t memory_sm = 0; // this SM's index in *memory
-    std::vector<PendingLoad> pending; // by token
-    uint32_t loads_in_flight = 0;     // global and local loads the memory system holds
-    uint64_t sleep_until = 0;         // no warp can issue before this cycle
-    uint64_t memory_epoch = 0;        // answers of the memory system so far
-    mem::WarpAccess access;
-
-    // A timing cycle between its two halves: what the first found.
-    struct CycleState {
-        uint32_t warps_resident = 0;
-        uint32_t blocked = 0, active = 0; // warps with no runnable lane, live warps
-        uint64_t wake = UINT64_MAX;       // when the first reason not to issue ends
-        bool any_ready = false;
-        size_t subcore = 0; // the next sub-core to issue
-        int pick = -1;      // its pick, made before the run stopped
+    // ---- timing model (config.model == timing; null otherwise)
+    // The functional SM as the timing pipeline sees it: the one implementation
+    // of timing::FunctionalSm, each member a view of Sm::Impl
+    // (sm/timing_port.cpp).
+    struct TimingPort {
+        Impl *sm;
+        uint64_t clock() const;
+        void advance(uint64_t cycles, uint32_t warps_resident);
+        uint32_t resident_warps() const;
+        uint32_t resident_ctas() const;
+        timing::SlotState slot_state(uint32_t slot) const;
+        bool next_record(uint32_t slot, timing::InsnRecord &record);
+        uint64_t execute_record(uint32_t slot, const timing::InsnRecord &record);
+        bool must_run_serially(uint32_t slot, const timing::InsnRecord &record);
+        uint64_t stack_bytes(uint32_t slot) const;
+        bool exception_raised() const;
+        bool stopped() const;
+        void stop();
+        bool take_stop_request();
+        void account_warp_cycle(uint32_t slot, bool issued, Stall why, uint64_t cycles);
+        void check_deadlocks();
     };
-    std::optional<CycleState> resume_cycle;
-
-    void make_own_memory();
-    SmRunResult run_timing(uint64_t cycles);
-    void timing_cycle();
-    void issue_cycle(CycleState c);
-    bool must_run_serially(uint32_t slot);
-    bool peek(uint32_t slot);
-    // Inline (defined in timing/sm_pipeline.cpp and sm/group_choice.h): hot,
-    // and inlined into their callers when the SM was one file.
-    inline bool warp_ready(uint32_t slot, const SubCore &sc, Stall &why, uint64_t &until);
-    bool issue_memory(uint32_t slot);
-    inline bool timing_issue(uint32_t slot, SubCore &sc);
+    std::unique_ptr<timing::SmPipeline<TimingPort>> pipeline;
+    // The functional side of the seam (sm/timing_port.cpp): the record of
+    // the warp's next instruction (false: its fetch faulted), and its
+    // execution (returns the cycles the warp then sleeps: warp.nanosleep).
+    bool next_record(uint32_t slot, timing::InsnRecord &record);
+    uint64_t execute_record(uint32_t slot, const timing::InsnRecord &record);
     void account_warp_cycle(uint32_t slot, bool issued, Stall why, uint64_t cycles);
-    void sleep(uint64_t cycles);
-    void memory_done(const mem::Completion &c);
 
     // ---- launches, CTAs and time
     bool fits(uint32_t warps_per_cta, uint32_t shared_alloc) const;
-    void add_cta(uint32_t launch, const Dim3 &ctaid);
+    uint32_t add_cta(uint32_t launch, const Dim3 &ctaid); // returns the CTA slot
     std::vector<uint32_t> uninitialised; // warp slots placed since the last run()
     void initialise_placed_warps();
     void drop_cta(uint32_t cta_slot);

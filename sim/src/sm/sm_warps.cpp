@@ -11,7 +11,7 @@ bool Sm::Impl::fits(uint32_t warps_per_cta, uint32_t shared_alloc) const
            shared_used + shared_alloc <= config.shared_bytes_per_sm;
 }
 
-void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
+uint32_t Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
 {
     uint32_t cslot = 0;
     while (ctas[cslot].active) ++cslot;
@@ -49,19 +49,6 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
         w.yielded_to = 0;
         age[slot] = warps_launched++;
         issued_at[slot] = now;
-        if (!subcores.empty()) {
-            sleep_until = 0;
-            WarpTiming &t = timing_warps[slot];
-            t.peeked = false;
-            t.not_before = now;
-            ++t.generation;
-            t.mem_left = 0;
-            t.mem_refused = false;
-            t.reg_ready.fill(0);
-            t.reg_parts.fill(0);
-            t.reg_arrival.fill(0);
-            subcores[slot % subcores.size()].age[slot / subcores.size()] = age[slot];
-        }
         w.same_pc_lanes = w.stale_pc_lanes = full_mask;
         w.same_pc = launch.entry_pc;
         uninitialised.push_back(slot);
@@ -73,6 +60,7 @@ void Sm::Impl::add_cta(uint32_t launch_slot, const Dim3 &ctaid)
     shared_used += lc.shared_alloc;
     if (trace)
         trace->cta_placed(cslot, ctaid, launch.entry_pc, now);
+    return cslot;
 }
 
 // A placed warp's registers, zeroed and given its thread ids, parameters
@@ -196,10 +184,6 @@ void Sm::Impl::hold(uint32_t slot)
     held_fault[slot] = h;
     new_faults.push_back(HeldFault{launch, h.address, h.access, h.cycle});
     ready_at[slot] = UINT64_MAX; // the functional model: never, until replay()
-    if (!subcores.empty()) {
-        timing_warps[slot].not_before = UINT64_MAX;
-        timing_warps[slot].not_before_reason = Stall::stall_long_scoreboard;
-    }
     recheck_slot(slot);
 }
 

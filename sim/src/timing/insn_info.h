@@ -1,6 +1,7 @@
 // What the timing model needs to know of a decoded instruction: its class
 // (functional unit) and the registers it reads and writes (the scoreboard's
-// business), and for memory instructions the access size. The functional
+// business), and for memory instructions the access size; all of it from
+// the ISA table (isa/isa_table.h). The functional
 // core adds the active mask and per-lane addresses when it issues one.
 #pragma once
 
@@ -18,7 +19,7 @@ inline constexpr uint8_t kFpRegBase = kIntRegs;
 inline constexpr uint32_t kScoreboardRegs = kIntRegs + 32;
 inline constexpr uint8_t kNoReg = 0xff;
 
-enum class MemOp : uint8_t { none, load, store, atomic };
+using sim::MemOp;
 
 struct InsnInfo {
     InsnClass cls = InsnClass::integer;

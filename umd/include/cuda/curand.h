@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cuRAND's types and status codes, with NVIDIA's names and numbers
- * (docs/libraries.md). The device API is curand_kernel.h.
+ * cuRAND's types, status codes and host API, with NVIDIA's names and
+ * numbers (docs/libraries.md): the host API is libcurand (libs/curand,
+ * `-lcurand`); the device API is curand_kernel.h.
  */
 #ifndef SIMTGPU_CURAND_H
 #define SIMTGPU_CURAND_H
@@ -89,5 +90,60 @@ typedef enum curandMethod curandMethod_t;
 
 struct curandGenerator_st;
 typedef struct curandGenerator_st *curandGenerator_t;
+
+/* A discrete distribution (curandCreatePoissonDistribution) as curand_discrete
+ * reads it on the device: value k + shift with probability cdf[k] - cdf[k-1]. */
+struct curandDiscreteDistribution_st {
+    struct curandDiscreteDistribution_st *self_host_ptr;
+    double *cdf;        /* device memory, `length` entries, the last 1.0 */
+    unsigned int shift; /* the value of cdf[0] */
+    unsigned int length;
+    double mean, stddev;
+};
+typedef struct curandDiscreteDistribution_st *curandDiscreteDistribution_t;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type);
+curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type);
+curandStatus_t curandDestroyGenerator(curandGenerator_t generator);
+curandStatus_t curandGetVersion(int *version);
+curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream);
+curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator,
+                                                  unsigned long long seed);
+curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset);
+curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order);
+curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator,
+                                                       unsigned int num_dimensions);
+curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num);
+curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr,
+                                      size_t num);
+curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num);
+curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr,
+                                           size_t num);
+curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n,
+                                    float mean, float stddev);
+curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr,
+                                          size_t n, double mean, double stddev);
+curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n,
+                                       float mean, float stddev);
+curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr,
+                                             size_t n, double mean, double stddev);
+curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr,
+                                     size_t n, double lambda);
+curandStatus_t curandGenerateSeeds(curandGenerator_t generator);
+curandStatus_t curandCreatePoissonDistribution(double lambda,
+                                               curandDiscreteDistribution_t *discrete_distribution);
+curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution);
+curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[],
+                                           curandDirectionVectorSet_t set);
+curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[],
+                                           curandDirectionVectorSet_t set);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SIMTGPU_CURAND_H */

@@ -368,6 +368,93 @@ QUALIFIERS unsigned int curand(curandStateMRG32k3a_t *state)
     return (unsigned int)(curand_MRG32k3a(state) * MRG32K3A_BITS_NORM);
 }
 
+/* --------------------------------------------------------------- Sobol32 */
+
+/* A Sobol sequence in Gray-code order (Antonov and Saleev): point i is the
+ * XOR of the direction vectors of the bits set in i ^ (i >> 1), and each
+ * draw flips one vector, that of the lowest zero bit of i. The direction
+ * vectors of a dimension come from curandGetDirectionVectors32. */
+struct curandStateSobol32 {
+    unsigned int i, x, c;
+    unsigned int direction_vectors[32];
+};
+typedef struct curandStateSobol32 curandStateSobol32_t;
+
+QUALIFIERS unsigned int _simt_sobol32_point(const unsigned int *direction_vectors,
+                                            unsigned int i)
+{
+    unsigned int gray = i ^ (i >> 1), x = 0;
+    for (int k = 0; gray; ++k, gray >>= 1)
+        if (gray & 1)
+            x ^= direction_vectors[k];
+    return x;
+}
+
+QUALIFIERS void curand_init(curandDirectionVectors32_t direction_vectors, unsigned int offset,
+                            curandStateSobol32_t *state)
+{
+    for (int k = 0; k < 32; ++k)
+        state->direction_vectors[k] = direction_vectors[k];
+    state->i = offset;
+    state->c = 0;
+    state->x = _simt_sobol32_point(state->direction_vectors, offset);
+}
+
+QUALIFIERS void skipahead(unsigned int n, curandStateSobol32_t *state)
+{
+    state->i += n;
+    state->x = _simt_sobol32_point(state->direction_vectors, state->i);
+}
+
+QUALIFIERS unsigned int curand(curandStateSobol32_t *state)
+{
+    unsigned int res = state->x;
+    state->x ^= state->direction_vectors[__builtin_ctz(~state->i)];
+    state->i++;
+    return res;
+}
+
+/* Sobol64: the same in 64 bits (curandGetDirectionVectors64). */
+struct curandStateSobol64 {
+    unsigned long long i, x, c;
+    unsigned long long direction_vectors[64];
+};
+typedef struct curandStateSobol64 curandStateSobol64_t;
+
+QUALIFIERS unsigned long long _simt_sobol64_point(const unsigned long long *direction_vectors,
+                                                  unsigned long long i)
+{
+    unsigned long long gray = i ^ (i >> 1), x = 0;
+    for (int k = 0; gray; ++k, gray >>= 1)
+        if (gray & 1)
+            x ^= direction_vectors[k];
+    return x;
+}
+
+QUALIFIERS void curand_init(curandDirectionVectors64_t direction_vectors,
+                            unsigned long long offset, curandStateSobol64_t *state)
+{
+    for (int k = 0; k < 64; ++k)
+        state->direction_vectors[k] = direction_vectors[k];
+    state->i = offset;
+    state->c = 0;
+    state->x = _simt_sobol64_point(state->direction_vectors, offset);
+}
+
+QUALIFIERS void skipahead(unsigned long long n, curandStateSobol64_t *state)
+{
+    state->i += n;
+    state->x = _simt_sobol64_point(state->direction_vectors, state->i);
+}
+
+QUALIFIERS unsigned long long curand(curandStateSobol64_t *state)
+{
+    unsigned long long res = state->x;
+    state->x ^= state->direction_vectors[__builtin_ctzll(~state->i)];
+    state->i++;
+    return res;
+}
+
 /* ------------------------------------------------------ distributions */
 
 QUALIFIERS float _curand_uniform(unsigned int x)
@@ -606,5 +693,93 @@ QUALIFIERS double curand_log_normal_double(curandStateMRG32k3a_t *state, double 
 {
     return exp(mean + stddev * curand_normal_double(state));
 }
+
+/* Quasirandom points keep their low discrepancy only if each draw maps to
+ * one number: normals by the inverse of the normal CDF, not Box-Muller
+ * (SIMT_CURAND_QUASI_DISTRIBUTIONS below, for Sobol32 and Sobol64). */
+QUALIFIERS float curand_uniform(curandStateSobol32_t *state)
+{
+    return _curand_uniform(curand(state));
+}
+QUALIFIERS double curand_uniform_double(curandStateSobol32_t *state)
+{
+    return curand(state) * CURAND_2POW32_INV_DOUBLE + (CURAND_2POW32_INV_DOUBLE / 2.0);
+}
+
+/* ---------------------------------------------------- Poisson, discrete */
+
+/* Poisson(lambda) by inversion of one uniform: the CDF summed from 0 until
+ * it passes the draw. exp(-lambda) stays a normal double up to 700; a larger
+ * lambda is a sum of Poisson draws of at most 500 each, as Poisson variables
+ * add. Any generator above. */
+template <typename State>
+QUALIFIERS unsigned int _simt_curand_poisson_small(State *state, double lambda)
+{
+    double u = curand_uniform_double(state);
+    double p = exp(-lambda), cdf = p;
+    unsigned int k = 0;
+    while (u > cdf && p > 0.0) {
+        ++k;
+        p *= lambda / k;
+        cdf += p;
+    }
+    return k;
+}
+
+template <typename State>
+QUALIFIERS unsigned int curand_poisson(State *state, double lambda)
+{
+    unsigned int k = 0;
+    for (; lambda > 500.0; lambda -= 500.0)
+        k += _simt_curand_poisson_small(state, 500.0);
+    return k + _simt_curand_poisson_small(state, lambda);
+}
+
+/* A draw from a distribution of curandCreatePoissonDistribution: the first
+ * entry of its CDF table at or above a uniform. */
+template <typename State>
+QUALIFIERS unsigned int curand_discrete(State *state,
+                                        curandDiscreteDistribution_t discrete_distribution)
+{
+    double u = curand_uniform_double(state);
+    const double *cdf = discrete_distribution->cdf;
+    unsigned int lo = 0, hi = discrete_distribution->length - 1;
+    while (lo < hi) {
+        unsigned int mid = lo + (hi - lo) / 2;
+        if (cdf[mid] < u)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return discrete_distribution->shift + lo;
+}
+
+#define CURAND_2POW64_INV_DOUBLE (5.4210108624275222e-20)
+QUALIFIERS float curand_uniform(curandStateSobol64_t *state)
+{
+    return (float)(curand(state) * CURAND_2POW64_INV_DOUBLE + (CURAND_2POW64_INV_DOUBLE / 2.0));
+}
+QUALIFIERS double curand_uniform_double(curandStateSobol64_t *state)
+{
+    return curand(state) * CURAND_2POW64_INV_DOUBLE + (CURAND_2POW64_INV_DOUBLE / 2.0);
+}
+#define SIMT_CURAND_QUASI_DISTRIBUTIONS(State)                                                 \
+    QUALIFIERS float curand_normal(State *state) { return normcdfinvf(curand_uniform(state)); } \
+    QUALIFIERS double curand_normal_double(State *state)                                       \
+    {                                                                                          \
+        return normcdfinv(curand_uniform_double(state));                                       \
+    }                                                                                          \
+    QUALIFIERS float curand_log_normal(State *state, float mean, float stddev)                 \
+    {                                                                                          \
+        return expf(mean + stddev * curand_normal(state));                                     \
+    }                                                                                          \
+    QUALIFIERS double curand_log_normal_double(State *state, double mean, double stddev)       \
+    {                                                                                          \
+        return exp(mean + stddev * curand_normal_double(state));                               \
+    }
+
+SIMT_CURAND_QUASI_DISTRIBUTIONS(curandStateSobol32_t)
+SIMT_CURAND_QUASI_DISTRIBUTIONS(curandStateSobol64_t)
+#undef SIMT_CURAND_QUASI_DISTRIBUTIONS
 
 #endif /* SIMTGPU_CURAND_KERNEL_H */

@@ -1,7 +1,7 @@
-// The two policies of the SIMT core that researchers compare
-// (docs/simulator.md, "The SIMT core"): which convergent group of a warp runs
-// next (reconvergence), and which warp issues next (warp scheduling). Both are
-// asked once per burst of instructions, never per instruction or per lane.
+// The warp scheduler (docs/simulator.md, "The SIMT core"): which ready warp
+// issues next, in the functional model once per burst, in the timing model
+// once per cycle and sub-core. Round-robin, greedy-then-oldest,
+// oldest-first and two-level; researchers add theirs here.
 #pragma once
 
 #include <array>
@@ -12,24 +12,6 @@
 #include <vector>
 
 namespace simtgpu::sim {
-
-// One convergent group: lanes with the same PC. The group runs on while its
-// PC stays below yield_pc (for min-PC: the lowest PC of the other runnable
-// lanes, so the groups merge when the running one reaches it).
-struct GroupChoice {
-    uint64_t pc = 0;
-    uint64_t mask = 0;
-    uint64_t yield_pc = UINT64_MAX;
-};
-
-class ReconvergencePolicy {
-public:
-    virtual ~ReconvergencePolicy() = default;
-    // pcs: one per lane; runnable: lanes that may run (non-zero). When all
-    // of them share one PC the choice must be {pc, runnable, UINT64_MAX}: the
-    // SM takes that answer without asking when it knows the PCs agree.
-    virtual GroupChoice select(const uint64_t *pcs, uint64_t runnable) const = 0;
-};
 
 // One entry per warp slot (of the SM, or of a sub-core in the timing model)
 // in each span: whether the warp can issue now, its age (the order in which
@@ -61,14 +43,11 @@ private:
 inline constexpr uint32_t kTwoLevelActiveWarps = 8;
 
 // The names DeviceConfig accepts, the default first; tests run under each.
-inline constexpr std::array<std::string_view, 1> kReconvergencePolicies{"min-pc"};
 // "gto" is greedy-then-oldest's usual name (GPGPU-Sim's); "greedy" stays.
 inline constexpr std::array<std::string_view, 5> kWarpSchedulers{"round-robin", "greedy", "gto",
                                                                  "oldest-first", "two-level"};
-bool is_reconvergence_policy(std::string_view name);
 bool is_warp_scheduler(std::string_view name);
-// Unknown names (the configuration validates them) give the defaults.
-std::unique_ptr<ReconvergencePolicy> make_reconvergence_policy(std::string_view name);
+// An unknown name (the configuration validates them) gives the default.
 std::unique_ptr<WarpScheduler> make_warp_scheduler(std::string_view name);
 
 } // namespace simtgpu::sim
