@@ -37,6 +37,8 @@ PACKAGES=(
 	python3-numpy python3-scipy
 	# cuFFT's tests: FFTW as the reference
 	libfftw3-dev
+	# the reference cuBLAS is tested against: netlib BLAS with its CBLAS header (cblas.h)
+	libblas-dev
 )
 
 missing=()

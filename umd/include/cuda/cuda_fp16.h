@@ -488,5 +488,14 @@ __device__ inline __half2 __ldg(const __half2 *p) { return __half2(__ldg(&p->x),
 #endif
 
 #undef SIMT_FP16
+#else /* C: the storage types alone, as NVIDIA's header gives C (cublas_api.h's Hgemm takes them) */
+typedef struct __half_raw {
+	unsigned short x;
+} __half_raw;
+typedef __half_raw __half;
+typedef struct __half2_raw {
+	unsigned short x, y;
+} __half2_raw;
+typedef __half2_raw __half2;
 #endif /* __cplusplus */
 #endif /* SIMTGPU_CUDA_FP16_H */
