@@ -37,7 +37,7 @@ test: build kmd $(SAN_BUILD_DIR)/build.ninja
 # for as long as one likes: FUZZ_SECONDS each (default 600), over their
 # corpora; new inputs stay in a scratch folder (docs/testing.md, "Fuzzing").
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= device_image sim_config command_processor page_walk
+FUZZ_TARGETS ?= device_image sim_config command_processor page_walk uapi
 fuzz: build
 	@for t in $(FUZZ_TARGETS); do \
 		tests/fuzz/run-fuzzer.sh $(BUILD_DIR)/fuzz/fuzz_$$t tests/fuzz/$$t/corpus $(FUZZ_SECONDS) || exit 1; \
