@@ -46,15 +46,20 @@ excluded_reason() {
         FunctionPointers | convolutionTexture | postProcessGL | recursiveGaussian | smokeParticles | volumeRender | \
         volumeFiltering | SobelFilter | bilateralFilter | simpleGL | Mandelbrot | marchingCubes | nbody | oceanFFT | \
         fluidsGL | randomFog | simpleTexture3D | simpleCubemapTexture | simpleLayeredTexture) echo "graphics API (OpenGL/EGL/Vulkan)" ;;
-    simpleMultiGPU | simpleP2P | simpleMultiCopy | threadMigration | streamOrderedAllocationP2P | *MultiGPU* | *P2P* | \
+    simpleMultiGPU | simpleP2P | simpleMultiCopy | threadMigration | streamOrderedAllocationP2P | *MultiGPU* | *MGPU* | *P2P* | \
         conjugateGradientMultiDeviceCG | topologyQuery) echo "a second GPU" ;;
     simpleMPI | simpleIPC | streamOrderedAllocationIPC | *IPC*) echo "MPI / IPC" ;;
     *TensorCore* | *Tf32* | *WMMA* | *wmma* | immaTensorCoreGemm | dmmaTensorCoreGemm | tf32TensorCoreGemm) echo "tensor cores (warp matrix)" ;;
     cdp* | *cdp*) echo "dynamic parallelism" ;;
     globalToShmemAsyncCopy | *memcpy_async* | simpleAWBarrier | *Pipeline* | *pipeline* | \
         cudaTensorCoreGemm | tf32TensorCoreGemm) echo "cuda::memcpy_async / cuda::barrier pipelines" ;;
-    *cuBLAS* | *cuFFT* | *NPP* | *nvJPEG* | \
-        conjugateGradient* | simpleCUBLAS* | simpleCUFFT* | batchCUBLAS | matrixMulCUBLAS | UnifiedMemoryStreams) echo "a CUDA library (cuBLAS/cuFFT/NPP)" ;;
+    conjugateGradient*) echo "cuSPARSE (not there yet)" ;;
+    cuSolver*) echo "cuSOLVER (not there)" ;;
+    *NPP* | *nvJPEG*) echo "NPP / nvJPEG (not there)" ;;
+    simpleCUBLASXT) echo "cublasXt (multi-GPU BLAS)" ;;
+    simpleCUBLAS_LU) echo "cuBLAS batched LU (cublasDgetrfBatched: not there yet)" ;;
+    simpleCUFFT_callback) echo "cuFFT callbacks (cufftXtSetCallback)" ;;
+    MersenneTwisterGP11213) echo "cuRAND's MTGP32 generator (not there)" ;;
     *) ;;
     esac
 }
@@ -125,6 +130,8 @@ for category in $categories; do
         if grep -q 'omp.h' "${sources[@]}"; then flags+=(-Xcompiler -fopenmp); fi
         # Our CUDA libraries (libs/), as the samples' Makefiles link them.
         if grep -q '<curand.h>' "${sources[@]}"; then flags+=(-lcurand); fi
+        if grep -qE '<cublas(_v2)?.h>' "${sources[@]}"; then flags+=(-lcublas); fi
+        if grep -q '<cufft.h>' "${sources[@]}"; then flags+=(-lcufft); fi
         if ! "$simtcc" "${flags[@]}" "${sources[@]}" -o "$work/$name" >"$log" 2>&1; then
             report "$name" FAILED "build: $(grep -m1 -E 'error' "$log" | cut -c1-150)"
             continue

@@ -3,6 +3,8 @@
 // naming the problem.
 #include "plan.h"
 
+#include "cufftXt.h"
+
 #include <cstdarg>
 #include <cstdio>
 #include <map>
@@ -205,6 +207,30 @@ struct Dims {
         p = v;
     }
 };
+
+// The plan type of cufftXt's (input, output, execution) data types.
+cufftResult xt_type(cudaDataType input, cudaDataType output, cudaDataType execution,
+                    cufftType *type, const char *call)
+{
+    struct Row {
+        cudaDataType input, output, execution;
+        cufftType type;
+    };
+    static const Row kRows[] = {
+        {CUDA_C_32F, CUDA_C_32F, CUDA_C_32F, CUFFT_C2C}, {CUDA_R_32F, CUDA_C_32F, CUDA_C_32F, CUFFT_R2C},
+        {CUDA_C_32F, CUDA_R_32F, CUDA_C_32F, CUFFT_C2R}, {CUDA_C_64F, CUDA_C_64F, CUDA_C_64F, CUFFT_Z2Z},
+        {CUDA_R_64F, CUDA_C_64F, CUDA_C_64F, CUFFT_D2Z}, {CUDA_C_64F, CUDA_R_64F, CUDA_C_64F, CUFFT_Z2D},
+    };
+    for (const Row &row : kRows)
+        if (row.input == input && row.output == output && row.execution == execution) {
+            *type = row.type;
+            return CUFFT_SUCCESS;
+        }
+    return fail(CUFFT_NOT_SUPPORTED, call,
+                "data types (%d, %d, %d): simtgpu's cuFFT has single and double precision "
+                "C2C, R2C and C2R (no half precision)",
+                int(input), int(output), int(execution));
+}
 
 cufftResult exec(cufftHandle handle, const void *in, void *out, int direction, bool want_double,
                  int want_kind, const char *call)
@@ -456,6 +482,45 @@ cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleCo
 cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
     return exec(plan, idata, odata, CUFFT_INVERSE, true, 2, "cufftExecZ2D");
+}
+
+cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long int *n,
+                                long long int *inembed, long long int istride,
+                                long long int idist, cudaDataType inputtype,
+                                long long int *onembed, long long int ostride,
+                                long long int odist, cudaDataType outputtype,
+                                long long int batch, size_t *workSize,
+                                cudaDataType executiontype)
+{
+    cufftType type;
+    if (cufftResult r = xt_type(inputtype, outputtype, executiontype, &type, "cufftXtMakePlanMany"))
+        return r;
+    return make(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch,
+                workSize, "cufftXtMakePlanMany");
+}
+
+cufftResult cufftXtGetSizeMany(cufftHandle, int rank, long long int *n, long long int *inembed,
+                               long long int istride, long long int idist,
+                               cudaDataType inputtype, long long int *onembed,
+                               long long int ostride, long long int odist,
+                               cudaDataType outputtype, long long int batch, size_t *workSize,
+                               cudaDataType executiontype)
+{
+    cufftType type;
+    if (cufftResult r = xt_type(inputtype, outputtype, executiontype, &type, "cufftXtGetSizeMany"))
+        return r;
+    return size_of(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch,
+                   workSize, "cufftXtGetSizeMany");
+}
+
+cufftResult cufftXtExec(cufftHandle handle, void *input, void *output, int direction)
+{
+    Plan *plan = find(handle);
+    if (!plan || !plan->made)
+        return fail(CUFFT_INVALID_PLAN, "cufftXtExec", "plan %d is not a made plan", handle);
+    const int kind = real_in(plan->type) ? 1 : real_out(plan->type) ? 2 : 0;
+    const int fixed = kind == 1 ? CUFFT_FORWARD : kind == 2 ? CUFFT_INVERSE : direction;
+    return exec(handle, input, output, fixed, plan->dbl, kind, "cufftXtExec");
 }
 
 cufftResult cufftGetVersion(int *version)

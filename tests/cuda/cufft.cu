@@ -10,6 +10,7 @@
 // and calls.
 // simtcc-flags: -lcufft -lfftw3 -lfftw3f
 #include <cufft.h>
+#include <cufftXt.h>
 #include <fftw3.h>
 
 #include <cmath>
@@ -291,6 +292,38 @@ bool advanced_layout()
 	return ok;
 }
 
+// cufftXt: a plan of cudaDataTypes (what simpleCUFFT makes), run by cufftXtExec.
+bool xt_plan()
+{
+	const int n = 60;
+	std::vector<float> flat = random_reals<float>(2 * n);
+	std::vector<std::complex<float>> in(n);
+	std::memcpy(in.data(), flat.data(), n * sizeof(in[0]));
+	std::vector<std::complex<double>> want = fftw_c2c(in, {n}, 1, FFTW_BACKWARD);
+	cufftHandle p;
+	CHECK_CUFFT(cufftCreate(&p));
+	long long dims[1] = {n};
+	size_t work = 0;
+	CHECK_CUFFT(cufftXtMakePlanMany(p, 1, dims, nullptr, 1, 1, CUDA_C_32F, nullptr, 1, 1,
+					CUDA_C_32F, 1, &work, CUDA_C_32F));
+	std::complex<float> *d = to_device(in);
+	CHECK_CUFFT(cufftXtExec(p, d, d, CUFFT_INVERSE));
+	std::vector<std::complex<float>> got = to_host(d, n);
+	std::vector<std::complex<double>> g(got.begin(), got.end());
+	bool ok = check("cufftXtMakePlanMany C2C, cufftXtExec inverse",
+			relative_error(reinterpret_cast<double *>(g.data()),
+				       reinterpret_cast<double *>(want.data()), 2 * n),
+			bound<float>(n, false));
+	CHECK_CUFFT(cufftDestroy(p));
+	CHECK_CUDA(cudaFree(d));
+	CHECK_CUFFT(cufftCreate(&p));
+	ok &= expect(cufftXtMakePlanMany(p, 1, dims, nullptr, 1, 1, CUDA_C_16F, nullptr, 1, 1,
+					 CUDA_C_16F, 1, &work, CUDA_C_16F) == CUFFT_NOT_SUPPORTED,
+		     "half precision is refused");
+	CHECK_CUFFT(cufftDestroy(p));
+	return ok;
+}
+
 bool errors()
 {
 	bool ok = true;
@@ -347,6 +380,7 @@ int main()
 		ok &= real_case<double>({4, 5, 6}, 2, in_place);
 	}
 	ok &= advanced_layout();
+	ok &= xt_plan();
 	ok &= errors();
 	return report("cufft", ok);
 }
