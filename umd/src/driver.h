@@ -1,6 +1,7 @@
 // libsimtgpu's objects behind the C handles of simtgpu.h: the device list,
 // contexts (one transport file each), BOs, streams (uAPI queues), events,
-// modules and functions. Every kernel call goes through transport_ioctl.
+// modules and functions. Every kernel call goes through the context's
+// Transport.
 #pragma once
 
 #include "device_image.h"
