@@ -75,10 +75,10 @@ simtgpuResult Context::memcpy_htod_async(simtgpuStream_st &s, uint64_t dst, cons
         return SIMTGPU_SUCCESS;
     }
     if (Bo *pinned = find_host(src, bytes)) // the device reads it by DMA
-        return submit(s,
-                      copy_packet(pinned->va + (static_cast<const uint8_t *>(src) - pinned->cpu),
-                                  dst, bytes),
-                      {});
+        return submit(
+            s,
+            copy_packet(pinned->va + (static_cast<const uint8_t *>(src) - pinned->cpu), dst, bytes),
+            {});
     // Pageable memory: copy it now into a staging BO the device copies from.
     Bo staging;
     if (simtgpuResult r = create_bo(bytes, 0, &staging))
@@ -91,10 +91,9 @@ simtgpuResult Context::memcpy_dtoh_async(simtgpuStream_st &s, void *dst, uint64_
                                          uint64_t bytes) {
     Bo *bo = find_device(src, bytes);
     if (Bo *pinned = find_host(dst, bytes); pinned && bo->kind != BoKind::Managed)
-        return submit(s,
-                      copy_packet(src, pinned->va + (static_cast<uint8_t *>(dst) - pinned->cpu),
-                                  bytes),
-                      {});
+        return submit(
+            s, copy_packet(src, pinned->va + (static_cast<uint8_t *>(dst) - pinned->cpu), bytes),
+            {});
     // Pageable memory: as in CUDA, the copy is synchronous for the stream.
     if (simtgpuResult r = synchronize(s))
         return r;
@@ -126,8 +125,7 @@ simtgpuResult Context::memset8_async(simtgpuStream_st &s, uint64_t dst, uint8_t 
     if (begin == end)
         return SIMTGPU_SUCCESS;
     std::vector<uint32_t> ib;
-    put_packet(ib, SIMTGPU_PKT_FILL,
-               simtgpu_pkt_fill{begin, end - begin, value * 0x01010101u, 0});
+    put_packet(ib, SIMTGPU_PKT_FILL, simtgpu_pkt_fill{begin, end - begin, value * 0x01010101u, 0});
     return submit(s, ib, {});
 }
 

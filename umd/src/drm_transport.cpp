@@ -125,7 +125,9 @@ int DrmTransport::open(const std::string &path, std::unique_ptr<Transport> *out,
     return 0;
 }
 
-DrmTransport::~DrmTransport() { close(fd_); }
+DrmTransport::~DrmTransport() {
+    close(fd_);
+}
 
 int DrmTransport::ioctl(unsigned long request, void *arg) {
     return drmIoctl(fd_, request, arg) == 0 ? 0 : -errno;
@@ -146,10 +148,12 @@ void DrmTransport::munmap(void *ptr, uint64_t size) {
         ::munmap(ptr, size);
 }
 
-bool DrmTransport::tracing() { return DrmTraceFile::get().enabled(); }
+bool DrmTransport::tracing() {
+    return DrmTraceFile::get().enabled();
+}
 
-void DrmTransport::trace_slice(const char *, const char *track, const char *name,
-                               uint64_t begin_ns, uint64_t end_ns) {
+void DrmTransport::trace_slice(const char *, const char *track, const char *name, uint64_t begin_ns,
+                               uint64_t end_ns) {
     DrmTraceFile::get().slice(track, name, begin_ns, end_ns);
 }
 

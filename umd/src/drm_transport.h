@@ -9,8 +9,7 @@ namespace simtgpu::umd {
 class DrmTransport final : public Transport {
 public:
     // Opens the render node at `path` (and SIMTGPU_TRACE's file, once).
-    static int open(const std::string &path, std::unique_ptr<Transport> *out,
-                    std::string *error);
+    static int open(const std::string &path, std::unique_ptr<Transport> *out, std::string *error);
     ~DrmTransport() override;
 
     int ioctl(unsigned long request, void *arg) override;
