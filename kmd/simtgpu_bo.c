@@ -249,10 +249,9 @@ int simtgpu_ioctl_bo_create(struct drm_device *dev, void *data,
 	u64 size;
 	int idx, ret;
 
-	if (args->extensions || (args->flags & ~SIMTGPU_BO_FLAGS))
-		return -EINVAL;
-	if (!args->size || args->size > U64_MAX - (SIMTGPU_PAGE_SIZE - 1))
-		return -EINVAL;
+	ret = simtgpu_bo_create_check(args);
+	if (ret)
+		return ret;
 	size = round_up(args->size, SIMTGPU_PAGE_SIZE);
 	if (args->flags & SIMTGPU_BO_MANAGED) {
 		ret = simtgpu_managed_check(sdev, args->flags);

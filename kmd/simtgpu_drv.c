@@ -71,41 +71,26 @@ static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
 	struct simtgpu_file_priv *fpriv = file->driver_priv;
 	struct drm_simtgpu_get_param *args = data;
 	int idx, ret = 0;
+	u32 reg;
 
 	if (args->pad)
 		return -EINVAL;
 	if (!drm_dev_enter(dev, &idx))
 		return -ENODEV;
 
+	/* Constants and registers as the shared policy lists them. */
+	if (simtgpu_param_constant(args))
+		goto out;
+	if (args->param == SIMTGPU_PARAM_NUM_SMS && part) {
+		args->value = part->sm_count;
+		goto out;
+	}
+	if (simtgpu_param_register(args->param, sdev->hw_version, &reg)) {
+		args->value = reg ? simtgpu_read(sdev, reg) : 0;
+		goto out;
+	}
+
 	switch (args->param) {
-	case SIMTGPU_PARAM_UAPI_VERSION:
-		args->value = (SIMTGPU_UAPI_VERSION_MAJOR << 16) |
-			      SIMTGPU_UAPI_VERSION_MINOR;
-		break;
-	case SIMTGPU_PARAM_HW_VERSION:
-		args->value = sdev->hw_version;
-		break;
-	case SIMTGPU_PARAM_ARCH:
-		args->value = sdev->arch;
-		break;
-	case SIMTGPU_PARAM_NUM_SMS:
-		args->value = part ? part->sm_count : sdev->num_sms;
-		break;
-	case SIMTGPU_PARAM_WARPS_PER_SM:
-		args->value = sdev->warps_per_sm;
-		break;
-	case SIMTGPU_PARAM_WARP_SIZE:
-		args->value = sdev->warp_size;
-		break;
-	case SIMTGPU_PARAM_CTAS_PER_SM:
-		args->value = sdev->ctas_per_sm;
-		break;
-	case SIMTGPU_PARAM_SHARED_PER_SM:
-		args->value = sdev->shared_per_sm;
-		break;
-	case SIMTGPU_PARAM_MAX_THREADS_PER_CTA:
-		args->value = sdev->max_threads_per_cta;
-		break;
 	case SIMTGPU_PARAM_VRAM_SIZE:
 		args->value = part ? part->vram_size : sdev->vram_size;
 		break;
@@ -123,35 +108,8 @@ static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
 	case SIMTGPU_PARAM_VRAM_LIMIT:
 		args->value = fpriv->vm->vram_limit;
 		break;
-	case SIMTGPU_PARAM_CLOCK_KHZ:
-		args->value = sdev->clock_khz;
-		break;
-	case SIMTGPU_PARAM_MAX_STACK_PER_THREAD:
-		args->value = sdev->max_stack_per_thread;
-		break;
 	case SIMTGPU_PARAM_TIMESTAMP:
 		args->value = simtgpu_read64(sdev, SIMTGPU_REG_TIMER_LO);
-		break;
-	case SIMTGPU_PARAM_CAPS:
-		args->value = sdev->caps;
-		break;
-	case SIMTGPU_PARAM_NUM_QUEUES_MAX:
-		args->value = SIMTGPU_MAX_QUEUES_PER_FILE;
-		break;
-	case SIMTGPU_PARAM_L2_SIZE:
-		args->value = sdev->l2_size;
-		break;
-	case SIMTGPU_PARAM_MEM_BUS_WIDTH:
-		args->value = sdev->mem_bus_width;
-		break;
-	case SIMTGPU_PARAM_MEM_CLOCK_KHZ:
-		args->value = sdev->mem_clock_khz;
-		break;
-	case SIMTGPU_PARAM_L2_PERSISTING_MAX:
-		args->value = sdev->l2_persisting_max;
-		break;
-	case SIMTGPU_PARAM_L2_WINDOW_MAX:
-		args->value = sdev->l2_window_max;
 		break;
 	case SIMTGPU_PARAM_MANAGED_GPU_FAULTS:
 		args->value = atomic64_read(&fpriv->vm->managed.gpu_faults);
@@ -184,6 +142,7 @@ static int simtgpu_ioctl_get_param(struct drm_device *dev, void *data,
 		ret = -EINVAL;
 		break;
 	}
+out:
 	drm_dev_exit(idx);
 	return ret;
 }
@@ -441,27 +400,10 @@ static int simtgpu_hw_identify(struct simtgpu_device *sdev)
 	sdev->num_sms = simtgpu_read(sdev, SIMTGPU_REG_NUM_SMS);
 	sdev->warps_per_sm = simtgpu_read(sdev, SIMTGPU_REG_WARPS_PER_SM);
 	sdev->warp_size = simtgpu_read(sdev, SIMTGPU_REG_WARP_SIZE);
-	sdev->ctas_per_sm = simtgpu_read(sdev, SIMTGPU_REG_CTAS_PER_SM);
-	sdev->shared_per_sm = simtgpu_read(sdev, SIMTGPU_REG_SHARED_PER_SM);
-	sdev->max_threads_per_cta =
-		simtgpu_read(sdev, SIMTGPU_REG_MAX_THREADS_PER_CTA);
 	sdev->clock_khz = simtgpu_read(sdev, SIMTGPU_REG_CLOCK_KHZ);
 	/* The device's own list may be shorter (an older one) or longer. */
 	sdev->num_counters = min_t(u32, SIMTGPU_NUM_COUNTERS,
 				   simtgpu_read(sdev, SIMTGPU_REG_NUM_COUNTERS));
-	sdev->max_stack_per_thread =
-		simtgpu_read(sdev, SIMTGPU_REG_MAX_STACK_PER_THREAD);
-	/* An older device has no such registers: it reports no hierarchy. */
-	if ((sdev->hw_version & 0xffff) >= 3) {
-		sdev->l2_size = simtgpu_read(sdev, SIMTGPU_REG_L2_SIZE);
-		sdev->mem_bus_width = simtgpu_read(sdev, SIMTGPU_REG_MEM_BUS_WIDTH);
-		sdev->mem_clock_khz = simtgpu_read(sdev, SIMTGPU_REG_MEM_CLOCK_KHZ);
-	}
-	if ((sdev->hw_version & 0xffff) >= 5) {
-		sdev->l2_persisting_max =
-			simtgpu_read(sdev, SIMTGPU_REG_L2_PERSISTING_MAX);
-		sdev->l2_window_max = simtgpu_read(sdev, SIMTGPU_REG_L2_WINDOW_MAX);
-	}
 
 	vram_reg = simtgpu_read64(sdev, SIMTGPU_REG_VRAM_SIZE_LO);
 	sdev->vram_size = min_t(u64, vram_reg,

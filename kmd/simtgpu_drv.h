@@ -158,18 +158,8 @@ struct simtgpu_device {
 	u32 num_sms;
 	u32 warps_per_sm;
 	u32 warp_size;
-	u32 ctas_per_sm;
-	u32 shared_per_sm;
-	u32 max_threads_per_cta;
 	u32 clock_khz;
-	u32 max_stack_per_thread;
 	u32 num_counters; /* of counters.h that the device serves */
-	/* The memory hierarchy (interface 1.3; 0: none modelled) */
-	u32 l2_size;
-	u32 mem_bus_width;
-	u32 mem_clock_khz;
-	u32 l2_persisting_max; /* SIMTGPU_REG_L2_PERSISTING_MAX (1.5) */
-	u32 l2_window_max; /* SIMTGPU_REG_L2_WINDOW_MAX (1.5) */
 
 	struct mutex mm_lock; /* buddy, vram_used, vram_shared_end, parts */
 	/* The VRAM_CLEAR registers, and a reset (which zeroes them) */

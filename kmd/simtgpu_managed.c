@@ -643,9 +643,9 @@ int simtgpu_ioctl_managed_prefetch(struct drm_device *dev, void *data,
 	struct simtgpu_bo *bo;
 	int idx, ret = 0;
 
-	if (args->extensions || (args->flags & ~SIMTGPU_PREFETCH_TO_HOST) ||
-	    !args->size)
-		return -EINVAL;
+	ret = simtgpu_managed_prefetch_check(args);
+	if (ret)
+		return ret;
 	ret = simtgpu_managed_range(file, args->handle, args->offset,
 				    args->size, &bo);
 	if (ret)
@@ -697,10 +697,9 @@ int simtgpu_ioctl_managed_advise(struct drm_device *dev, void *data,
 	struct simtgpu_bo *bo;
 	int idx, ret;
 
-	if (args->extensions || !args->size ||
-	    args->advice < SIMTGPU_ADVISE_PREFER_HOST ||
-	    args->advice > SIMTGPU_ADVISE_UNSET_READ_MOSTLY)
-		return -EINVAL;
+	ret = simtgpu_managed_advise_check(args);
+	if (ret)
+		return ret;
 	ret = simtgpu_managed_range(file, args->handle, args->offset,
 				    args->size, &bo);
 	if (ret)

@@ -190,26 +190,6 @@ static void simtgpu_submit_put_out_syncs(struct simtgpu_out_sync *out,
 	kfree(out);
 }
 
-static int simtgpu_submit_check(const struct drm_simtgpu_submit *args)
-{
-	if (args->extensions || (args->flags & ~SIMTGPU_SUBMIT_FLAGS))
-		return -EINVAL;
-	if (!args->ib_dwords || args->ib_dwords > SIMTGPU_MAX_IB_DWORDS ||
-	    (args->ib_va & 3))
-		return -EINVAL;
-	if (args->bo_count > SIMTGPU_MAX_SUBMIT_BOS ||
-	    args->in_sync_count > SIMTGPU_MAX_SUBMIT_SYNCS ||
-	    args->out_sync_count > SIMTGPU_MAX_SUBMIT_SYNCS)
-		return -EINVAL;
-	if (args->bo_count &&
-	    args->bo_stride < sizeof(struct drm_simtgpu_bo_ref))
-		return -EINVAL;
-	if ((args->in_sync_count || args->out_sync_count) &&
-	    args->sync_stride < sizeof(struct drm_simtgpu_sync))
-		return -EINVAL;
-	return 0;
-}
-
 int simtgpu_ioctl_submit(struct drm_device *dev, void *data,
 			 struct drm_file *file)
 {

@@ -14,10 +14,12 @@
  * range that fits is used, as the in-process transport does.
  *
  * The page tables are the four-level format of include/simtgpu/hw.h, one
- * 4 KiB VRAM page per table, written by the CPU through the BAR2 mapping. A
- * shadow tree in kernel memory remembers where each table lives, so mapping
- * never reads VRAM back. Tables are only freed with the VM: an address space
- * is as long-lived as its file, and its tables are few.
+ * 4 KiB VRAM page per table, read and written by the CPU through the BAR2
+ * mapping. The walk from the root to a page's PTE is the shared driver
+ * policy's simtgpu_pt_walk(), which the in-process transport runs over the
+ * simulator's VRAM; here it goes through simtgpu_vm_pt_access. The VM keeps
+ * a list of its tables' VRAM, to free them: only with the VM, since an
+ * address space is as long-lived as its file, and its tables are few.
  *
  * Each BO's VA range is followed by one unmapped guard page, so that a
  * kernel running off the end of a buffer faults instead of corrupting the
@@ -37,17 +39,15 @@ struct simtgpu_pt {
 	struct list_head link; /* in vm->tables */
 	struct list_head vram;
 	u64 offset; /* VRAM offset of the table */
-	struct simtgpu_pt *children[]; /* levels 3..1 only */
 };
 
-static struct simtgpu_pt *simtgpu_pt_alloc(struct simtgpu_vm *vm, int level)
+static struct simtgpu_pt *simtgpu_pt_alloc(struct simtgpu_vm *vm)
 {
 	struct simtgpu_device *sdev = vm->sdev;
 	struct simtgpu_pt *pt;
 	int ret;
 
-	pt = kzalloc(struct_size(pt, children, level ? SIMTGPU_PT_ENTRIES : 0),
-		     GFP_KERNEL);
+	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
 	if (!pt)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&pt->vram);
@@ -71,10 +71,44 @@ static struct simtgpu_pt *simtgpu_pt_alloc(struct simtgpu_vm *vm, int level)
 	return pt;
 }
 
-static void simtgpu_pt_write(struct simtgpu_vm *vm, struct simtgpu_pt *pt,
-			     unsigned int index, u64 pte)
+/* simtgpu_pt_walk()'s view of @ctx, a VM's tables: VRAM through BAR2. */
+static u64 simtgpu_vm_pt_read(void *ctx, u64 offset)
 {
-	writeq(pte, vm->sdev->vram + pt->offset + index * sizeof(u64));
+	struct simtgpu_vm *vm = ctx;
+
+	return readq(vm->sdev->vram + offset);
+}
+
+static void simtgpu_vm_pt_write(void *ctx, u64 offset, u64 pte)
+{
+	struct simtgpu_vm *vm = ctx;
+
+	writeq(pte, vm->sdev->vram + offset);
+}
+
+static int simtgpu_vm_pt_alloc(void *ctx, u64 *table)
+{
+	struct simtgpu_pt *pt = simtgpu_pt_alloc(ctx);
+
+	if (IS_ERR(pt))
+		return PTR_ERR(pt);
+	*table = pt->offset;
+	return 0;
+}
+
+/* Called under vm->lock. */
+static int simtgpu_vm_walk(struct simtgpu_vm *vm, u64 va, bool create,
+			   u64 *pte_offset)
+{
+	const struct simtgpu_pt_access access = {
+		.ctx = vm,
+		.read = simtgpu_vm_pt_read,
+		.write = simtgpu_vm_pt_write,
+		.alloc_table = simtgpu_vm_pt_alloc,
+	};
+
+	return simtgpu_pt_walk(&access, vm->root->offset, va, create,
+			       pte_offset);
 }
 
 struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev,
@@ -102,7 +136,7 @@ struct simtgpu_vm *simtgpu_vm_create(struct simtgpu_device *sdev,
 	if (!vm->cg)
 		vm->root = ERR_PTR(-ENOMEM);
 	else
-		vm->root = simtgpu_pt_alloc(vm, SIMTGPU_PT_LEVELS - 1);
+		vm->root = simtgpu_pt_alloc(vm);
 	if (IS_ERR(vm->root)) {
 		ret = PTR_ERR(vm->root);
 		simtgpu_cg_put(vm->cg);
@@ -173,54 +207,25 @@ u64 simtgpu_vm_root(struct simtgpu_vm *vm)
 	return vm->root->offset;
 }
 
-/* The level-0 table holding @va's PTE, created on the way if @create. */
-static struct simtgpu_pt *simtgpu_vm_leaf_table(struct simtgpu_vm *vm, u64 va,
-						bool create)
-{
-	struct simtgpu_pt *pt = vm->root;
-	int level;
-
-	for (level = SIMTGPU_PT_LEVELS - 1; level > 0; level--) {
-		unsigned int index = SIMTGPU_PT_INDEX(va, level);
-		struct simtgpu_pt *child = pt->children[index];
-
-		if (!child) {
-			if (!create)
-				return NULL;
-			child = simtgpu_pt_alloc(vm, level - 1);
-			if (IS_ERR(child))
-				return child;
-			pt->children[index] = child;
-			/* A pointer PTE: valid, no R/W/X. */
-			simtgpu_pt_write(vm, pt, index,
-					 SIMTGPU_PTE_MAKE(child->offset,
-							  SIMTGPU_PTE_V));
-		}
-		pt = child;
-	}
-	return pt;
-}
-
 static void simtgpu_vm_clear_range(struct simtgpu_vm *vm, u64 va, u64 size)
 {
 	u64 end = va + size;
+	u64 pte_offset;
 
-	for (; va < end; va += SIMTGPU_PAGE_SIZE) {
-		struct simtgpu_pt *pt = simtgpu_vm_leaf_table(vm, va, false);
-
-		if (pt && !IS_ERR(pt))
-			simtgpu_pt_write(vm, pt, SIMTGPU_PT_INDEX(va, 0), 0);
-	}
+	for (; va < end; va += SIMTGPU_PAGE_SIZE)
+		if (!simtgpu_vm_walk(vm, va, false, &pte_offset))
+			simtgpu_vm_pt_write(vm, pte_offset, 0);
 }
 
 /* Write the PTE of @va, creating its tables on the way. */
 static int simtgpu_vm_map_page(struct simtgpu_vm *vm, u64 va, u64 pte)
 {
-	struct simtgpu_pt *pt = simtgpu_vm_leaf_table(vm, va, true);
+	u64 pte_offset;
+	int ret = simtgpu_vm_walk(vm, va, true, &pte_offset);
 
-	if (IS_ERR(pt))
-		return PTR_ERR(pt);
-	simtgpu_pt_write(vm, pt, SIMTGPU_PT_INDEX(va, 0), pte);
+	if (ret)
+		return ret;
+	simtgpu_vm_pt_write(vm, pte_offset, pte);
 	return 0;
 }
 
@@ -272,15 +277,13 @@ static int simtgpu_vm_map_bo_pages(struct simtgpu_vm *vm,
 
 /*
  * The VA range of @bo: at @fixed_va with SIMTGPU_BO_FIXED_VA (-EEXIST when
- * taken), else the lowest free one from SIMTGPU_HIGH_VA_START with
- * SIMTGPU_BO_HIGH_VA or from SIMTGPU_USER_VA_START. Called under vm->lock.
+ * taken), else the lowest free one from simtgpu_bo_va_search_start().
+ * Called under vm->lock.
  */
 static int simtgpu_vm_place_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo,
 			       u64 fixed_va)
 {
 	u64 span = simtgpu_bo_va_span(bo->flags, bo->base.size);
-	u64 start = bo->flags & SIMTGPU_BO_HIGH_VA ? SIMTGPU_HIGH_VA_START :
-						      SIMTGPU_USER_VA_START;
 
 	if (bo->flags & SIMTGPU_BO_FIXED_VA) {
 		bo->va.start = fixed_va;
@@ -289,7 +292,8 @@ static int simtgpu_vm_place_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo,
 		return drm_mm_reserve_node(&vm->mm, &bo->va) ? -EEXIST : 0;
 	}
 	return drm_mm_insert_node_in_range(&vm->mm, &bo->va, span,
-					   SIMTGPU_PAGE_SIZE, 0, start,
+					   SIMTGPU_PAGE_SIZE, 0,
+					   simtgpu_bo_va_search_start(bo->flags),
 					   SIMTGPU_USER_VA_END,
 					   DRM_MM_INSERT_LOW);
 }
@@ -306,19 +310,14 @@ int simtgpu_vm_map_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo,
 		      u64 fixed_va)
 {
 	u64 size = bo->base.size;
-	u64 flags = SIMTGPU_PTE_V | SIMTGPU_PTE_R;
 	int ret;
-
-	if (!(bo->flags & SIMTGPU_BO_READ_ONLY))
-		flags |= SIMTGPU_PTE_W;
-	if (bo->flags & SIMTGPU_BO_EXEC)
-		flags |= SIMTGPU_PTE_X;
 
 	mutex_lock(&vm->lock);
 	ret = simtgpu_vm_place_bo(vm, bo, fixed_va);
 	if (ret)
 		goto out_unlock;
-	ret = simtgpu_vm_map_bo_pages(vm, bo, bo->va.start, flags);
+	ret = simtgpu_vm_map_bo_pages(vm, bo, bo->va.start,
+				      simtgpu_bo_pte_flags(bo->flags));
 	if (ret) {
 		simtgpu_vm_clear_range(vm, bo->va.start, size);
 		drm_mm_remove_node(&bo->va);
@@ -357,15 +356,16 @@ void simtgpu_vm_unmap_bo(struct simtgpu_vm *vm, struct simtgpu_bo *bo)
  */
 int simtgpu_vm_write_pte(struct simtgpu_vm *vm, u64 va, u64 pte)
 {
-	struct simtgpu_pt *pt;
+	u64 pte_offset;
+	int ret;
 
 	mutex_lock(&vm->lock);
-	pt = simtgpu_vm_leaf_table(vm, va, false);
-	if (pt && !IS_ERR(pt))
-		simtgpu_pt_write(vm, pt, SIMTGPU_PT_INDEX(va, 0), pte);
+	ret = simtgpu_vm_walk(vm, va, false, &pte_offset);
+	if (!ret)
+		simtgpu_vm_pt_write(vm, pte_offset, pte);
 	wmb(); /* in VRAM before the device is told */
 	mutex_unlock(&vm->lock);
-	return pt && !IS_ERR(pt) ? 0 : -ENOENT;
+	return ret;
 }
 
 /*

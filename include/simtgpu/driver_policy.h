@@ -113,6 +113,208 @@ static inline uint64_t simtgpu_bo_va_span(uint32_t flags, uint64_t size)
 					     size + SIMTGPU_VA_GUARD_BYTES;
 }
 
+/*
+ * Where the lowest-free-range search for a BO's VA starts: the upper half
+ * with SIMTGPU_BO_HIGH_VA, else SIMTGPU_USER_VA_START (a SIMTGPU_BO_FIXED_VA
+ * range is reserved at its address instead; -EEXIST when it is taken).
+ */
+static inline uint64_t simtgpu_bo_va_search_start(uint32_t flags)
+{
+	return flags & SIMTGPU_BO_HIGH_VA ? SIMTGPU_HIGH_VA_START :
+					    SIMTGPU_USER_VA_START;
+}
+
+/* ------------------------------------------------------ ioctl checks --- */
+
+/*
+ * The checks of an ioctl's own arguments, made before any handle is looked
+ * up, in this order: -EINVAL, or 0.
+ */
+static inline int simtgpu_bo_create_check(const struct drm_simtgpu_bo_create *a)
+{
+	if (a->extensions || (a->flags & ~SIMTGPU_BO_FLAGS))
+		return -EINVAL;
+	if (!a->size || a->size > ~(uint64_t)0 - (SIMTGPU_PAGE_SIZE - 1))
+		return -EINVAL;
+	return 0;
+}
+
+static inline int simtgpu_submit_check(const struct drm_simtgpu_submit *a)
+{
+	if (a->extensions || (a->flags & ~SIMTGPU_SUBMIT_FLAGS))
+		return -EINVAL;
+	if (!a->ib_dwords || a->ib_dwords > SIMTGPU_MAX_IB_DWORDS ||
+	    (a->ib_va & 3))
+		return -EINVAL;
+	if (a->bo_count > SIMTGPU_MAX_SUBMIT_BOS ||
+	    a->in_sync_count > SIMTGPU_MAX_SUBMIT_SYNCS ||
+	    a->out_sync_count > SIMTGPU_MAX_SUBMIT_SYNCS)
+		return -EINVAL;
+	if (a->bo_count && a->bo_stride < sizeof(struct drm_simtgpu_bo_ref))
+		return -EINVAL;
+	if ((a->in_sync_count || a->out_sync_count) &&
+	    a->sync_stride < sizeof(struct drm_simtgpu_sync))
+		return -EINVAL;
+	return 0;
+}
+
+static inline int
+simtgpu_managed_prefetch_check(const struct drm_simtgpu_managed_prefetch *a)
+{
+	if (a->extensions || (a->flags & ~SIMTGPU_PREFETCH_TO_HOST) || !a->size)
+		return -EINVAL;
+	return 0;
+}
+
+static inline int
+simtgpu_managed_advise_check(const struct drm_simtgpu_managed_advise *a)
+{
+	if (a->extensions || !a->size ||
+	    a->advice < SIMTGPU_ADVISE_PREFER_HOST ||
+	    a->advice > SIMTGPU_ADVISE_UNSET_READ_MOSTLY)
+		return -EINVAL;
+	return 0;
+}
+
+/* ---------------------------------------------------------- GET_PARAM --- */
+
+/*
+ * GET_PARAM's answers that are a device register of the same name
+ * (SIMTGPU_PARAM_<name> is SIMTGPU_REG_<name>), read when asked: X(name,
+ * minor), where minor is the hardware minor version that added the
+ * register; an older device answers 0. The other parameters are constants
+ * (simtgpu_param_constant()) or the driver's own state: VRAM size, use and
+ * limits, cgroups, partitions, managed-memory counters, the timer.
+ */
+#define SIMTGPU_REGISTER_PARAMS(X) \
+	X(HW_VERSION, 0)            \
+	X(ARCH, 0)                  \
+	X(NUM_SMS, 0)               \
+	X(WARPS_PER_SM, 0)          \
+	X(WARP_SIZE, 0)             \
+	X(CTAS_PER_SM, 0)           \
+	X(SHARED_PER_SM, 0)         \
+	X(MAX_THREADS_PER_CTA, 0)   \
+	X(CLOCK_KHZ, 0)             \
+	X(MAX_STACK_PER_THREAD, 0)  \
+	X(CAPS, 0)                  \
+	X(L2_SIZE, 3)               \
+	X(MEM_BUS_WIDTH, 3)         \
+	X(MEM_CLOCK_KHZ, 3)         \
+	X(L2_PERSISTING_MAX, 5)     \
+	X(L2_WINDOW_MAX, 5)
+
+static inline bool simtgpu_hw_minor_at_least(uint32_t hw_version,
+					     uint32_t minor)
+{
+	return (hw_version & 0xffff) >= minor;
+}
+
+/*
+ * Whether GET_PARAM(@param) is a register on a device of @hw_version: true
+ * with *@reg the register, or 0 where the device predates it (the answer is
+ * then 0). A partition's render node answers NUM_SMS with its own SMs.
+ */
+static inline bool simtgpu_param_register(uint32_t param, uint32_t hw_version,
+					  uint32_t *reg)
+{
+	switch (param) {
+#define SIMTGPU_X(name, minor)                                           \
+	case SIMTGPU_PARAM_##name:                                        \
+		*reg = simtgpu_hw_minor_at_least(hw_version, minor) ?     \
+			       SIMTGPU_REG_##name : 0;                    \
+		return true;
+		SIMTGPU_REGISTER_PARAMS(SIMTGPU_X)
+#undef SIMTGPU_X
+	default:
+		return false;
+	}
+}
+
+/* Answers GET_PARAM if its parameter is a constant of the uAPI. */
+static inline bool simtgpu_param_constant(struct drm_simtgpu_get_param *args)
+{
+	switch (args->param) {
+	case SIMTGPU_PARAM_UAPI_VERSION:
+		args->value = (SIMTGPU_UAPI_VERSION_MAJOR << 16) |
+			      SIMTGPU_UAPI_VERSION_MINOR;
+		return true;
+	case SIMTGPU_PARAM_NUM_QUEUES_MAX:
+		args->value = SIMTGPU_MAX_QUEUES_PER_FILE;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* -------------------------------------------------------- page tables --- */
+
+/*
+ * The PTE of a BO's page, from its SIMTGPU_BO_* flags: valid and readable,
+ * writable unless READ_ONLY, executable with EXEC (pinned host pages add
+ * SIMTGPU_PTE_HOST; managed pages are the kernel driver's alone).
+ */
+static inline uint64_t simtgpu_bo_pte_flags(uint32_t bo_flags)
+{
+	uint64_t pte = SIMTGPU_PTE_V | SIMTGPU_PTE_R;
+
+	if (!(bo_flags & SIMTGPU_BO_READ_ONLY))
+		pte |= SIMTGPU_PTE_W;
+	if (bo_flags & SIMTGPU_BO_EXEC)
+		pte |= SIMTGPU_PTE_X;
+	return pte;
+}
+
+/*
+ * How a driver reaches its page tables (hw.h's four-level format, each
+ * table one 4 KiB page of VRAM named by its VRAM offset): kmd through its
+ * BAR2 mapping, the in-process driver through the simulator's VRAM.
+ */
+struct simtgpu_pt_access {
+	void *ctx;
+	uint64_t (*read)(void *ctx, uint64_t vram_offset);
+	void (*write)(void *ctx, uint64_t vram_offset, uint64_t pte);
+	/* A new zeroed table: 0 and its VRAM offset in *table, or -errno. */
+	int (*alloc_table)(void *ctx, uint64_t *table);
+};
+
+/*
+ * The page walk: from the root table at @root through the pointer PTEs
+ * (valid, no R/W/X) of levels SIMTGPU_PT_LEVELS - 1 to 1, each entry indexed
+ * by SIMTGPU_PT_INDEX(@va, level), to the leaf table. A missing table is
+ * made (and pointed to) with @create; without, the walk stops with -ENOENT.
+ * Returns 0 with the VRAM offset of @va's leaf PTE in *@pte_offset, or the
+ * allocator's -errno.
+ */
+static inline int simtgpu_pt_walk(const struct simtgpu_pt_access *pt,
+				  uint64_t root, uint64_t va, bool create,
+				  uint64_t *pte_offset)
+{
+	uint64_t table = root;
+	int level;
+
+	for (level = SIMTGPU_PT_LEVELS - 1; level > 0; level--) {
+		uint64_t entry = table + 8 * (uint64_t)SIMTGPU_PT_INDEX(va, level);
+		uint64_t pte = pt->read(pt->ctx, entry);
+
+		if (!(pte & SIMTGPU_PTE_V)) {
+			uint64_t next;
+			int ret;
+
+			if (!create)
+				return -ENOENT;
+			ret = pt->alloc_table(pt->ctx, &next);
+			if (ret)
+				return ret;
+			pte = SIMTGPU_PTE_MAKE(next, SIMTGPU_PTE_V);
+			pt->write(pt->ctx, entry, pte);
+		}
+		table = SIMTGPU_PTE_ADDR(pte);
+	}
+	*pte_offset = table + 8 * (uint64_t)SIMTGPU_PT_INDEX(va, 0);
+	return 0;
+}
+
 /* -------------------------------------------------------- ring choice --- */
 
 /*

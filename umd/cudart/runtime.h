@@ -1,6 +1,12 @@
-// libsimtcudart's state: per-device primary contexts on libsimtgpu, the
-// fat binaries, kernels and variables that clang's registration code hands
-// over, and the per-thread last error and launch configurations.
+// libsimtcudart's internal header: its state (per-device primary contexts on
+// libsimtgpu, the fat binaries, kernels and variables that clang's
+// registration code hands over, the per-thread last error and launch
+// configurations) and what the files of each API area share. The API is
+// split by area as HIP's runtime is: device.cpp, memory.cpp (with
+// memcpy2d.cpp, managed.cpp, mempool.cpp, vmm.cpp), stream.cpp, event.cpp,
+// module.cpp (with registration.cpp, managed_vars.cpp), launch.cpp,
+// occupancy.cpp, graph.cpp, texture.cpp, errors.cpp; runtime.cpp holds the
+// state.
 #pragma once
 
 #include "cuda_runtime_api.h"
@@ -80,6 +86,11 @@ cudaError_t record(cudaError_t err);
 // The same for a libsimtgpu result; prints sticky failures' details once.
 cudaError_t record(simtgpuResult r);
 
+// Initialises libsimtgpu once; says plainly what is wrong when it cannot.
+cudaError_t ensure_init();
+// cudaErrorCudartUnloading once the exit-time shutdown has run, else success.
+cudaError_t check_loaded();
+
 // The current device's primary context, created on first use; nullptr with
 // the error recorded when there is none.
 simtgpuContext current_context(cudaError_t *err);
@@ -88,6 +99,12 @@ void set_current_device(int device);
 
 // The kernel of a host stub on the current device, its image loaded on first use.
 cudaError_t function_for(const void *func, simtgpuFunction *out);
+// The dynamic shared memory a block gets without opting in (module.cpp).
+uint32_t shared_per_block_default(const simtgpuDeviceProperties &p);
+// cudaFuncSetAttribute's settings of a registered kernel on the current device.
+KernelSettings &settings_of(const void *func);
+// Dynamic shared memory a launch of the kernel may ask for.
+int max_dynamic_shared(const void *func, simtgpuFunction f);
 // cudaErrorInvalidValue for a window CUDA refuses (hit ratio, properties).
 cudaError_t check_access_policy_window(const cudaAccessPolicyWindow &w);
 
@@ -128,6 +145,8 @@ inline simtgpuStream to_stream(cudaStream_t s) {
         return nullptr;
     return reinterpret_cast<simtgpuStream>(s);
 }
+
+inline simtgpuEvent to_event(cudaEvent_t e) { return reinterpret_cast<simtgpuEvent>(e); }
 
 bool is_device_pointer(simtgpuContext ctx, const void *p);
 // cudaMemcpyDefault resolved by the pointers; an unknown kind is an error.

@@ -45,7 +45,7 @@ simtgpuResult probe(const DeviceNode &node, DeviceEntry *entry, std::unique_ptr<
     }
     auto get = [&](uint32_t param, uint64_t *value) {
         drm_simtgpu_get_param p{param, 0, 0};
-        int rc = transport_ioctl(*t, DRM_IOCTL_SIMTGPU_GET_PARAM, &p);
+        int rc = t->ioctl(DRM_IOCTL_SIMTGPU_GET_PARAM, &p);
         *value = p.value;
         return rc;
     };
@@ -167,24 +167,9 @@ simtgpuResult check_init() {
     return SIMTGPU_SUCCESS;
 }
 
-template <typename T> void put_packet(std::vector<uint32_t> &ib, uint32_t opcode, const T &body,
-                                      uint32_t flags = 0) {
-    static_assert(sizeof(T) % 4 == 0);
-    ib.push_back(SIMTGPU_PKT_HEADER(opcode, flags, sizeof(T) / 4));
-    size_t at = ib.size();
-    ib.resize(at + sizeof(T) / 4);
-    std::memcpy(&ib[at], &body, sizeof(T));
-}
-
 // A hit ratio in [0, 1] in SIMTGPU_L2_HIT_RATIO_ONE-ths, rounded.
 uint32_t l2_hit_ratio(float ratio) {
     return uint32_t(std::lround(double(ratio) * SIMTGPU_L2_HIT_RATIO_ONE));
-}
-
-std::vector<uint32_t> copy_packet(uint64_t src, uint64_t dst, uint64_t bytes) {
-    std::vector<uint32_t> ib;
-    put_packet(ib, SIMTGPU_PKT_COPY, simtgpu_pkt_copy{src, dst, bytes});
-    return ib;
 }
 
 simtgpuResult bad_range(const char *what, uint64_t va, uint64_t bytes) {
@@ -298,7 +283,7 @@ SIMTGPU_API simtgpuResult simtgpuDeviceGetMemInfo(simtgpuDevice device, uint64_t
         return fail(SIMTGPU_ERROR_INVALID_DEVICE, "device ordinal out of range");
     std::lock_guard<std::mutex> guard(d.mu);
     drm_simtgpu_get_param p{SIMTGPU_PARAM_VRAM_USED, 0, 0};
-    if (int rc = transport_ioctl(*d.probes[device], DRM_IOCTL_SIMTGPU_GET_PARAM, &p))
+    if (int rc = d.probes[device]->ioctl(DRM_IOCTL_SIMTGPU_GET_PARAM, &p))
         return fail_errno(rc, "GET_PARAM(VRAM_USED)");
     *used = p.value;
     *total = d.devices[device].props.vram_size;
@@ -555,15 +540,6 @@ SIMTGPU_API int simtgpuMemIsHostAllocated(simtgpuContext ctx, const void *ptr) {
     return ctx->impl->is_host_allocated(ptr);
 }
 
-// The CPU's view of [va, va + bytes) when it is managed memory, else
-// nullptr. Copies and fills of managed memory are the CPU's: the device's
-// copy engine takes no replayable page faults, and a CPU access moves each
-// page home (docs/umd.md).
-static uint8_t *managed_cpu(Context &c, uint64_t va, uint64_t bytes) {
-    Bo *bo = c.find_device(va, bytes);
-    return bo && bo->kind == BoKind::Managed ? bo->cpu + (va - bo->va) : nullptr;
-}
-
 SIMTGPU_API simtgpuResult simtgpuMemAllocManaged(simtgpuContext ctx, void **ptr, size_t bytes) {
     CHECK_ARG(ctx && ptr, "ctx or ptr is NULL");
     CHECK_ARG(bytes > 0, "allocation of 0 bytes");
@@ -599,7 +575,7 @@ SIMTGPU_API simtgpuResult simtgpuMemPrefetchManaged(simtgpuContext ctx, const vo
     prefetch.flags = to_host ? SIMTGPU_PREFETCH_TO_HOST : 0;
     prefetch.offset = va - bo->va;
     prefetch.size = bytes;
-    if (int rc = transport_ioctl(c.transport(), DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &prefetch))
+    if (int rc = c.transport().ioctl(DRM_IOCTL_SIMTGPU_MANAGED_PREFETCH, &prefetch))
         return fail_errno(rc, "MANAGED_PREFETCH");
     if (moved)
         *moved = size_t(prefetch.moved);
@@ -628,7 +604,7 @@ SIMTGPU_API simtgpuResult simtgpuMemAdviseManaged(simtgpuContext ctx, const void
     a.advice = uint32_t(advice);
     a.offset = va - bo->va;
     a.size = bytes;
-    if (int rc = transport_ioctl(c.transport(), DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a))
+    if (int rc = c.transport().ioctl(DRM_IOCTL_SIMTGPU_MANAGED_ADVISE, &a))
         return fail_errno(rc, "MANAGED_ADVISE");
     return SIMTGPU_SUCCESS;
 }
@@ -654,13 +630,9 @@ SIMTGPU_API simtgpuResult simtgpuMemcpyHtoD(simtgpuContext ctx, simtgpuDevicePtr
         return SIMTGPU_SUCCESS;
     CHECK_ARG(src, "src is NULL");
     LOCK(ctx->impl);
-    Bo *bo = ctx->impl->find_device(dst, bytes);
-    if (!bo)
+    if (!ctx->impl->find_device(dst, bytes))
         return bad_range("destination", dst, bytes);
-    if (simtgpuResult r = ctx->impl->synchronize_all())
-        return r;
-    std::memcpy(bo->cpu + (dst - bo->va), src, bytes);
-    return SIMTGPU_SUCCESS;
+    return ctx->impl->memcpy_htod(dst, src, bytes);
 }
 
 SIMTGPU_API simtgpuResult simtgpuMemcpyDtoH(simtgpuContext ctx, void *dst, simtgpuDevicePtr src,
@@ -670,13 +642,9 @@ SIMTGPU_API simtgpuResult simtgpuMemcpyDtoH(simtgpuContext ctx, void *dst, simtg
         return SIMTGPU_SUCCESS;
     CHECK_ARG(dst, "dst is NULL");
     LOCK(ctx->impl);
-    Bo *bo = ctx->impl->find_device(src, bytes);
-    if (!bo)
+    if (!ctx->impl->find_device(src, bytes))
         return bad_range("source", src, bytes);
-    if (simtgpuResult r = ctx->impl->synchronize_all())
-        return r;
-    std::memcpy(dst, bo->cpu + (src - bo->va), bytes);
-    return SIMTGPU_SUCCESS;
+    return ctx->impl->memcpy_dtoh(dst, src, bytes);
 }
 
 SIMTGPU_API simtgpuResult simtgpuMemcpyDtoDAsync(simtgpuContext ctx, simtgpuDevicePtr dst,
@@ -686,19 +654,12 @@ SIMTGPU_API simtgpuResult simtgpuMemcpyDtoDAsync(simtgpuContext ctx, simtgpuDevi
     if (!bytes)
         return SIMTGPU_SUCCESS;
     LOCK(ctx->impl);
-    Bo *to = ctx->impl->find_device(dst, bytes);
-    if (!to)
+    Context &c = *ctx->impl;
+    if (!c.find_device(dst, bytes))
         return bad_range("destination", dst, bytes);
-    Bo *from = ctx->impl->find_device(src, bytes);
-    if (!from)
+    if (!c.find_device(src, bytes))
         return bad_range("source", src, bytes);
-    if (to->kind == BoKind::Managed || from->kind == BoKind::Managed) {
-        if (simtgpuResult r = ctx->impl->synchronize(*ctx->impl->stream(stream)))
-            return r;
-        std::memmove(to->cpu + (dst - to->va), from->cpu + (src - from->va), bytes);
-        return SIMTGPU_SUCCESS;
-    }
-    return ctx->impl->submit(*ctx->impl->stream(stream), copy_packet(src, dst, bytes), {});
+    return c.memcpy_dtod_async(*c.stream(stream), dst, src, bytes);
 }
 
 SIMTGPU_API simtgpuResult simtgpuMemcpyDtoD(simtgpuContext ctx, simtgpuDevicePtr dst,
@@ -718,28 +679,9 @@ SIMTGPU_API simtgpuResult simtgpuMemcpyHtoDAsync(simtgpuContext ctx, simtgpuDevi
     CHECK_ARG(src, "src is NULL");
     LOCK(ctx->impl);
     Context &c = *ctx->impl;
-    Bo *to = c.find_device(dst, bytes);
-    if (!to)
+    if (!c.find_device(dst, bytes))
         return bad_range("destination", dst, bytes);
-    // Managed memory on either side: in stream order, by the CPU (a
-    // source staged now could miss what the stream's kernels write to it).
-    if (to->kind == BoKind::Managed || managed_cpu(c, reinterpret_cast<uint64_t>(src), bytes)) {
-        if (simtgpuResult r = c.synchronize(*c.stream(stream)))
-            return r;
-        std::memcpy(to->cpu + (dst - to->va), src, bytes);
-        return SIMTGPU_SUCCESS;
-    }
-    if (Bo *pinned = c.find_host(src, bytes)) // the device reads it by DMA
-        return c.submit(*c.stream(stream),
-                        copy_packet(pinned->va + (static_cast<const uint8_t *>(src) - pinned->cpu),
-                                    dst, bytes),
-                        {});
-    // Pageable memory: copy it now into a staging BO the device copies from.
-    Bo staging;
-    if (simtgpuResult r = c.create_bo(bytes, 0, &staging))
-        return r;
-    std::memcpy(staging.cpu, src, bytes);
-    return c.submit(*c.stream(stream), copy_packet(staging.va, dst, bytes), {staging});
+    return c.memcpy_htod_async(*c.stream(stream), dst, src, bytes);
 }
 
 SIMTGPU_API simtgpuResult simtgpuMemcpyDtoHAsync(simtgpuContext ctx, void *dst,
@@ -751,19 +693,9 @@ SIMTGPU_API simtgpuResult simtgpuMemcpyDtoHAsync(simtgpuContext ctx, void *dst,
     CHECK_ARG(dst, "dst is NULL");
     LOCK(ctx->impl);
     Context &c = *ctx->impl;
-    Bo *bo = c.find_device(src, bytes);
-    if (!bo)
+    if (!c.find_device(src, bytes))
         return bad_range("source", src, bytes);
-    if (Bo *pinned = c.find_host(dst, bytes); pinned && bo->kind != BoKind::Managed)
-        return c.submit(*c.stream(stream),
-                        copy_packet(src, pinned->va + (static_cast<uint8_t *>(dst) - pinned->cpu),
-                                    bytes),
-                        {});
-    // Pageable memory: as in CUDA, the copy is synchronous for the stream.
-    if (simtgpuResult r = c.synchronize(*c.stream(stream)))
-        return r;
-    std::memcpy(dst, bo->cpu + (src - bo->va), bytes);
-    return SIMTGPU_SUCCESS;
+    return c.memcpy_dtoh_async(*c.stream(stream), dst, src, bytes);
 }
 
 SIMTGPU_API simtgpuResult simtgpuMemsetD8Async(simtgpuContext ctx, simtgpuDevicePtr dst,
@@ -774,33 +706,9 @@ SIMTGPU_API simtgpuResult simtgpuMemsetD8Async(simtgpuContext ctx, simtgpuDevice
         return SIMTGPU_SUCCESS;
     LOCK(ctx->impl);
     Context &c = *ctx->impl;
-    Bo *bo = c.find_device(dst, bytes);
-    if (!bo)
+    if (!c.find_device(dst, bytes))
         return bad_range("destination", dst, bytes);
-    if (uint8_t *managed = managed_cpu(c, dst, bytes)) {
-        if (simtgpuResult r = c.synchronize(*c.stream(stream)))
-            return r;
-        std::memset(managed, value, bytes);
-        return SIMTGPU_SUCCESS;
-    }
-    uint64_t begin = (dst + 3) & ~uint64_t(3), end = (dst + bytes) & ~uint64_t(3);
-    if (begin >= end) {
-        begin = end = dst + bytes; // too short for FILL: all on the CPU below
-    }
-    if (begin != dst || end != dst + bytes) {
-        // FILL needs 4-byte alignment; the CPU writes the ragged ends once the
-        // stream's earlier work is done.
-        if (simtgpuResult r = c.synchronize(*c.stream(stream)))
-            return r;
-        std::memset(bo->cpu + (dst - bo->va), value, begin - dst);
-        std::memset(bo->cpu + (end - bo->va), value, dst + bytes - end);
-    }
-    if (begin == end)
-        return SIMTGPU_SUCCESS;
-    std::vector<uint32_t> ib;
-    put_packet(ib, SIMTGPU_PKT_FILL,
-               simtgpu_pkt_fill{begin, end - begin, value * 0x01010101u, 0});
-    return c.submit(*c.stream(stream), ib, {});
+    return c.memset8_async(*c.stream(stream), dst, value, bytes);
 }
 
 SIMTGPU_API simtgpuResult simtgpuMemsetD8(simtgpuContext ctx, simtgpuDevicePtr dst,
@@ -821,18 +729,7 @@ SIMTGPU_API simtgpuResult simtgpuMemsetD32(simtgpuContext ctx, simtgpuDevicePtr 
     Context &c = *ctx->impl;
     if (!c.find_device(dst, count * 4))
         return bad_range("destination", dst, count * 4);
-    if (uint8_t *managed = managed_cpu(c, dst, count * 4)) {
-        if (simtgpuResult r = c.synchronize_all())
-            return r;
-        for (size_t i = 0; i < count; i++)
-            std::memcpy(managed + 4 * i, &value, 4);
-        return SIMTGPU_SUCCESS;
-    }
-    std::vector<uint32_t> ib;
-    put_packet(ib, SIMTGPU_PKT_FILL, simtgpu_pkt_fill{dst, count * 4, value, 0});
-    if (simtgpuResult r = c.submit(*c.stream(nullptr), ib, {}))
-        return r;
-    return c.synchronize_all();
+    return c.memset32(dst, value, count);
 }
 
 // ------------------------------------------------------------ modules ---
@@ -1133,7 +1030,7 @@ SIMTGPU_API simtgpuResult simtgpuCtxReadCounters(simtgpuContext ctx, uint64_t *v
     CHECK_ARG(ctx && (values || !count), "ctx or values is NULL");
     LOCK(ctx->impl);
     std::vector<uint64_t> all(SIMTGPU_NUM_COUNTERS);
-    if (transport_read_counters(ctx->impl->transport(), all.data()) != 0)
+    if (ctx->impl->transport().read_counters(all.data()) != 0)
         return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
                     "the driver serves no counters (no sysfs counters/ directory)");
     std::copy_n(all.begin(), std::min<size_t>(count, all.size()), values);
@@ -1220,7 +1117,7 @@ SIMTGPU_API simtgpuResult simtgpuEventCreate(simtgpuEvent *event, simtgpuContext
         if (simtgpuResult r = c.create_bo(8, 0, &timestamp))
             return r;
     drm_syncobj_create create{};
-    if (int rc = transport_ioctl(c.transport(), DRM_IOCTL_SYNCOBJ_CREATE, &create)) {
+    if (int rc = c.transport().ioctl(DRM_IOCTL_SYNCOBJ_CREATE, &create)) {
         c.destroy_bo(timestamp);
         return fail_errno(rc, "SYNCOBJ_CREATE");
     }
@@ -1244,7 +1141,7 @@ SIMTGPU_API simtgpuResult simtgpuEventDestroy(simtgpuEvent event) {
         c.wait_syncobj(event->syncobj, true, &signaled);
     }
     drm_syncobj_destroy d{event->syncobj, 0};
-    transport_ioctl(c.transport(), DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+    c.transport().ioctl(DRM_IOCTL_SYNCOBJ_DESTROY, &d);
     c.destroy_bo(event->timestamp);
     c.events.remove_if([event](const simtgpuEvent_st &e) { return &e == event; });
     return SIMTGPU_SUCCESS;

@@ -211,7 +211,7 @@ Context::Context(simtgpuDevice device, std::unique_ptr<Transport> transport)
     if (const char *stats = std::getenv("SIMTGPU_STATS"); stats && *stats) {
         stats_path_ = stats;
         counters_at_start_.resize(SIMTGPU_NUM_COUNTERS);
-        if (transport_read_counters(*transport_, counters_at_start_.data()) != 0)
+        if (transport_->read_counters(counters_at_start_.data()) != 0)
             counters_at_start_.clear();
     }
 }
@@ -244,7 +244,7 @@ Context::~Context() {
     for (auto &event : events) {
         if (event.syncobj) {
             drm_syncobj_destroy d{event.syncobj, 0};
-            transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+            transport_->ioctl(DRM_IOCTL_SYNCOBJ_DESTROY, &d);
         }
         destroy_bo(event.timestamp);
     }
@@ -264,7 +264,7 @@ Context::~Context() {
         std::vector<uint64_t> counters;
         if (!counters_at_start_.empty()) {
             counters.resize(SIMTGPU_NUM_COUNTERS);
-            if (transport_read_counters(*transport_, counters.data()) == 0) {
+            if (transport_->read_counters(counters.data()) == 0) {
                 for (size_t i = 0; i < counters.size(); ++i)
                     counters[i] -= counters_at_start_[i];
             } else {
@@ -305,13 +305,13 @@ simtgpuResult Context::create_bo(uint64_t size, uint32_t flags, Bo *out, uint64_
         create.flags = flags | SIMTGPU_BO_FIXED_VA;
         create.gpu_va = fixed_va;
     }
-    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_CREATE, &create)) {
+    if (int rc = transport_->ioctl(DRM_IOCTL_SIMTGPU_BO_CREATE, &create)) {
         if (rc == -ENOMEM) {
             // A cgroup VRAM limit (dmem "max"): name it and the cgroup.
             drm_simtgpu_get_param max{SIMTGPU_PARAM_CGROUP_VRAM_MAX, 0, 0};
             drm_simtgpu_get_param cur{SIMTGPU_PARAM_CGROUP_VRAM_CURRENT, 0, 0};
-            if (transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, &max) == 0 &&
-                transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, &cur) == 0 &&
+            if (transport_->ioctl(DRM_IOCTL_SIMTGPU_GET_PARAM, &max) == 0 &&
+                transport_->ioctl(DRM_IOCTL_SIMTGPU_GET_PARAM, &cur) == 0 &&
                 max.value != SIMTGPU_DMEM_MAX_NONE &&
                 !simtgpu_dmem_allows(cur.value, size, max.value))
                 return fail(SIMTGPU_ERROR_OUT_OF_MEMORY,
@@ -322,7 +322,7 @@ simtgpuResult Context::create_bo(uint64_t size, uint32_t flags, Bo *out, uint64_
         }
         if (rc == -ENOSPC || rc == -ENOMEM) {
             drm_simtgpu_get_param used{SIMTGPU_PARAM_VRAM_USED, 0, 0};
-            transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, &used);
+            transport_->ioctl(DRM_IOCTL_SIMTGPU_GET_PARAM, &used);
             const uint64_t total = props().vram_size;
             const uint64_t free_bytes = total > used.value ? total - used.value : 0;
             return fail(SIMTGPU_ERROR_OUT_OF_MEMORY,
@@ -345,18 +345,18 @@ simtgpuResult Context::create_bo(uint64_t size, uint32_t flags, Bo *out, uint64_
     }
     drm_simtgpu_bo_mmap_offset map{create.handle, 0, 0};
     void *cpu = nullptr;
-    int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &map);
+    int rc = transport_->ioctl(DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &map);
     if (rc == 0) {
         drm_simtgpu_bo_info info{create.handle, 0, 0, 0};
-        rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_INFO, &info);
+        rc = transport_->ioctl(DRM_IOCTL_SIMTGPU_BO_INFO, &info);
         if (rc == 0) {
-            cpu = transport_mmap(*transport_, map.offset, info.size);
+            cpu = transport_->mmap(map.offset, info.size);
             size = info.size;
         }
     }
     if (!cpu) {
         drm_gem_close close{create.handle, 0};
-        transport_ioctl(*transport_, DRM_IOCTL_GEM_CLOSE, &close);
+        transport_->ioctl(DRM_IOCTL_GEM_CLOSE, &close);
         return fail_errno(rc ? rc : -ENOMEM, "mapping a BO for the CPU");
     }
     *out = Bo{create.handle, create.gpu_va, size, 0, static_cast<uint8_t *>(cpu), BoKind::Internal};
@@ -379,7 +379,7 @@ simtgpuResult Context::create_userptr_bo(void *ptr, uint64_t bytes, bool read_on
     args.user_ptr = begin;
     args.size = end - begin;
     args.flags = read_only ? SIMTGPU_BO_READ_ONLY : 0;
-    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_USERPTR, &args)) {
+    if (int rc = transport_->ioctl(DRM_IOCTL_SIMTGPU_BO_USERPTR, &args)) {
         if (rc == -EFAULT)
             return fail(SIMTGPU_ERROR_INVALID_VALUE,
                         "host memory " + hex(begin) + ".." + hex(end) + " is not mapped" +
@@ -421,10 +421,10 @@ simtgpuResult Context::map_host_pages(uint64_t begin, uint64_t end, bool read_on
         args.size = to - from;
         args.flags = SIMTGPU_BO_FIXED_VA | (read_only ? SIMTGPU_BO_READ_ONLY : 0);
         args.gpu_va = from;
-        if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_USERPTR, &args)) {
+        if (int rc = transport_->ioctl(DRM_IOCTL_SIMTGPU_BO_USERPTR, &args)) {
             for (uint64_t start : made) {
                 drm_gem_close close{host_pages_[start].handle, 0};
-                transport_ioctl(*transport_, DRM_IOCTL_GEM_CLOSE, &close);
+                transport_->ioctl(DRM_IOCTL_GEM_CLOSE, &close);
                 host_pages_.erase(start);
             }
             const std::string range = hex(from) + ".." + hex(to);
@@ -465,7 +465,7 @@ void Context::unmap_host_pages(uint64_t begin, uint64_t end) {
     while (it != host_pages_.end() && it->first < end) {
         if (--it->second.users == 0) {
             drm_gem_close close{it->second.handle, 0};
-            transport_ioctl(*transport_, DRM_IOCTL_GEM_CLOSE, &close);
+            transport_->ioctl(DRM_IOCTL_GEM_CLOSE, &close);
             it = host_pages_.erase(it);
         } else {
             ++it;
@@ -484,9 +484,9 @@ void Context::destroy_bo(Bo &bo) {
     }
     // A user-pointer BO's memory is the caller's, not a mapping of ours.
     if (bo.kind != BoKind::Host && bo.kind != BoKind::Registered)
-        transport_munmap(*transport_, bo.cpu, bo.size);
+        transport_->munmap(bo.cpu, bo.size);
     drm_gem_close close{bo.handle, 0};
-    transport_ioctl(*transport_, DRM_IOCTL_GEM_CLOSE, &close);
+    transport_->ioctl(DRM_IOCTL_GEM_CLOSE, &close);
     bo = Bo{};
 }
 
@@ -607,13 +607,13 @@ simtgpuResult Context::host_unregister(void *ptr) {
 // ----------------------------------------------------- managed memory ---
 
 bool Context::has_managed_bos() const {
-    return transport_->kind() == TransportKind::Drm && (props().uapi_version >> 16) == 1 &&
+    return transport_->services_page_faults() && (props().uapi_version >> 16) == 1 &&
            (props().uapi_version & 0xffff) >= 6 &&
            (props().caps & SIMTGPU_CAP_REPLAYABLE_FAULTS) && unified_addressing();
 }
 
 simtgpuResult Context::managed_alloc(size_t bytes, void **out) {
-    if (transport_->kind() != TransportKind::Drm)
+    if (!transport_->services_page_faults())
         return fail(SIMTGPU_ERROR_NOT_SUPPORTED,
                     "managed memory by page migration needs the kernel driver: the in-process "
                     "transport services no GPU page faults (use mapped host memory there)");
@@ -640,7 +640,7 @@ simtgpuResult Context::managed_alloc(size_t bytes, void **out) {
     create.size = size;
     create.flags = SIMTGPU_BO_MANAGED | SIMTGPU_BO_FIXED_VA;
     create.gpu_va = va;
-    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_CREATE, &create)) {
+    if (int rc = transport_->ioctl(DRM_IOCTL_SIMTGPU_BO_CREATE, &create)) {
         munmap(at, size);
         if (rc == -EEXIST || rc == -ERANGE)
             return fail(SIMTGPU_ERROR_OUT_OF_MEMORY,
@@ -659,13 +659,13 @@ simtgpuResult Context::managed_alloc(size_t bytes, void **out) {
         return fail_errno(rc, "BO_CREATE of " + std::to_string(size) + " bytes of managed memory");
     }
     drm_simtgpu_bo_mmap_offset map{create.handle, 0, 0};
-    int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &map);
-    void *cpu = rc ? nullptr : transport_mmap_at(*transport_, at, map.offset, size);
+    int rc = transport_->ioctl(DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &map);
+    void *cpu = rc ? nullptr : transport_->mmap_at(at, map.offset, size);
     if (cpu != at) {
         const int err = errno;
         munmap(at, size);
         drm_gem_close close{create.handle, 0};
-        transport_ioctl(*transport_, DRM_IOCTL_GEM_CLOSE, &close);
+        transport_->ioctl(DRM_IOCTL_GEM_CLOSE, &close);
         return rc ? fail_errno(rc, "BO_MMAP_OFFSET of managed memory")
                   : fail(SIMTGPU_ERROR_OUT_OF_MEMORY,
                          "mapping managed memory at " + hex(va) + ": " + std::strerror(err));
@@ -698,7 +698,7 @@ simtgpuResult Context::managed_stats(simtgpuManagedStats *out) {
     drm_simtgpu_get_param to_vram{SIMTGPU_PARAM_MANAGED_TO_VRAM, 0, 0};
     drm_simtgpu_get_param to_host{SIMTGPU_PARAM_MANAGED_TO_HOST, 0, 0};
     for (auto *p : {&faults, &to_vram, &to_host})
-        if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, p))
+        if (int rc = transport_->ioctl(DRM_IOCTL_SIMTGPU_GET_PARAM, p))
             return fail_errno(rc, "GET_PARAM of the managed memory counters");
     // Counters newer than 1.6 read as 0 under a driver that predates them.
     const auto uapi_has = [&](uint32_t minor) {
@@ -709,7 +709,7 @@ simtgpuResult Context::managed_stats(simtgpuManagedStats *out) {
     drm_simtgpu_get_param evicted{SIMTGPU_PARAM_MANAGED_EVICTED, 0, 0};
     for (auto [param, minor] : {std::pair{&duplicated, 10u}, {&remote, 11u}, {&evicted, 11u}})
         if (uapi_has(minor))
-            if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_GET_PARAM, param))
+            if (int rc = transport_->ioctl(DRM_IOCTL_SIMTGPU_GET_PARAM, param))
                 return fail_errno(rc, "GET_PARAM of the managed memory counters");
     *out = simtgpuManagedStats{faults.value,     to_vram.value, to_host.value,
                                duplicated.value, remote.value,  evicted.value};
@@ -731,13 +731,8 @@ void Context::orphan_managed(Bo &bo) {
     else
         munmap(bo.cpu, bo.size); // the BO's mapping must not outlive the file
     drm_gem_close close{bo.handle, 0};
-    transport_ioctl(*transport_, DRM_IOCTL_GEM_CLOSE, &close);
+    transport_->ioctl(DRM_IOCTL_GEM_CLOSE, &close);
     bo = Bo{};
-}
-
-bool Context::is_managed(uint64_t va, uint64_t bytes) {
-    Bo *bo = find_device(va, bytes ? bytes : 1);
-    return bo && bo->kind == BoKind::Managed;
 }
 
 Bo *Context::find_device(uint64_t va, uint64_t bytes) {
@@ -795,7 +790,7 @@ simtgpuResult Context::create_stream(unsigned flags, int priority, simtgpuStream
     create.priority = priority > 0   ? SIMTGPU_PRIORITY_HIGH
                       : priority < 0 ? SIMTGPU_PRIORITY_LOW
                                      : SIMTGPU_PRIORITY_NORMAL;
-    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_QUEUE_CREATE, &create))
+    if (int rc = transport_->ioctl(DRM_IOCTL_SIMTGPU_QUEUE_CREATE, &create))
         return fail_queue_create(rc);
     simtgpuStream_st &s = streams_.emplace_back();
     s.ctx = this;
@@ -827,7 +822,7 @@ simtgpuResult Context::destroy_stream(simtgpuStream s) {
     destroy_bo(s->env);
     if (s->queue_id) {
         drm_simtgpu_queue_destroy d{s->queue_id, 0};
-        transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_QUEUE_DESTROY, &d);
+        transport_->ioctl(DRM_IOCTL_SIMTGPU_QUEUE_DESTROY, &d);
         s->queue_id = 0;
     }
     if (s != &default_stream_)
@@ -837,14 +832,14 @@ simtgpuResult Context::destroy_stream(simtgpuStream s) {
 
 simtgpuResult Context::snapshot_syncobj(uint32_t syncobj, uint32_t *out) {
     drm_syncobj_create create{};
-    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_CREATE, &create))
+    if (int rc = transport_->ioctl(DRM_IOCTL_SYNCOBJ_CREATE, &create))
         return fail_errno(rc, "SYNCOBJ_CREATE");
     drm_syncobj_transfer transfer{};
     transfer.src_handle = syncobj;
     transfer.dst_handle = create.handle;
-    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_TRANSFER, &transfer)) {
+    if (int rc = transport_->ioctl(DRM_IOCTL_SYNCOBJ_TRANSFER, &transfer)) {
         drm_syncobj_destroy d{create.handle, 0};
-        transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+        transport_->ioctl(DRM_IOCTL_SYNCOBJ_DESTROY, &d);
         return fail_errno(rc, "SYNCOBJ_TRANSFER");
     }
     *out = create.handle;
@@ -857,7 +852,7 @@ simtgpuResult Context::follow_held_record(const HeldAfter &record, uint32_t *out
     if (work == record.stream->held.end())
         return fail(SIMTGPU_ERROR_UNKNOWN, "the held record of the event is not in its stream");
     drm_syncobj_create create{};
-    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_CREATE, &create))
+    if (int rc = transport_->ioctl(DRM_IOCTL_SYNCOBJ_CREATE, &create))
         return fail_errno(rc, "SYNCOBJ_CREATE");
     work->extra_out_syncobjs.push_back(create.handle);
     *out = create.handle;
@@ -867,7 +862,7 @@ simtgpuResult Context::follow_held_record(const HeldAfter &record, uint32_t *out
 void Context::release_waits(std::vector<uint32_t> &waits) {
     for (uint32_t syncobj : waits) {
         drm_syncobj_destroy d{syncobj, 0};
-        transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+        transport_->ioctl(DRM_IOCTL_SYNCOBJ_DESTROY, &d);
     }
     waits.clear();
 }
@@ -877,7 +872,7 @@ simtgpuResult Context::wait_syncobj(uint32_t syncobj, bool block, bool *signaled
     wait.handles = reinterpret_cast<uint64_t>(&syncobj);
     wait.count_handles = 1;
     wait.timeout_nsec = block ? INT64_MAX : 0;
-    int rc = transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_WAIT, &wait);
+    int rc = transport_->ioctl(DRM_IOCTL_SYNCOBJ_WAIT, &wait);
     if (rc == 0 || rc == -ETIME) {
         *signaled = rc == 0;
         return SIMTGPU_SUCCESS;
@@ -915,11 +910,11 @@ simtgpuResult Context::submit_launch(simtgpuStream_st &s, const std::vector<uint
     // Errors surface as before, at the next call that synchronises.
     synchronize_all();
     std::vector<uint64_t> before(SIMTGPU_NUM_COUNTERS), after(SIMTGPU_NUM_COUNTERS);
-    const bool readable = transport_read_counters(*transport_, before.data()) == 0;
+    const bool readable = transport_->read_counters(before.data()) == 0;
     if (simtgpuResult r = submit_work(s, packets, std::move(sub), {}))
         return r;
     drain(s);
-    if (readable && transport_read_counters(*transport_, after.data()) == 0) {
+    if (readable && transport_->read_counters(after.data()) == 0) {
         std::vector<uint64_t> &sum = kernel_counters_[kernel];
         sum.resize(SIMTGPU_NUM_COUNTERS);
         for (size_t i = 0; i < sum.size(); ++i)
@@ -1035,13 +1030,13 @@ void Context::start_host_function(simtgpuStream_st &s, HeldWork &work) {
     uint32_t done = 0;
     if (!sticky_) {
         drm_syncobj_create create{};
-        if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_CREATE, &create)) {
+        if (int rc = transport_->ioctl(DRM_IOCTL_SYNCOBJ_CREATE, &create)) {
             poison(fail_errno(rc, "SYNCOBJ_CREATE"), last_detail_c());
         } else if (simtgpuResult r = submit_now(
                        s, {SIMTGPU_PKT_HEADER(SIMTGPU_PKT_NOP, 0, 0)}, Submission{},
                        {create.handle}, work.waits)) {
             drm_syncobj_destroy d{create.handle, 0};
-            transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+            transport_->ioctl(DRM_IOCTL_SYNCOBJ_DESTROY, &d);
             poison(r, last_detail_c());
         } else {
             done = create.handle;
@@ -1070,7 +1065,7 @@ void Context::host_function_thread() {
             bool signaled = false;
             wait_syncobj(call.syncobj, true, &signaled);
             drm_syncobj_destroy d{call.syncobj, 0};
-            transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+            transport_->ioctl(DRM_IOCTL_SYNCOBJ_DESTROY, &d);
         }
         simtgpuResult status;
         {
@@ -1115,7 +1110,7 @@ simtgpuResult Context::submit_now(simtgpuStream_st &s, const std::vector<uint32_
         // The default stream's queue is made on first use.
         drm_simtgpu_queue_create create{};
         create.priority = SIMTGPU_PRIORITY_NORMAL;
-        if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_QUEUE_CREATE, &create)) {
+        if (int rc = transport_->ioctl(DRM_IOCTL_SIMTGPU_QUEUE_CREATE, &create)) {
             release();
             return fail_queue_create(rc);
         }
@@ -1123,7 +1118,7 @@ simtgpuResult Context::submit_now(simtgpuStream_st &s, const std::vector<uint32_
     }
     // SIMTGPU_TRACE: two TIMESTAMPs around the work, into the IB's tail,
     // give its device time for the stream's track (docs/trace.md).
-    const bool traced = transport_tracing(*transport_);
+    const bool traced = transport_->tracing();
     const size_t dwords = packets.size() + (traced ? 6 : 0);
     const uint32_t times = uint32_t((dwords * 4 + 7) & ~size_t(7));
     if (simtgpuResult r = create_bo(traced ? times + 16 : dwords * 4, 0, &sub.ib)) {
@@ -1148,7 +1143,7 @@ simtgpuResult Context::submit_now(simtgpuStream_st &s, const std::vector<uint32_
         std::memcpy(ib, packets.data(), packets.size() * 4);
     }
     drm_syncobj_create create{};
-    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_CREATE, &create)) {
+    if (int rc = transport_->ioctl(DRM_IOCTL_SYNCOBJ_CREATE, &create)) {
         destroy_bo(sub.ib);
         for (auto &bo : sub.transient)
             destroy_bo(bo);
@@ -1178,10 +1173,10 @@ simtgpuResult Context::submit_now(simtgpuStream_st &s, const std::vector<uint32_
     a.out_syncs = reinterpret_cast<uint64_t>(out.data());
     a.out_sync_count = uint32_t(out.size());
     a.flags = SIMTGPU_SUBMIT_NO_IMPLICIT_SYNC; // streams and events order our work
-    int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_SUBMIT, &a);
+    int rc = transport_->ioctl(DRM_IOCTL_SIMTGPU_SUBMIT, &a);
     if (rc) {
         drm_syncobj_destroy d{sub.syncobj, 0};
-        transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+        transport_->ioctl(DRM_IOCTL_SYNCOBJ_DESTROY, &d);
         destroy_bo(sub.ib);
         for (auto &bo : sub.transient)
             destroy_bo(bo);
@@ -1206,7 +1201,7 @@ simtgpuResult Context::retire(simtgpuStream_st &s, bool block) {
         if (!signaled)
             return SIMTGPU_ERROR_NOT_READY;
         drm_syncobj_destroy d{sub.syncobj, 0};
-        transport_ioctl(*transport_, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+        transport_->ioctl(DRM_IOCTL_SYNCOBJ_DESTROY, &d);
         if (!sub.kernel.empty()) {
             simtgpu_launch_report report;
             std::memcpy(&report, sub.transient[0].cpu + sub.report_offset, sizeof report);
@@ -1221,7 +1216,7 @@ simtgpuResult Context::retire(simtgpuStream_st &s, bool block) {
             const std::string track =
                 &s == &default_stream_ ? "default stream" : "stream " + std::to_string(s.queue_id);
             if (t[0] && t[1] >= t[0])
-                transport_trace_slice(*transport_, "CUDA streams", track.c_str(), sub.label.c_str(),
+                transport_->trace_slice("CUDA streams", track.c_str(), sub.label.c_str(),
                                       t[0], t[1]);
         }
         destroy_bo(sub.ib);
@@ -1292,7 +1287,7 @@ simtgpuResult Context::check_queue(simtgpuStream_st &s) {
         return SIMTGPU_SUCCESS;
     drm_simtgpu_queue_get_state state{};
     state.queue_id = s.queue_id;
-    if (int rc = transport_ioctl(*transport_, DRM_IOCTL_SIMTGPU_QUEUE_GET_STATE, &state))
+    if (int rc = transport_->ioctl(DRM_IOCTL_SIMTGPU_QUEUE_GET_STATE, &state))
         return fail_errno(rc, "QUEUE_GET_STATE");
     if (!state.state)
         return SIMTGPU_SUCCESS;

@@ -1,15 +1,18 @@
 // libsimtgpu's objects behind the C handles of simtgpu.h: the device list,
 // contexts (one transport file each), BOs, streams (uAPI queues), events,
-// modules and functions. Every kernel call goes through transport_ioctl.
+// modules and functions. Every kernel call goes through the context's
+// Transport.
 #pragma once
 
 #include "device_image.h"
 #include "simtgpu/device_abi.h"
+#include "simtgpu/hw.h"
 #include "simtgpu/simtgpu.h"
 #include "transport.h"
 
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <list>
 #include <map>
@@ -26,6 +29,16 @@ simtgpuResult fail(simtgpuResult code, const std::string &detail);
 const char *last_detail_c();
 // The result for a negative errno from an ioctl, with its detail.
 simtgpuResult fail_errno(int rc, const std::string &what);
+
+// Appends a packet (include/simtgpu/hw.h) of `opcode` with body `body`.
+template <typename T>
+void put_packet(std::vector<uint32_t> &ib, uint32_t opcode, const T &body, uint32_t flags = 0) {
+    static_assert(sizeof(T) % 4 == 0);
+    ib.push_back(SIMTGPU_PKT_HEADER(opcode, flags, sizeof(T) / 4));
+    size_t at = ib.size();
+    ib.resize(at + sizeof(T) / 4);
+    std::memcpy(&ib[at], &body, sizeof(T));
+}
 
 struct DeviceEntry {
     DeviceNode node;
@@ -181,10 +194,6 @@ public:
     simtgpuResult managed_alloc(size_t bytes, void **out);
     simtgpuResult managed_free(void *ptr);
     simtgpuResult managed_stats(simtgpuManagedStats *out);
-    // Whether [va, va + bytes) touches managed memory: copies and fills of
-    // it are done by the CPU (the device's copy engine takes no replayable
-    // faults).
-    bool is_managed(uint64_t va, uint64_t bytes);
     // The BO holding [va, va + bytes), or nullptr.
     Bo *find_device(uint64_t va, uint64_t bytes);
     // A user-pointer BO of the whole pages around [ptr, ptr + bytes): `out`
@@ -202,6 +211,19 @@ public:
     // Module images: reachable by find_device, freed only with their module.
     void track_module_bo(const Bo &bo) { device_bos_[bo.va] = bo; }
     void untrack_module_bo(uint64_t va) { device_bos_.erase(va); }
+
+    // Copies and fills (copies.cpp), of ranges the caller has checked lie
+    // inside allocations of this context: each picks the engine that moves
+    // the bytes (the CPU, a COPY or FILL packet, a staging BO).
+    simtgpuResult memcpy_htod(uint64_t dst, const void *src, uint64_t bytes);
+    simtgpuResult memcpy_dtoh(void *dst, uint64_t src, uint64_t bytes);
+    simtgpuResult memcpy_dtod_async(simtgpuStream_st &s, uint64_t dst, uint64_t src,
+                                    uint64_t bytes);
+    simtgpuResult memcpy_htod_async(simtgpuStream_st &s, uint64_t dst, const void *src,
+                                    uint64_t bytes);
+    simtgpuResult memcpy_dtoh_async(simtgpuStream_st &s, void *dst, uint64_t src, uint64_t bytes);
+    simtgpuResult memset8_async(simtgpuStream_st &s, uint64_t dst, uint8_t value, uint64_t bytes);
+    simtgpuResult memset32(uint64_t dst, uint32_t value, uint64_t count);
 
     // Work.
     simtgpuStream_st *stream(simtgpuStream s) { return s ? s : &default_stream_; }
@@ -282,6 +304,9 @@ private:
     simtgpuResult drain(simtgpuStream_st &s);
     void print_kernel_stats() const;
     void orphan_managed(Bo &bo);
+    // The CPU's view of [va, va + bytes) when it is managed memory, else
+    // nullptr: copies and fills of managed memory are the CPU's.
+    uint8_t *managed_cpu(uint64_t va, uint64_t bytes);
     simtgpuResult retire(simtgpuStream_st &s, bool block);
     simtgpuResult check_queue(simtgpuStream_st &s);
     void drain_printf(simtgpuStream_st &s);

@@ -47,8 +47,8 @@ protected:
         node_ = nodes[0];
         ASSERT_EQ(transport_open(node_, &t_, &error), 0) << error;
     }
-    int io(unsigned long request, void *arg) { return transport_ioctl(*t_, request, arg); }
-    int io(Transport &t, unsigned long request, void *arg) { return transport_ioctl(t, request, arg); }
+    int io(unsigned long request, void *arg) { return t_->ioctl(request, arg); }
+    int io(Transport &t, unsigned long request, void *arg) { return t.ioctl(request, arg); }
 
     BoHandle bo(uint64_t size, uint32_t flags = 0, Transport *t = nullptr) {
         Transport &tr = t ? *t : *t_;
@@ -60,7 +60,7 @@ protected:
         EXPECT_EQ(io(tr, DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &m), 0);
         drm_simtgpu_bo_info info{c.handle, 0, 0, 0};
         EXPECT_EQ(io(tr, DRM_IOCTL_SIMTGPU_BO_INFO, &info), 0);
-        auto *cpu = static_cast<uint8_t *>(transport_mmap(tr, m.offset, info.size));
+        auto *cpu = static_cast<uint8_t *>(tr.mmap(m.offset, info.size));
         EXPECT_NE(cpu, nullptr);
         return {c.handle, c.gpu_va, info.size, cpu};
     }
@@ -467,7 +467,7 @@ TEST_F(Uapi, ManagedReadMostlyDuplicates) {
     ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_CREATE, &c), 0);
     drm_simtgpu_bo_mmap_offset m{c.handle, 0, 0};
     ASSERT_EQ(io(DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &m), 0);
-    auto *cpu = static_cast<uint32_t *>(transport_mmap(*t_, m.offset, c.size));
+    auto *cpu = static_cast<uint32_t *>(t_->mmap(m.offset, c.size));
     ASSERT_NE(cpu, nullptr);
     const uint32_t words = kPages * SIMTGPU_PAGE_SIZE / 4;
     for (uint32_t i = 0; i < words; ++i)
@@ -515,7 +515,7 @@ TEST_F(Uapi, ManagedReadMostlyDuplicates) {
     EXPECT_EQ(prefetch(0), kPages);
     EXPECT_EQ(count(SIMTGPU_PARAM_MANAGED_TO_VRAM) - vram0, kPages) << "moved, not duplicated";
     EXPECT_EQ(count(SIMTGPU_PARAM_MANAGED_DUPLICATED) - dup0, kPages + 1);
-    transport_munmap(*t_, cpu, c.size);
+    t_->munmap(cpu, c.size);
     drm_gem_close close{c.handle, 0};
     EXPECT_EQ(io(DRM_IOCTL_GEM_CLOSE, &close), 0);
 }
@@ -544,7 +544,7 @@ TEST_F(Uapi, ManagedOversubscriptionEvictsTheOldestPages) {
     ASSERT_EQ(io(*file, DRM_IOCTL_SIMTGPU_BO_CREATE, &c), 0);
     drm_simtgpu_bo_mmap_offset m{c.handle, 0, 0};
     ASSERT_EQ(io(*file, DRM_IOCTL_SIMTGPU_BO_MMAP_OFFSET, &m), 0);
-    auto *cpu = static_cast<uint32_t *>(transport_mmap(*file, m.offset, c.size));
+    auto *cpu = static_cast<uint32_t *>(file->mmap(m.offset, c.size));
     ASSERT_NE(cpu, nullptr);
     const uint32_t words = uint32_t(c.size / 4);
     for (uint32_t i = 0; i < words; ++i)
@@ -593,7 +593,7 @@ TEST_F(Uapi, ManagedOversubscriptionEvictsTheOldestPages) {
     for (uint32_t i = 0; i < words; ++i)
         ASSERT_EQ(cpu[i], i * 2654435761u) << i;
     EXPECT_EQ(count(SIMTGPU_PARAM_MANAGED_REMOTE), 0u);
-    transport_munmap(*file, cpu, c.size);
+    file->munmap(cpu, c.size);
 }
 
 TEST_F(Uapi, BoCreateInfoAndValidation) {

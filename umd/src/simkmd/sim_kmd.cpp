@@ -6,8 +6,11 @@
 // dependencies are met onto the rings, and resets the device when a job runs
 // past its timeout. Simulator callbacks (DMA, interrupts) never take mu_:
 // they may run while a thread holding mu_ waits for the simulator. Every
-// rule it shares with kmd (limits, VAs, ring choice, job packets, faults,
-// guilt, hangs, implicit sync) comes from simtgpu/driver_policy.h.
+// rule it shares with the kernel driver (ioctl argument checks, GET_PARAM's
+// registers and constants, limits, VAs, PTE permissions, the page walk,
+// ring choice, job packets, faults, guilt, hangs, implicit sync) comes from
+// simtgpu/driver_policy.h; DRM core semantics (GEM handles, syncobjs,
+// reservations) are said where they are implemented.
 #include "simkmd/sim_kmd.h"
 
 #include "simtgpu/driver_policy.h"
@@ -37,7 +40,8 @@ using Clock = std::chrono::steady_clock; // CLOCK_MONOTONIC, as the uAPI's timeo
 
 constexpr uint32_t kRingBytes = SIMTGPU_KERNEL_RING_BYTES;
 // A ring with its jobs-in-flight limit reached still has room for a job and
-// its padding, so pushing only waits for a job slot, as in kmd.
+// its padding, so pushing only waits for a job slot
+// (SIMTGPU_KERNEL_RING_BYTES).
 static_assert((SIMTGPU_JOBS_IN_FLIGHT_PER_RING + 2) * SIMTGPU_JOB_DWORDS * 4 < kRingBytes);
 
 uint64_t env_u64(const char *name, uint64_t fallback) {
@@ -390,7 +394,7 @@ struct FileState {
     uint64_t root_table = 0; // VRAM offset
     std::vector<uint64_t> tables;
     RangeAllocator va;
-    uint64_t vram_limit = 0; // bytes, 0 = none; read at open, as kmd's vram_limit_mb
+    uint64_t vram_limit = 0; // bytes, 0 = none: SIMTGPU_VRAM_LIMIT_MB read at open
     uint64_t vram_bytes = 0; // of its VRAM BOs
     std::map<uint32_t, std::shared_ptr<Bo>> bos;
     uint32_t next_bo = 1;
@@ -455,9 +459,10 @@ private:
     }
 
     // Page tables.
-    int map_range(FileState *f, uint64_t va, uint64_t bytes, uint64_t target, uint64_t flags);
+    int map_range(FileState *f, uint64_t va, uint64_t bytes, uint64_t target, uint64_t pte_flags);
     void unmap_range(FileState *f, uint64_t va, uint64_t bytes);
-    uint64_t *leaf_pte(FileState *f, uint64_t va, bool create);
+    // simtgpu_pt_walk() over the simulator's VRAM: the leaf PTE of `va`.
+    int walk(FileState *f, uint64_t va, bool create, uint64_t **pte);
 
     // Scheduler.
     void scheduler_main();
@@ -533,10 +538,10 @@ private:
     Ring rings_[SIMTGPU_NUM_RINGS];
     std::vector<FileState *> files_;
     uint32_t next_context_id_ = 1;
-    // The cgroup VRAM limit (dmem "max") of this process's cgroup, as kmd's
-    // sysfs dmem_max: SIMTGPU_DMEM_MAX bytes, read at each allocation as
-    // kmd reads its limit; every file of the process is in that cgroup,
-    // so its "current" is theirs together.
+    // The cgroup VRAM limit (dmem "max", simtgpu_dmem_allows()) of this
+    // process's cgroup: SIMTGPU_DMEM_MAX bytes, read at each allocation;
+    // every file of the process is in that cgroup, so its "current" is
+    // theirs together.
     static uint64_t dmem_max() { return env_u64("SIMTGPU_DMEM_MAX", SIMTGPU_DMEM_MAX_NONE); }
 
     std::mutex irq_mu_;
@@ -711,41 +716,52 @@ int SimDevice::on_dma_cmpxchg(void *opaque, uint64_t bus, uint32_t size, uint64_
 
 // ---------------------------------------------------- page tables ---
 
-uint64_t *SimDevice::leaf_pte(FileState *f, uint64_t va, bool create) {
-    uint64_t table = f->root_table;
-    for (int level = SIMTGPU_PT_LEVELS - 1; level > 0; --level) {
-        uint64_t *pte = vram64(table + 8 * SIMTGPU_PT_INDEX(va, level));
-        if (!(*pte & SIMTGPU_PTE_V)) {
-            if (!create)
-                return nullptr;
-            uint64_t next = vram_alloc_.allocate(SIMTGPU_PAGE_SIZE);
-            if (next == UINT64_MAX)
-                return nullptr; // map_range reports -ENOSPC
-            std::memset(vram_ + next, 0, SIMTGPU_PAGE_SIZE);
-            f->tables.push_back(next);
-            *pte = SIMTGPU_PTE_MAKE(next, SIMTGPU_PTE_V);
-        }
-        table = SIMTGPU_PTE_ADDR(*pte);
-    }
-    return vram64(table + 8 * SIMTGPU_PT_INDEX(va, 0));
+int SimDevice::walk(FileState *f, uint64_t va, bool create, uint64_t **pte) {
+    struct Tables {
+        SimDevice *device;
+        FileState *file;
+    } tables{this, f};
+    simtgpu_pt_access access{};
+    access.ctx = &tables;
+    access.read = [](void *ctx, uint64_t offset) {
+        return *static_cast<Tables *>(ctx)->device->vram64(offset);
+    };
+    access.write = [](void *ctx, uint64_t offset, uint64_t entry) {
+        *static_cast<Tables *>(ctx)->device->vram64(offset) = entry;
+    };
+    access.alloc_table = [](void *ctx, uint64_t *table) {
+        auto *t = static_cast<Tables *>(ctx);
+        *table = t->device->vram_alloc_.allocate(SIMTGPU_PAGE_SIZE);
+        if (*table == UINT64_MAX)
+            return -ENOSPC;
+        std::memset(t->device->vram_ + *table, 0, SIMTGPU_PAGE_SIZE);
+        t->file->tables.push_back(*table);
+        return 0;
+    };
+    uint64_t offset = 0;
+    if (int rc = simtgpu_pt_walk(&access, f->root_table, va, create, &offset))
+        return rc;
+    *pte = vram64(offset);
+    return 0;
 }
 
 int SimDevice::map_range(FileState *f, uint64_t va, uint64_t bytes, uint64_t target,
-                         uint64_t flags) {
+                         uint64_t pte_flags) {
     for (uint64_t off = 0; off < bytes; off += SIMTGPU_PAGE_SIZE) {
-        uint64_t *pte = leaf_pte(f, va + off, true);
-        if (!pte) {
+        uint64_t *pte = nullptr;
+        if (int rc = walk(f, va + off, true, &pte)) {
             unmap_range(f, va, off);
-            return -ENOSPC;
+            return rc;
         }
-        *pte = SIMTGPU_PTE_MAKE(target + off, flags | SIMTGPU_PTE_V);
+        *pte = SIMTGPU_PTE_MAKE(target + off, pte_flags);
     }
     return 0;
 }
 
 void SimDevice::unmap_range(FileState *f, uint64_t va, uint64_t bytes) {
+    uint64_t *pte = nullptr;
     for (uint64_t off = 0; off < bytes; off += SIMTGPU_PAGE_SIZE)
-        if (uint64_t *pte = leaf_pte(f, va + off, false))
+        if (walk(f, va + off, false, &pte) == 0)
             *pte = 0;
 }
 
@@ -875,52 +891,24 @@ int SimDevice::ioctl(FileState *f, unsigned long request, void *arg) {
 int SimDevice::get_param(FileState *f, drm_simtgpu_get_param *a) {
     if (a->pad)
         return -EINVAL;
+    if (simtgpu_param_constant(a))
+        return 0;
+    if (uint32_t r = 0; simtgpu_param_register(a->param, reg(SIMTGPU_REG_HW_VERSION), &r)) {
+        a->value = r ? reg(r) : 0;
+        return 0;
+    }
     switch (a->param) {
-    case SIMTGPU_PARAM_UAPI_VERSION:
-        a->value = (SIMTGPU_UAPI_VERSION_MAJOR << 16) | SIMTGPU_UAPI_VERSION_MINOR;
-        return 0;
-    case SIMTGPU_PARAM_HW_VERSION: a->value = reg(SIMTGPU_REG_HW_VERSION); return 0;
-    case SIMTGPU_PARAM_ARCH: a->value = reg(SIMTGPU_REG_ARCH); return 0;
-    case SIMTGPU_PARAM_NUM_SMS: a->value = reg(SIMTGPU_REG_NUM_SMS); return 0;
-    case SIMTGPU_PARAM_WARPS_PER_SM: a->value = reg(SIMTGPU_REG_WARPS_PER_SM); return 0;
-    case SIMTGPU_PARAM_WARP_SIZE: a->value = reg(SIMTGPU_REG_WARP_SIZE); return 0;
-    case SIMTGPU_PARAM_CTAS_PER_SM: a->value = reg(SIMTGPU_REG_CTAS_PER_SM); return 0;
-    case SIMTGPU_PARAM_SHARED_PER_SM: a->value = reg(SIMTGPU_REG_SHARED_PER_SM); return 0;
-    case SIMTGPU_PARAM_MAX_THREADS_PER_CTA:
-        a->value = reg(SIMTGPU_REG_MAX_THREADS_PER_CTA);
-        return 0;
     case SIMTGPU_PARAM_VRAM_SIZE: a->value = vram_size_; return 0;
     case SIMTGPU_PARAM_VRAM_USED: a->value = vram_alloc_.used(); return 0;
     case SIMTGPU_PARAM_VRAM_LIMIT: a->value = f->vram_limit; return 0;
-    case SIMTGPU_PARAM_CLOCK_KHZ: a->value = reg(SIMTGPU_REG_CLOCK_KHZ); return 0;
-    case SIMTGPU_PARAM_MAX_STACK_PER_THREAD:
-        a->value = reg(SIMTGPU_REG_MAX_STACK_PER_THREAD);
-        return 0;
     case SIMTGPU_PARAM_TIMESTAMP: {
         uint64_t lo = reg(SIMTGPU_REG_TIMER_LO); // latches HI
         a->value = lo | (uint64_t(reg(SIMTGPU_REG_TIMER_HI)) << 32);
         return 0;
     }
-    case SIMTGPU_PARAM_CAPS: a->value = reg(SIMTGPU_REG_CAPS); return 0;
-    case SIMTGPU_PARAM_L2_SIZE:
-        a->value = reg(SIMTGPU_REG_L2_SIZE);
-        return 0;
-    case SIMTGPU_PARAM_MEM_BUS_WIDTH:
-        a->value = reg(SIMTGPU_REG_MEM_BUS_WIDTH);
-        return 0;
-    case SIMTGPU_PARAM_MEM_CLOCK_KHZ:
-        a->value = reg(SIMTGPU_REG_MEM_CLOCK_KHZ);
-        return 0;
-    case SIMTGPU_PARAM_L2_PERSISTING_MAX:
-        a->value = reg(SIMTGPU_REG_L2_PERSISTING_MAX);
-        return 0;
-    case SIMTGPU_PARAM_L2_WINDOW_MAX:
-        a->value = reg(SIMTGPU_REG_L2_WINDOW_MAX);
-        return 0;
-    case SIMTGPU_PARAM_NUM_QUEUES_MAX: a->value = SIMTGPU_MAX_QUEUES_PER_FILE; return 0;
     case SIMTGPU_PARAM_CGROUP_VRAM_MAX: a->value = dmem_max(); return 0;
     case SIMTGPU_PARAM_CGROUP_VRAM_CURRENT: a->value = dmem_current(); return 0;
-    // Partitions are kmd's (docs/sharing.md): here the whole GPU, never split.
+    // No partitions here (docs/sharing.md): the whole GPU, never split.
     case SIMTGPU_PARAM_PARTITION: a->value = 0; return 0;
     case SIMTGPU_PARAM_NUM_PARTITIONS: a->value = 0; return 0;
     // No managed BOs here (bo_create): nothing ever faults or migrates.
@@ -942,19 +930,8 @@ uint64_t SimDevice::dmem_current() const {
     return sum;
 }
 
-// The PTE permissions of a BO created with SIMTGPU_BO_* `flags`.
-static uint64_t bo_pte_flags(uint32_t flags) {
-    uint64_t pte = SIMTGPU_PTE_R;
-    if (!(flags & SIMTGPU_BO_READ_ONLY))
-        pte |= SIMTGPU_PTE_W;
-    if (flags & SIMTGPU_BO_EXEC)
-        pte |= SIMTGPU_PTE_X;
-    return pte;
-}
-
-// A BO's VA range, as kmd's simtgpu_vm_place_bo(): at `fixed_va` with
-// SIMTGPU_BO_FIXED_VA (-EEXIST when taken), else the lowest free range from
-// SIMTGPU_HIGH_VA_START with SIMTGPU_BO_HIGH_VA or from the start.
+// A BO's VA range: at `fixed_va` with SIMTGPU_BO_FIXED_VA (-EEXIST when
+// taken), else the lowest free range from simtgpu_bo_va_search_start().
 int SimDevice::place(FileState *f, uint32_t flags, uint64_t fixed_va, uint64_t span,
                      uint64_t *va) {
     if (flags & SIMTGPU_BO_FIXED_VA) {
@@ -963,16 +940,13 @@ int SimDevice::place(FileState *f, uint32_t flags, uint64_t fixed_va, uint64_t s
         *va = fixed_va;
         return 0;
     }
-    *va = f->va.allocate_from(
-        flags & SIMTGPU_BO_HIGH_VA ? SIMTGPU_HIGH_VA_START : SIMTGPU_USER_VA_START, span);
+    *va = f->va.allocate_from(simtgpu_bo_va_search_start(flags), span);
     return *va == UINT64_MAX ? -ENOSPC : 0;
 }
 
 int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
-    if (a->extensions || (a->flags & ~SIMTGPU_BO_FLAGS) || a->size == 0)
-        return -EINVAL;
-    if (a->size > UINT64_MAX - (SIMTGPU_PAGE_SIZE - 1))
-        return -EINVAL;
+    if (int rc = simtgpu_bo_create_check(a))
+        return rc;
     // Managed BOs move pages on GPU page faults, which only the kernel
     // driver services: here no device has replayable faults (docs/umd.md).
     if (a->flags & SIMTGPU_BO_MANAGED) {
@@ -983,10 +957,11 @@ int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
     uint64_t size = (a->size + SIMTGPU_PAGE_SIZE - 1) & ~uint64_t(SIMTGPU_PAGE_SIZE - 1);
     if (int rc = simtgpu_bo_placement_check(a->flags, a->gpu_va, size))
         return rc;
-    // The file's limit, then VRAM exhaustion: -ENOSPC, as in kmd (drm_buddy).
+    // The file's limit, then VRAM exhaustion: -ENOSPC (the allocator's
+    // answer, drm_buddy's in the kernel).
     if (!simtgpu_vram_limit_allows(f->vram_bytes + size, f->vram_limit) || size > vram_size_)
         return -ENOSPC;
-    // The cgroup's limit, with dmem semantics: -ENOMEM, as in kmd.
+    // The cgroup's limit, with dmem semantics: -ENOMEM.
     if (!simtgpu_dmem_allows(dmem_current(), size, dmem_max()))
         return -ENOMEM;
     const uint64_t span = simtgpu_bo_va_span(a->flags, size);
@@ -1004,7 +979,7 @@ int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
     }
     // Never leak another file's data; untouched pages stay unbacked.
     lib_.vram_clear(sim_, bo->vram_offset, size);
-    if (int rc = map_range(f, bo->va, size, bo->vram_offset, bo_pte_flags(a->flags))) {
+    if (int rc = map_range(f, bo->va, size, bo->vram_offset, simtgpu_bo_pte_flags(a->flags))) {
         vram_alloc_.release(bo->vram_offset, size);
         f->va.release(va, span);
         return rc;
@@ -1017,7 +992,7 @@ int SimDevice::bo_create(FileState *f, drm_simtgpu_bo_create *a) {
 }
 
 // Whether [begin, end) is mapped in this process, and writable if `write`:
-// what pin_user_pages() checks in kmd, read from /proc/self/maps.
+// what pin_user_pages() checks in the kernel, read from /proc/self/maps.
 static bool user_range_mapped(uint64_t begin, uint64_t end, bool write) {
     std::FILE *maps = std::fopen("/proc/self/maps", "r");
     if (!maps)
@@ -1062,7 +1037,7 @@ int SimDevice::bo_userptr(FileState *f, drm_simtgpu_bo_userptr *a) {
     bo->va = va;
     bo->user = reinterpret_cast<void *>(a->user_ptr);
     if (int rc = map_range(f, va, a->size, a->user_ptr,
-                           bo_pte_flags(a->flags) | SIMTGPU_PTE_HOST)) {
+                           simtgpu_bo_pte_flags(a->flags) | SIMTGPU_PTE_HOST)) {
         f->va.release(va, span);
         return rc;
     }
@@ -1098,18 +1073,17 @@ int SimDevice::bo_info(FileState *f, drm_simtgpu_bo_info *a) {
     return 0;
 }
 
-// kmd's checks, in its order; since no BO here is managed (bo_create),
-// every BO that exists is -EINVAL.
+// The arguments' checks, then the handle's: since no BO here is managed
+// (bo_create), every BO that exists is -EINVAL.
 int SimDevice::managed_prefetch(FileState *f, drm_simtgpu_managed_prefetch *a) {
-    if (a->extensions || (a->flags & ~SIMTGPU_PREFETCH_TO_HOST) || !a->size)
-        return -EINVAL;
+    if (int rc = simtgpu_managed_prefetch_check(a))
+        return rc;
     return f->bos.count(a->handle) ? -EINVAL : -ENOENT;
 }
 
 int SimDevice::managed_advise(FileState *f, drm_simtgpu_managed_advise *a) {
-    if (a->extensions || !a->size || a->advice < SIMTGPU_ADVISE_PREFER_HOST ||
-        a->advice > SIMTGPU_ADVISE_UNSET_READ_MOSTLY)
-        return -EINVAL;
+    if (int rc = simtgpu_managed_advise_check(a))
+        return rc;
     return f->bos.count(a->handle) ? -EINVAL : -ENOENT;
 }
 
@@ -1127,17 +1101,8 @@ int SimDevice::gem_close(FileState *f, drm_gem_close *a, std::unique_lock<std::m
 }
 
 int SimDevice::submit(FileState *f, drm_simtgpu_submit *a) {
-    if (a->extensions || (a->flags & ~SIMTGPU_SUBMIT_FLAGS))
-        return -EINVAL;
-    if (a->ib_dwords == 0 || a->ib_dwords > SIMTGPU_MAX_IB_DWORDS || (a->ib_va & 3))
-        return -EINVAL;
-    if (a->bo_count > SIMTGPU_MAX_SUBMIT_BOS || a->in_sync_count > SIMTGPU_MAX_SUBMIT_SYNCS ||
-        a->out_sync_count > SIMTGPU_MAX_SUBMIT_SYNCS)
-        return -EINVAL;
-    if (a->bo_count && a->bo_stride < sizeof(drm_simtgpu_bo_ref))
-        return -EINVAL;
-    if ((a->in_sync_count || a->out_sync_count) && a->sync_stride < sizeof(drm_simtgpu_sync))
-        return -EINVAL;
+    if (int rc = simtgpu_submit_check(a))
+        return rc;
     auto qit = f->queues.find(a->queue_id);
     if (qit == f->queues.end())
         return -ENOENT;
@@ -1182,7 +1147,7 @@ int SimDevice::submit(FileState *f, drm_simtgpu_submit *a) {
         auto it = f->syncobjs.find(sync.handle);
         if (it == f->syncobjs.end())
             return -ENOENT;
-        // As kmd's drm_syncobj_find_fence without WAIT_FOR_SUBMIT: no fence
+        // As DRM's drm_syncobj_find_fence without WAIT_FOR_SUBMIT: no fence
         // (or no such point yet) is nothing to wait for.
         if (!it->second->resolve(sync.point, &job->deps))
             return -EINVAL;
@@ -1198,7 +1163,8 @@ int SimDevice::submit(FileState *f, drm_simtgpu_submit *a) {
             return -ENOENT;
         outs.emplace_back(it->second, sync.point);
     }
-    // kmd's reservation locking refuses a BO listed twice.
+    // A BO listed twice is -EINVAL (the kernel's reservation locking
+    // finds it locked already).
     for (size_t i = 0; i < bos.size(); ++i)
         for (size_t j = 0; j < i; ++j)
             if (bos[i].first == bos[j].first)
@@ -1593,7 +1559,8 @@ void SimDevice::push_ready_jobs() {
                      [](Queue *a, Queue *b) { return a->priority > b->priority; });
     for (Queue *queue : queues) {
         if (!simtgpu_queue_usable(&queue->health)) {
-            // Jobs queued behind a failure are cancelled, as in kmd.
+            // Jobs queued behind a failure are cancelled
+            // (simtgpu_queue_usable()).
             for (auto &job : queue->waiting) {
                 job->error = -ECANCELED;
                 finish_job(job);
@@ -1644,8 +1611,8 @@ void SimDevice::check_timeouts() {
 
 // The hung ring's first job fails with -ETIMEDOUT and its queue is guilty;
 // the device is reset; the other jobs that were on the rings run again,
-// unless their queue is faulted or guilty (-ECANCELED), as kmd's
-// resubmission.
+// unless their queue is faulted or guilty (-ECANCELED): drm_sched's
+// resubmission after a reset.
 void SimDevice::reset_after_hang(unsigned hung_ring) {
     std::shared_ptr<Job> guilty = rings_[hung_ring].running.front();
     guilty->error = -ETIMEDOUT;
