@@ -2,7 +2,6 @@
 
 #include <array>
 #include <iterator>
-#include <vector>
 
 namespace simtgpu::sim {
 namespace {
@@ -176,17 +175,29 @@ constexpr Encoding kEncodings[] = {
 static_assert(std::size(kEncodings) <= 256, "kEncodingsByOpcode holds 8-bit row numbers");
 
 // The rows of each major opcode (bits 6:0), so that a decode tries a few.
-using OpcodeIndex = std::array<std::vector<uint8_t>, 128>;
-const OpcodeIndex &encodings_by_opcode()
+// Built at compile time: nothing here is destroyed at exit, when the
+// device's engine thread may still be decoding a kernel the program left
+// running (a function-local static vector was freed under it).
+struct OpcodeIndex {
+    std::array<uint8_t, 128> first{}, count{};
+    std::array<uint8_t, std::size(kEncodings)> rows{};
+};
+
+constexpr OpcodeIndex make_opcode_index()
 {
-    static const OpcodeIndex index = [] {
-        OpcodeIndex rows;
+    OpcodeIndex index;
+    size_t n = 0;
+    for (uint32_t opcode = 0; opcode < 128; ++opcode) {
+        index.first[opcode] = uint8_t(n);
         for (size_t r = 0; r < std::size(kEncodings); ++r)
-            rows[kEncodings[r].match & 0x7f].push_back(uint8_t(r));
-        return rows;
-    }();
+            if ((kEncodings[r].match & 0x7f) == opcode)
+                index.rows[n++] = uint8_t(r);
+        index.count[opcode] = uint8_t(n - index.first[opcode]);
+    }
     return index;
 }
+
+constexpr OpcodeIndex kByOpcode = make_opcode_index();
 
 bool valid_rm(uint32_t rm) { return rm <= 4 || rm == 7; }
 
@@ -230,8 +241,10 @@ uint8_t funct(FunctField field, uint32_t w)
 
 const Encoding *find_encoding(uint32_t w)
 {
-    for (uint8_t r : encodings_by_opcode()[w & 0x7f]) {
-        const Encoding &e = kEncodings[r];
+    const uint32_t opcode = w & 0x7f;
+    for (uint32_t i = kByOpcode.first[opcode]; i < kByOpcode.first[opcode] + kByOpcode.count[opcode];
+         ++i) {
+        const Encoding &e = kEncodings[kByOpcode.rows[i]];
         if ((w & e.mask) == e.match && (!e.rounds || valid_rm(bits(w, 14, 12))))
             return &e;
     }
