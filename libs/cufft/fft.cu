@@ -139,17 +139,29 @@ __device__ long long offset_of(long long index, const Shape &shape, const Layout
 
 enum class Side { complex, real, half }; // the caller's data: complex, real, or Hermitian half
 
+// This thread's element of the work buffer (id), its index in its batch's
+// logical shape (e) and its batch's start in the caller's layout (at);
+// false past the last element.
+__device__ bool element_of(const Shape &full, const Layout &layout, long long batch,
+                           long long &id, long long &e, long long &at)
+{
+    const long long total = full.count();
+    id = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (id >= total * batch)
+        return false;
+    e = id % total;
+    at = id / total * layout.dist;
+    return true;
+}
+
 // Gathers the caller's input into the work buffer (logical full shape).
 template <class R>
 __global__ void gather(const void *in, Cx<R> *work, Shape full, Shape half, Layout layout,
                        Side side, long long batch)
 {
-    const long long total = full.count();
-    const long long id = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (id >= total * batch)
+    long long id, e, at;
+    if (!element_of(full, layout, batch, id, e, at))
         return;
-    const long long b = id / total, e = id % total;
-    const long long at = b * layout.dist;
     if (side == Side::real) {
         work[id] = {static_cast<const R *>(in)[at + offset_of(e, full, layout)], R(0)};
         return;
@@ -181,12 +193,9 @@ template <class R>
 __global__ void scatter(const Cx<R> *work, void *out, Shape full, Shape half, Layout layout,
                         Side side, long long batch)
 {
-    const long long total = full.count();
-    const long long id = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (id >= total * batch)
+    long long id, e, at;
+    if (!element_of(full, layout, batch, id, e, at))
         return;
-    const long long b = id / total, e = id % total;
-    const long long at = b * layout.dist;
     if (side == Side::real) {
         static_cast<R *>(out)[at + offset_of(e, full, layout)] = work[id].re;
         return;
